@@ -1,0 +1,145 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * Configuration, parsed once from the environment at start-up. A bad value stops the process with a message
+ * naming the variable, what was given and what is expected.
+ */
+export interface AppConfig {
+  /** HTTP port (PORT, default 3000). */
+  readonly port: number;
+  /** Listen address (HOST, default 127.0.0.1; 0.0.0.0 in containers). */
+  readonly host: string;
+  /** Embedded database, export files and signing keys live here (DATA_DIR, default ./data). */
+  readonly dataDir: string;
+  /** PostgreSQL server for the event store and read models instead of the embedded PGlite. */
+  readonly databaseUrl: string | undefined;
+  /** EventStoreDB/KurrentDB connection string; when set, events are stored there. */
+  readonly eventStoreUrl: string | undefined;
+  /** MongoDB connection string; when set, read models are stored there. */
+  readonly mongodbUrl: string | undefined;
+  /** pino level (LOG_LEVEL, default info). */
+  readonly logLevel: LogLevel;
+  /** How long a command waits for its projections before answering anyway (PROJECTION_WAIT_MS, default 5000). */
+  readonly projectionWaitMs: number;
+  /** Seed the demo account and data on an empty store (SEED_DEMO, default true). */
+  readonly seedDemo: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const port = parseInteger('PORT', text('PORT'), 3000, 0, 65535, problems);
+  const host = text('HOST') ?? '127.0.0.1';
+  const dataDirRaw = text('DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+
+  const databaseUrl = parseUrl('DATABASE_URL', text('DATABASE_URL'), ['postgres:', 'postgresql:'], problems);
+  const eventStoreUrl = parseUrl(
+    'EVENTSTORE_URL',
+    text('EVENTSTORE_URL'),
+    ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:', 'kurrentdb+discover:'],
+    problems,
+  );
+  const mongodbUrl = parseUrl('MONGODB_URL', text('MONGODB_URL'), ['mongodb:', 'mongodb+srv:'], problems);
+
+  const logLevelRaw = (text('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevelRaw}"`);
+  }
+  const projectionWaitMs = parseInteger(
+    'PROJECTION_WAIT_MS',
+    text('PROJECTION_WAIT_MS'),
+    5000,
+    0,
+    60_000,
+    problems,
+  );
+  const seedDemo = parseBoolean('SEED_DEMO', text('SEED_DEMO'), true, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    eventStoreUrl,
+    mongodbUrl,
+    logLevel: logLevelRaw as LogLevel,
+    projectionWaitMs,
+    seedDemo,
+  };
+}
+
+function parseInteger(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max}; got "${raw}"`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean, problems: string[]): boolean {
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  problems.push(`${name} must be true or false; got "${raw}"`);
+  return fallback;
+}
+
+function parseUrl(
+  name: string,
+  raw: string | undefined,
+  protocols: readonly string[],
+  problems: string[],
+): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (!protocols.includes(url.protocol)) {
+      problems.push(
+        `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}; got "${url.protocol}//…"`,
+      );
+    }
+  } catch {
+    problems.push(`${name} is not a valid URL`);
+  }
+  return raw;
+}
+
+/** Where each kind of data lives with this configuration, for logs and the start-up banner. */
+export function describeStorage(config: AppConfig): { events: string; readModels: string } {
+  const sql = config.databaseUrl
+    ? 'PostgreSQL server (DATABASE_URL)'
+    : `embedded PGlite in ${config.dataDir}`;
+  return {
+    events: config.eventStoreUrl ? 'EventStoreDB (EVENTSTORE_URL)' : sql,
+    readModels: config.mongodbUrl ? 'MongoDB (MONGODB_URL)' : sql,
+  };
+}
+
+export const APP_CONFIG = Symbol('AppConfig');

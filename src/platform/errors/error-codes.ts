@@ -1,0 +1,39 @@
+/**
+ * The one registry of error codes and their HTTP statuses. Add codes here, never inline: the mapping is an
+ * exhaustive record, so a code without a status fails to compile.
+ */
+export const ERROR_STATUS = {
+  unauthenticated: 401,
+  entitlement_required: 402,
+  insufficient_credits: 402,
+  forbidden: 403,
+  csrf_failed: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  version_conflict: 409,
+  transfer_changed: 409,
+  capacity_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_input: 422,
+  invalid_query: 422,
+  invalid_cve_selector: 422,
+  invalid_reference: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  background_busy: 429,
+  internal_error: 500,
+  lookup_unavailable: 503,
+  not_ready: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, describeStorage, loadConfig } from '../../src/platform/config/app-config.js';
+
+describe('configuration', () => {
+  it('defaults to the embedded database in ./data on 127.0.0.1:3000', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '/srv/app/data',
+      logLevel: 'info',
+      seedDemo: true,
+    });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(describeStorage(config)).toEqual({
+      events: 'embedded PGlite in /srv/app/data',
+      readModels: 'embedded PGlite in /srv/app/data',
+    });
+  });
+
+  it('reads every variable and the production shape', () => {
+    const config = loadConfig(
+      {
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        DATA_DIR: '/data',
+        EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+        MONGODB_URL: 'mongodb://mongodb:27017/exposure?replicaSet=rs0',
+        LOG_LEVEL: 'WARN',
+        SEED_DEMO: 'false',
+      },
+      '/ignored',
+    );
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/data',
+      logLevel: 'warn',
+      seedDemo: false,
+    });
+    expect(describeStorage(config)).toEqual({
+      events: 'EventStoreDB (EVENTSTORE_URL)',
+      readModels: 'MongoDB (MONGODB_URL)',
+    });
+  });
+
+  it('reports every bad variable at once, by name', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x/y',
+        MONGODB_URL: 'not a url',
+        LOG_LEVEL: 'loud',
+        SEED_DEMO: 'maybe',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('PORT must be an integer from 0 to 65535; got "70000"');
+    expect(problems).toContain('DATABASE_URL must start with postgres:// or postgresql://');
+    expect(problems).toContain('MONGODB_URL is not a valid URL');
+    expect(problems).toContain('LOG_LEVEL must be one of');
+    expect(problems).toContain('SEED_DEMO must be true or false');
+  });
+});
