@@ -1,0 +1,142 @@
+/**
+ * The event store port. Adapters: PostgreSQL (PGlite embedded or a server) and EventStoreDB.
+ * Every adapter passes the same contract suite (test/contract/event-store.contract.ts).
+ */
+import type { GlobalPosition } from './global-position.js';
+
+/** Who acted, on whose behalf, and why: carried by every event. */
+export interface EventMetadata {
+  /** The account that did it (or `system:<component>` for the service itself, `operator:<name>` for the CLI). */
+  readonly actor: string;
+  /** Who pays / on whose behalf: `account:<id>`, `organization:<id>` or `system`. */
+  readonly payer: string;
+  /** The exposure scope or client space the event belongs to, when any. */
+  readonly scope: string | null;
+  readonly correlationId: string;
+  readonly causationId: string;
+}
+
+/** An event as a command handler produces it, before it is stored. */
+export interface NewEvent<TType extends string = string, TData = unknown> {
+  /** Deterministic: derived from the command id (see eventIdFor), so a retried command stores nothing twice. */
+  readonly id: string;
+  readonly type: TType;
+  readonly schemaVersion: number;
+  readonly data: TData;
+  readonly metadata: EventMetadata;
+}
+
+/** An event as read back from the store. */
+export interface RecordedEvent<TType extends string = string, TData = unknown> extends NewEvent<
+  TType,
+  TData
+> {
+  readonly streamId: string;
+  /** 0-based position of the event inside its stream. */
+  readonly streamVersion: number;
+  /** Position in the global log, comparable with comparePositions. */
+  readonly position: GlobalPosition;
+  /** ISO-8601, from the injected clock of the writer. */
+  readonly recordedAt: string;
+}
+
+/**
+ * `no_stream`: the stream must not exist; `exists`: it must exist; `any`: no check;
+ * a number: the stream's current version must be exactly that (0-based version of its last event).
+ */
+export type ExpectedVersion = 'no_stream' | 'exists' | 'any' | number;
+
+export interface AppendOptions {
+  readonly expectedVersion: ExpectedVersion;
+}
+
+export interface AppendResult {
+  /** The stream's version after the append: pass it as the next expectedVersion. */
+  readonly nextExpectedVersion: number;
+  /** Global position of the last appended event. */
+  readonly position: GlobalPosition;
+}
+
+export interface ReadStreamOptions {
+  /** First stream version to return (default 0). */
+  readonly fromVersion?: number;
+  readonly maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Return events strictly after this position; null means from the beginning. */
+  readonly after: GlobalPosition | null;
+  readonly limit: number;
+}
+
+export interface SubscribeAllOptions {
+  readonly after: GlobalPosition | null;
+  /** Aborting ends the iteration. */
+  readonly signal?: AbortSignal;
+}
+
+export interface EventStore {
+  /** Short adapter name for logs and status output (e.g. `pglite`, `postgres`, `eventstoredb`). */
+  readonly kind: string;
+
+  /** Creates tables or connects; idempotent. */
+  init(): Promise<void>;
+
+  /**
+   * Appends events atomically. Throws WrongExpectedVersion when the stream is not at the expected version,
+   * StreamDeleted when the stream was deleted. Appending events whose ids are all already stored in that
+   * stream is a no-op that returns the original result (idempotent retry).
+   */
+  append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
+
+  /** Events of one stream in stream order. A missing or deleted stream gives an empty list. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+
+  /** Current version of a stream, or null when it has no events. */
+  streamVersion(streamId: string): Promise<number | null>;
+
+  /**
+   * Events of all streams in global commit order, strictly after `after`. Never skips an event that commits
+   * late: an event becomes visible only once every event ordered before it is visible too.
+   */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /** The newest `limit` events visible to readAll, oldest first (for `events tail`). */
+  readLast(limit: number): Promise<RecordedEvent[]>;
+
+  /** Position of the last event visible to readAll, or null for an empty store. */
+  headPosition(): Promise<GlobalPosition | null>;
+
+  /**
+   * Live subscription to the global log: catches up, then follows. Pull-based (`for await`), so a slow
+   * consumer applies backpressure. Resubscribes after a dropped connection from the last delivered position.
+   */
+  subscribeAll(options: SubscribeAllOptions): AsyncIterable<RecordedEvent>;
+
+  /** Erases a stream: its events disappear for readStream, readAll, subscriptions and replays. */
+  deleteStream(streamId: string): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+/** The typed optimistic-concurrency failure; mapped once to HTTP 409 `version_conflict`. */
+export class WrongExpectedVersion extends Error {
+  override readonly name = 'WrongExpectedVersion';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number | null,
+  ) {
+    super(`stream ${streamId} is at version ${actual ?? 'none'}, expected ${String(expected)}`);
+  }
+}
+
+/** Appending to a deleted (erased) stream. */
+export class StreamDeleted extends Error {
+  override readonly name = 'StreamDeleted';
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId} was deleted`);
+  }
+}
+
+export const EVENT_STORE = Symbol('EventStore');

@@ -1,0 +1,139 @@
+/**
+ * The read store port: JSON document collections maintained by projections.
+ * Adapters: PostgreSQL (JSONB, PGlite or a server) and MongoDB. Both pass test/contract/read-store.contract.ts.
+ *
+ * Collections are addressed by their physical name. Projections get versioned physical names from the
+ * projection runner (blue/green rebuilds); queries resolve the live one through ProjectionCatalog.
+ */
+
+/** Every document has a string id, unique within its collection. */
+export interface ReadDocument {
+  readonly id: string;
+  readonly [field: string]: unknown;
+}
+
+/** Scalar values that filters compare with. */
+export type FilterValue = string | number | boolean | null;
+
+/**
+ * A small MongoDB-like filter over dotted field paths. All entries must hold (AND).
+ * `{ 'a.b': 1 }` is equality; operators: $in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $prefix.
+ * Equality on a field that holds an array matches when the array contains the value (as in MongoDB).
+ */
+export type FieldCondition =
+  | FilterValue
+  | {
+      $in?: readonly FilterValue[];
+      $nin?: readonly FilterValue[];
+      $ne?: FilterValue;
+      $gt?: string | number;
+      $gte?: string | number;
+      $lt?: string | number;
+      $lte?: string | number;
+      $exists?: boolean;
+      /** String starts with (case-sensitive). */
+      $prefix?: string;
+    };
+
+export interface Filter {
+  /** Any of these filters holds. */
+  readonly $or?: readonly Filter[];
+  readonly [field: string]: FieldCondition | readonly Filter[] | undefined;
+}
+
+export type SortDirection = 1 | -1;
+/** Ordered list of [field path, direction]. Ties are broken by id ascending so pages are stable. */
+export type Sort = ReadonlyArray<readonly [string, SortDirection]>;
+
+export interface FindOptions {
+  readonly sort?: Sort;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+/** Index declaration: the fields in order; `unique` across the collection. */
+export interface IndexSpec {
+  readonly name: string;
+  readonly fields: ReadonlyArray<readonly [string, SortDirection]>;
+  readonly unique?: boolean;
+}
+
+/** One change inside an atomic batch. */
+export type DocumentChange =
+  | { readonly kind: 'upsert'; readonly collection: string; readonly document: ReadDocument }
+  | {
+      readonly kind: 'patch';
+      readonly collection: string;
+      readonly id: string;
+      /** Shallow merge of top-level fields; a field set to undefined is removed. */
+      readonly fields: Readonly<Record<string, unknown>>;
+    }
+  | { readonly kind: 'delete'; readonly collection: string; readonly id: string }
+  | { readonly kind: 'deleteWhere'; readonly collection: string; readonly filter: Filter };
+
+export interface Checkpoint {
+  /** Projection name plus generation, e.g. `credit-usage@3`. */
+  readonly key: string;
+  /** Last global position applied (opaque string, see GlobalPosition). */
+  readonly position: string | null;
+  /** Extra progress information the runner keeps (counts, timestamps, last error). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export interface Collection<T extends ReadDocument = ReadDocument> {
+  readonly name: string;
+  get(id: string): Promise<T | null>;
+  getMany(ids: readonly string[]): Promise<T[]>;
+  upsert(document: T): Promise<void>;
+  /** Shallow merge into an existing document; returns false when there is none. */
+  patch(id: string, fields: Readonly<Record<string, unknown>>): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  find(filter?: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter?: Filter): Promise<number>;
+}
+
+export interface ReadStore {
+  readonly kind: string;
+  init(): Promise<void>;
+  collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T>;
+  /** Creates the collection and its indexes if missing; idempotent. */
+  ensureCollection(name: string, indexes?: readonly IndexSpec[]): Promise<void>;
+  dropCollection(name: string): Promise<void>;
+  listCollections(prefix?: string): Promise<string[]>;
+
+  /**
+   * Applies the changes in order and stores the checkpoint, all or nothing.
+   * `guard`, when given, is checked inside the same transaction: if the stored checkpoint position
+   * differs from `guard.expectedPosition`, nothing is written and CheckpointMoved is thrown. This is how two
+   * runners (a service and a CLI) never apply the same events twice.
+   */
+  applyBatch(
+    changes: readonly DocumentChange[],
+    checkpoint: Checkpoint,
+    guard?: { readonly expectedPosition: string | null },
+  ): Promise<void>;
+
+  getCheckpoint(key: string): Promise<Checkpoint | null>;
+  listCheckpoints(prefix?: string): Promise<Checkpoint[]>;
+  deleteCheckpoint(key: string): Promise<void>;
+
+  /** A small key/value registry (live projection generations and similar), atomic per key. */
+  getMeta<T>(key: string): Promise<T | null>;
+  /** Compare-and-set: writes only when the current value equals `expected` (deep JSON equality). */
+  compareAndSetMeta<T>(key: string, expected: T | null, value: T): Promise<boolean>;
+
+  close(): Promise<void>;
+}
+
+export class CheckpointMoved extends Error {
+  override readonly name = 'CheckpointMoved';
+  constructor(
+    readonly key: string,
+    readonly expected: string | null,
+    readonly actual: string | null,
+  ) {
+    super(`checkpoint ${key} is at ${actual ?? 'start'}, expected ${expected ?? 'start'}`);
+  }
+}
+
+export const READ_STORE = Symbol('ReadStore');
