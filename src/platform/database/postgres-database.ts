@@ -1,0 +1,65 @@
+import pg from 'pg';
+import type { SqlDatabase, SqlDatabaseKind, SqlExecutor, SqlResult } from './sql-database.js';
+
+/**
+ * A pool of node-postgres connections: a PostgreSQL server (DATABASE_URL) or, with kind `pglite-socket`,
+ * the PGlite database another process of this service owns and serves on a unix socket.
+ */
+export class PostgresDatabase implements SqlDatabase {
+  private readonly pool: pg.Pool;
+
+  constructor(
+    config: pg.PoolConfig,
+    readonly kind: SqlDatabaseKind = 'postgres',
+  ) {
+    this.pool = new pg.Pool({ max: 10, ...config });
+    // An idle client losing its connection must not crash the process; the next checkout reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  static fromUrl(url: string, max = 10): PostgresDatabase {
+    return new PostgresDatabase({ connectionString: url, max });
+  }
+
+  /** Connects to the unix socket `${directory}/.s.PGSQL.5432` served by PGliteSocketServer. */
+  static fromSocketDirectory(directory: string, max = 4): PostgresDatabase {
+    return new PostgresDatabase(
+      { host: directory, port: 5432, user: 'postgres', database: 'postgres', max },
+      'pglite-socket',
+    );
+  }
+
+  async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    const result = await this.pool.query(text, params as unknown[] | undefined);
+    return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const executor: SqlExecutor = {
+        query: async <R>(text: string, params?: readonly unknown[]) => {
+          const result = await client.query(text, params as unknown[] | undefined);
+          return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+        },
+      };
+      const value = await fn(executor);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

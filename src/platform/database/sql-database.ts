@@ -1,0 +1,45 @@
+/**
+ * The one SQL seam used by the PostgreSQL adapters (event store, read store, observation index).
+ * Implementations: PGlite in this process, PGlite owned by another process (through its unix socket),
+ * and a PostgreSQL server (DATABASE_URL). SQL must be valid on PostgreSQL 15 and on PGlite (PostgreSQL 18).
+ *
+ * Value conventions, identical for every implementation: select bigint columns as text (`::text`) and parse
+ * them yourself; pass structured values as one JSON parameter (`$1::jsonb`) rather than driver arrays.
+ */
+export interface SqlResult<R> {
+  readonly rows: R[];
+  readonly affectedRows: number;
+}
+
+export interface SqlExecutor {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
+}
+
+export type SqlDatabaseKind = 'pglite' | 'pglite-socket' | 'postgres';
+
+export interface SqlDatabase extends SqlExecutor {
+  readonly kind: SqlDatabaseKind;
+  /** Runs fn in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Runs several statements without parameters (DDL). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error codes we react to (by code, never by message text). */
+export const PG_ERROR = {
+  uniqueViolation: '23505',
+  undefinedTable: '42P01',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+} as const;
+
+export function pgErrorCode(error: unknown): string | undefined {
+  if (error && typeof error === 'object' && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+export const SQL_DATABASE = Symbol('SqlDatabase');
