@@ -1,0 +1,197 @@
+/**
+ * The ReadStore contract against PostgreSQL JSONB: in-memory PGlite, and a fresh database on the PostgreSQL
+ * server (TEST_DATABASE_URL). Plus query plans: the expressions the store queries with are the ones its
+ * indexes are built on, so the planner uses the declared indexes for ranges and ordering.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  buildFindStatement,
+  PostgresReadStore,
+} from '../../src/platform/read-store/postgres/postgres-read-store.js';
+import type { DocumentChange, Filter, FindOptions } from '../../src/platform/read-store/read-store.port.js';
+import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../support/databases.js';
+import { readStoreContract, type ReadStoreUnderTest } from './read-store.contract.js';
+
+for (const kind of SQL_KINDS) {
+  readStoreContract(kind, async (): Promise<ReadStoreUnderTest> => {
+    const database = await createTestDatabase(kind);
+    const store = new PostgresReadStore(database.db);
+    await store.init();
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        await database.dispose();
+      },
+    };
+  });
+}
+
+describe('PostgresReadStore identifiers', () => {
+  let database: TestDatabase;
+  let store: PostgresReadStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pglite');
+    store = new PostgresReadStore(database.db);
+    await store.init();
+    await store.ensureCollection('safe');
+  });
+
+  afterAll(async () => {
+    await database?.dispose();
+  });
+
+  it('only interpolates validated names and paths', async () => {
+    expect(() => store.collection('docs"; DROP TABLE rs_meta; --')).toThrow(/invalid collection name/);
+    expect(() => store.collection('Upper')).toThrow(/invalid collection name/);
+    expect(() => store.collection('x'.repeat(52))).toThrow(/invalid collection name/);
+    expect(() => store.collection('meta')).toThrow(/reserved/);
+    await expect(store.ensureCollection('safe', [{ name: 'bad name', fields: [['a', 1]] }])).rejects.toThrow(
+      /invalid index name/,
+    );
+    await expect(
+      store.ensureCollection('safe', [{ name: 'containment', fields: [['a', 1]] }]),
+    ).rejects.toThrow(/reserved/);
+    const docs = store.collection('safe');
+    await expect(docs.find({ "a'}') OR true; --": 1 })).rejects.toThrow(/invalid field path/);
+    await expect(docs.find({}, { sort: [['a..b', 1]] })).rejects.toThrow(/invalid field path/);
+    await expect(docs.find({ a: { $regex: 'x' } as never })).rejects.toThrow(/unsupported filter operator/);
+    await expect(docs.find({ $where: 'x' } as never)).rejects.toThrow(/unsupported filter operator/);
+  });
+
+  it('names index relations after the collection, shortened with a hash past 63 bytes', async () => {
+    const longName = `c${'x'.repeat(50)}`;
+    await store.ensureCollection(longName, [{ name: 'by_a_rather_long_index_name', fields: [['a', 1]] }]);
+    await store.ensureCollection(longName, [{ name: 'by_a_rather_long_index_name', fields: [['a', 1]] }]);
+    const { rows } = await database.db.query<{ name: string }>(
+      `SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = $1::regclass ORDER BY 1`,
+      [`rs_${longName}`],
+    );
+    expect(rows).toHaveLength(3);
+    for (const { name } of rows) expect(Buffer.byteLength(name.replaceAll('"', ''))).toBeLessThanOrEqual(63);
+    expect(await store.listCollections('cxxx')).toEqual([longName]);
+  });
+});
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Index Name'?: string;
+  readonly 'Index Cond'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+function flatten(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(flatten)];
+}
+
+describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
+  const collection = 'plans';
+  let database: TestDatabase;
+  let store: PostgresReadStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = new PostgresReadStore(database.db);
+    await store.init();
+    await store.ensureCollection(collection, [
+      { name: 'by_at', fields: [['at', 1]] },
+      {
+        name: 'by_category_at',
+        fields: [
+          ['category', 1],
+          ['at', -1],
+        ],
+      },
+      { name: 'by_label', fields: [['meta.label', 1]] },
+    ]);
+    for (let batch = 0; batch < 5; batch += 1) {
+      const changes = Array.from({ length: 1_000 }, (_, i): DocumentChange => {
+        const n = batch * 1_000 + i;
+        return {
+          kind: 'upsert',
+          collection,
+          document: { id: `doc-${n}`, at: n, category: `c${n % 20}`, meta: { label: `item-${n}` } },
+        };
+      });
+      await store.applyBatch(changes, { key: 'plans@1', position: String(batch) });
+    }
+    await database.db.exec('ANALYZE');
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await database?.dispose();
+  });
+
+  /** The plan of exactly the statement find() runs, with sequential scans priced out. */
+  async function planOf(filter: Filter, options: FindOptions): Promise<PlanNode[]> {
+    const statement = buildFindStatement(collection, filter, options);
+    return database.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        statement.params,
+      );
+      const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+      if (!plan) throw new Error('EXPLAIN returned no plan');
+      return flatten(plan);
+    });
+  }
+
+  const indexScansOf = (nodes: readonly PlanNode[]): PlanNode[] =>
+    nodes.filter((node) => node['Node Type'] === 'Index Scan' || node['Node Type'] === 'Index Only Scan');
+  const sortsOf = (nodes: readonly PlanNode[]): PlanNode[] =>
+    nodes.filter((node) => /Sort/.test(node['Node Type']));
+
+  it('a numeric range sorted on the same field is one scan of its index, without sorting', async () => {
+    const nodes = await planOf({ at: { $gte: 1_000, $lt: 2_000 } }, { sort: [['at', 1]], limit: 20 });
+    const scans = indexScansOf(nodes);
+    expect(scans.map((node) => node['Index Name'])).toEqual(['rs_plans__by_at']);
+    expect(scans[0]?.['Index Cond']).toMatch(/numeric/);
+    expect(sortsOf(nodes)).toEqual([]);
+
+    const found = await store
+      .collection(collection)
+      .find({ at: { $gte: 1_000, $lt: 2_000 } }, { sort: [['at', 1]] });
+    expect(found).toHaveLength(1_000);
+    expect(found[0]?.id).toBe('doc-1000');
+  });
+
+  it('a multi-field sort in the declared directions is served by the compound index', async () => {
+    const sort = [
+      ['category', 1],
+      ['at', -1],
+    ] as const;
+    const nodes = await planOf({}, { sort, limit: 10, offset: 30 });
+    expect(indexScansOf(nodes).map((node) => node['Index Name'])).toEqual(['rs_plans__by_category_at']);
+    expect(sortsOf(nodes)).toEqual([]);
+
+    const page = await store.collection(collection).find({}, { sort, limit: 3 });
+    expect(page.map((document) => document.id)).toEqual(['doc-4980', 'doc-4960', 'doc-4940']);
+  });
+
+  it('a string prefix on a dotted path is a range scan of its index, in code point order', async () => {
+    const nodes = await planOf(
+      { 'meta.label': { $prefix: 'item-12' } },
+      { sort: [['meta.label', 1]], limit: 10 },
+    );
+    const scans = indexScansOf(nodes);
+    expect(scans.map((node) => node['Index Name'])).toEqual(['rs_plans__by_label']);
+    // The planner turned the LIKE prefix into an index range, which only happens under COLLATE "C".
+    expect(scans[0]?.['Index Cond']).toMatch(/>= 'item-12'.*< 'item-13'/);
+    expect(sortsOf(nodes)).toEqual([]);
+
+    const found = await store
+      .collection(collection)
+      .find({ 'meta.label': { $prefix: 'item-12' } }, { sort: [['meta.label', 1]] });
+    expect(found.map((document) => document.id).slice(0, 3)).toEqual(['doc-12', 'doc-120', 'doc-1200']);
+    expect(found).toHaveLength(111);
+  });
+
+  it('equality uses the containment index', async () => {
+    const nodes = await planOf({ category: 'c7' }, {});
+    expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toContain('rs_plans__containment');
+    expect(await store.collection(collection).count({ category: 'c7' })).toBe(250);
+  });
+});
