@@ -1,0 +1,492 @@
+/**
+ * The PostgreSQL event store: PGlite (embedded or through its socket) or a PostgreSQL server, behind the
+ * SqlDatabase seam. SQL is valid on PostgreSQL 15 and on PGlite (PostgreSQL 18).
+ *
+ * Global order is (transaction id, sequence), and readAll only shows events whose transaction id is below the
+ * xmin of the current snapshot, i.e. older than every transaction still running. A transaction that started
+ * writing early but commits late therefore holds back everything ordered after it instead of being skipped
+ * by a reader whose checkpoint already moved past later events (the technique Emmett uses). The price: the
+ * visibility of new events waits for the longest write transaction open in the database, so keep write
+ * transactions short.
+ */
+import type { SqlDatabase, SqlDatabaseKind, SqlExecutor } from '../../database/sql-database.js';
+import {
+  StreamDeleted,
+  WrongExpectedVersion,
+  type AppendOptions,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeAllOptions,
+} from '../event-store.port.js';
+import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
+
+export interface PostgresEventStoreOptions {
+  /** Source of `recordedAt`; defaults to the system clock. */
+  readonly clock?: () => Date;
+  /** How often a caught-up subscriber looks for events appended by other processes (default 100 ms). */
+  readonly pollIntervalMs?: number;
+}
+
+/** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
+const SCHEMA_LOCK_KEY = 7_310_482_915_337_001n;
+const SUBSCRIPTION_PAGE_SIZE = 500;
+const RETRY_INITIAL_DELAY_MS = 50;
+const RETRY_MAX_DELAY_MS = 2_000;
+
+/** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
+const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
+
+const SCHEMA_STATEMENTS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS es_streams (
+     stream_id text PRIMARY KEY,
+     -- version of the last event; -1 while the stream has none
+     version bigint NOT NULL,
+     deleted boolean NOT NULL DEFAULT false
+   )`,
+  `CREATE TABLE IF NOT EXISTS es_events (
+     seq bigint GENERATED ALWAYS AS IDENTITY,
+     tx_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+     stream_id text NOT NULL,
+     stream_version bigint NOT NULL,
+     event_id uuid PRIMARY KEY,
+     type text NOT NULL,
+     schema_version integer NOT NULL,
+     data jsonb,
+     metadata jsonb NOT NULL,
+     -- text, not timestamptz: the writer's ISO string comes back byte for byte
+     recorded_at text NOT NULL,
+     UNIQUE (stream_id, stream_version)
+   )`,
+  `CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq)`,
+  // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
+  // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
+  // beat RETURNS TABLE.
+  `CREATE OR REPLACE FUNCTION es_append(
+     p_stream_id text,
+     p_expected_mode smallint,
+     p_expected_version bigint,
+     p_events jsonb,
+     p_recorded_at text,
+     OUT outcome text,
+     OUT last_version bigint,
+     OUT last_tx_id text,
+     OUT last_seq text
+   ) LANGUAGE plpgsql AS $fn$
+   DECLARE
+     v_count integer := jsonb_array_length(p_events);
+     v_previous bigint;
+     v_inserted integer;
+     v_last_seq bigint;
+     v_version bigint;
+     v_deleted boolean;
+     v_ids uuid[];
+     v_in_stream integer;
+     v_elsewhere integer;
+   BEGIN
+     -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
+     -- for no_stream), then insert the events unless one of their ids is already stored.
+     IF p_expected_mode = 1 THEN
+       INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, v_count - 1)
+       ON CONFLICT (stream_id) DO NOTHING
+       RETURNING -1 INTO v_previous;
+     ELSE
+       UPDATE es_streams s SET version = s.version + v_count
+        WHERE s.stream_id = p_stream_id AND NOT s.deleted
+          AND (p_expected_mode = 0
+               OR (p_expected_mode = 2 AND s.version >= 0)
+               OR (p_expected_mode = 3 AND s.version = p_expected_version))
+       RETURNING s.version - v_count INTO v_previous;
+     END IF;
+
+     IF v_previous IS NOT NULL THEN
+       WITH inserted AS (
+         INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
+         SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, p_recorded_at
+           FROM ROWS FROM (jsonb_to_recordset(p_events)
+                  AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
+                WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
+          ORDER BY e.ordinal
+         ON CONFLICT (event_id) DO NOTHING
+         RETURNING es_events.seq
+       )
+       SELECT count(*), max(inserted.seq) INTO v_inserted, v_last_seq FROM inserted;
+
+       IF v_inserted = v_count THEN
+         outcome := 'ok';
+         last_version := v_previous + v_count;
+         last_tx_id := pg_current_xact_id()::text;
+         last_seq := v_last_seq::text;
+         RETURN;
+       END IF;
+       -- Some ids were already stored. We hold the stream lock, so the rows past v_previous are exactly ours:
+       -- undo them and let the checks below tell a retry from a conflict.
+       DELETE FROM es_events e WHERE e.stream_id = p_stream_id AND e.stream_version > v_previous;
+       UPDATE es_streams s SET version = v_previous WHERE s.stream_id = p_stream_id;
+     END IF;
+
+     -- Slow path: a missing, deleted or moved-on stream, or a retry. Every check runs under the stream lock.
+     SELECT s.version, s.deleted INTO v_version, v_deleted
+       FROM es_streams s WHERE s.stream_id = p_stream_id FOR UPDATE;
+     IF NOT FOUND THEN
+       INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, -1) ON CONFLICT (stream_id) DO NOTHING;
+       SELECT s.version, s.deleted INTO v_version, v_deleted
+         FROM es_streams s WHERE s.stream_id = p_stream_id FOR UPDATE;
+     END IF;
+     last_version := v_version;
+
+     IF v_deleted THEN
+       outcome := 'deleted';
+       RETURN;
+     END IF;
+
+     -- Checked before the expected version: a retried command must succeed even though the stream moved on.
+     v_ids := ARRAY(SELECT (x ->> 'id')::uuid FROM jsonb_array_elements(p_events) x);
+     SELECT count(*) FILTER (WHERE e.stream_id = p_stream_id), count(*) FILTER (WHERE e.stream_id <> p_stream_id)
+       INTO v_in_stream, v_elsewhere
+       FROM es_events e WHERE e.event_id = ANY (v_ids);
+     IF v_elsewhere > 0 THEN
+       outcome := 'event_id_in_other_stream';
+       RETURN;
+     END IF;
+     IF v_in_stream = v_count THEN
+       outcome := 'idempotent';
+       SELECT e.stream_version, e.tx_id::text, e.seq::text INTO last_version, last_tx_id, last_seq
+         FROM es_events e WHERE e.event_id = ANY (v_ids)
+        ORDER BY e.stream_version DESC LIMIT 1;
+       RETURN;
+     END IF;
+     IF v_in_stream > 0
+        OR (p_expected_mode = 1 AND v_version <> -1)
+        OR (p_expected_mode = 2 AND v_version < 0)
+        OR (p_expected_mode = 3 AND v_version IS DISTINCT FROM p_expected_version) THEN
+       outcome := 'conflict';
+       RETURN;
+     END IF;
+
+     WITH inserted AS (
+       INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
+       SELECT p_stream_id, v_version + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, p_recorded_at
+         FROM ROWS FROM (jsonb_to_recordset(p_events)
+                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
+              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
+        ORDER BY e.ordinal
+       RETURNING es_events.seq
+     )
+     SELECT max(inserted.seq) INTO v_last_seq FROM inserted;
+
+     UPDATE es_streams s SET version = v_version + v_count WHERE s.stream_id = p_stream_id;
+     outcome := 'ok';
+     last_version := v_version + v_count;
+     last_tx_id := pg_current_xact_id()::text;
+     last_seq := v_last_seq::text;
+   END
+   $fn$`,
+];
+
+const EVENT_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
+  e.schema_version, e.data, e.metadata, e.recorded_at, e.tx_id::text AS tx_id, e.seq::text AS seq`;
+
+/** Only transactions older than every running one are finished, so only their events are safe to show. */
+const VISIBLE = `e.tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot()))`;
+
+interface EventRow {
+  stream_id: string;
+  stream_version: string;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: Partial<EventMetadata> | null;
+  recorded_at: string;
+  tx_id: string;
+  seq: string;
+}
+
+interface AppendRow {
+  outcome: 'ok' | 'idempotent' | 'conflict' | 'deleted' | 'event_id_in_other_stream';
+  last_version: string | null;
+  last_tx_id: string | null;
+  last_seq: string | null;
+}
+
+export class PostgresEventStore implements EventStore {
+  readonly kind: SqlDatabaseKind;
+
+  private readonly clock: () => Date;
+  private readonly pollIntervalMs: number;
+  /** Aborted by close(): ends every subscription of this instance. */
+  private readonly closing = new AbortController();
+  /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
+  private appendGeneration = 0;
+  private readonly appendWaiters = new Set<() => void>();
+
+  constructor(
+    private readonly db: SqlDatabase,
+    options: PostgresEventStoreOptions = {},
+  ) {
+    this.kind = db.kind;
+    this.clock = options.clock ?? (() => new Date());
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+  }
+
+  async init(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // Concurrent CREATE ... IF NOT EXISTS / CREATE OR REPLACE can still collide in the catalogs.
+      await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`);
+      for (const statement of SCHEMA_STATEMENTS) await tx.query(statement);
+    });
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    const result = await this.appendWithin(this.db, streamId, events, options);
+    this.wakeSubscribers();
+    return result;
+  }
+
+  /**
+   * The same append inside the caller's transaction (`executor` from SqlDatabase.transaction). The events
+   * become visible when that transaction commits; subscribers of this instance notice on their next poll.
+   */
+  async appendWithin(
+    executor: SqlExecutor,
+    streamId: string,
+    events: readonly NewEvent[],
+    options: AppendOptions,
+  ): Promise<AppendResult> {
+    assertAppendable(events);
+    const { mode, version } = encodeExpectedVersion(options.expectedVersion);
+    const payload = events.map((event) => ({
+      id: event.id,
+      type: event.type,
+      schema_version: event.schemaVersion,
+      data: event.data,
+      metadata: {
+        actor: event.metadata.actor,
+        payer: event.metadata.payer,
+        scope: event.metadata.scope,
+        correlationId: event.metadata.correlationId,
+        causationId: event.metadata.causationId,
+      },
+    }));
+    const { rows } = await executor.query<AppendRow>(
+      `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
+         FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
+      [streamId, mode, version, JSON.stringify(payload), this.clock().toISOString()],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
+    switch (row.outcome) {
+      case 'ok':
+      case 'idempotent':
+        return {
+          nextExpectedVersion: Number(row.last_version),
+          position: encodePosition(row.last_tx_id!, row.last_seq!),
+        };
+      case 'conflict': {
+        const actual = Number(row.last_version);
+        throw new WrongExpectedVersion(streamId, options.expectedVersion, actual < 0 ? null : actual);
+      }
+      case 'deleted':
+        throw new StreamDeleted(streamId);
+      case 'event_id_in_other_stream':
+        // Event ids are global: a command appending to several streams must derive distinct ids per stream.
+        throw new Error(`append to ${streamId}: some event ids are already stored in another stream`);
+    }
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { rows } = await this.db.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM es_events e
+        WHERE e.stream_id = $1 AND e.stream_version >= $2::bigint
+        ORDER BY e.stream_version
+        LIMIT $3::bigint`,
+      [streamId, options.fromVersion ?? 0, options.maxCount ?? null],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  async streamVersion(streamId: string): Promise<number | null> {
+    const { rows } = await this.db.query<{ version: string; deleted: boolean }>(
+      `SELECT version::text AS version, deleted FROM es_streams WHERE stream_id = $1`,
+      [streamId],
+    );
+    const row = rows[0];
+    if (!row || row.deleted) return null;
+    const version = Number(row.version);
+    return version < 0 ? null : version;
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    assertPositiveLimit(options.limit);
+    if (options.after === null) {
+      const { rows } = await this.db.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id, e.seq LIMIT $1`,
+        [options.limit],
+      );
+      return rows.map(toRecordedEvent);
+    }
+    const { major, minor } = decodePosition(options.after);
+    // xid8 has no cast from bigint on PostgreSQL 15: go through text.
+    const { rows } = await this.db.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM es_events e
+        WHERE ${VISIBLE} AND (e.tx_id, e.seq) > ($1::text::xid8, $2::text::bigint)
+        ORDER BY e.tx_id, e.seq LIMIT $3`,
+      [major.toString(), minor.toString(), options.limit],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  async readLast(limit: number): Promise<RecordedEvent[]> {
+    assertPositiveLimit(limit);
+    const { rows } = await this.db.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id DESC, e.seq DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map(toRecordedEvent).reverse();
+  }
+
+  async headPosition(): Promise<GlobalPosition | null> {
+    const { rows } = await this.db.query<{ tx_id: string; seq: string }>(
+      `SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM es_events e
+        WHERE ${VISIBLE} ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
+    );
+    const row = rows[0];
+    return row ? encodePosition(row.tx_id, row.seq) : null;
+  }
+
+  async *subscribeAll(options: SubscribeAllOptions): AsyncGenerator<RecordedEvent> {
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, this.closing.signal])
+      : this.closing.signal;
+    let lastDelivered = options.after;
+    let failedReads = 0;
+    while (!signal.aborted) {
+      const generationBeforeRead = this.appendGeneration;
+      let page: RecordedEvent[];
+      try {
+        page = await this.readAll({ after: lastDelivered, limit: SUBSCRIPTION_PAGE_SIZE });
+        failedReads = 0;
+      } catch {
+        // A dropped connection or a restarting server: retry from the last delivered event.
+        const delay = Math.min(RETRY_INITIAL_DELAY_MS * 2 ** failedReads, RETRY_MAX_DELAY_MS);
+        failedReads += 1;
+        await sleep(delay, signal);
+        continue;
+      }
+      for (const event of page) {
+        if (signal.aborted) return;
+        lastDelivered = event.position;
+        yield event;
+      }
+      if (page.length < SUBSCRIPTION_PAGE_SIZE) {
+        await this.waitForAppend(generationBeforeRead, signal);
+      }
+    }
+  }
+
+  async deleteStream(streamId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // Marking first takes the stream lock, so an append in flight finishes before the delete reads events.
+      await tx.query(
+        `INSERT INTO es_streams (stream_id, version, deleted) VALUES ($1, -1, true)
+         ON CONFLICT (stream_id) DO UPDATE SET deleted = true`,
+        [streamId],
+      );
+      await tx.query(`DELETE FROM es_events WHERE stream_id = $1`, [streamId]);
+    });
+  }
+
+  /** Ends this instance's subscriptions. The SqlDatabase belongs to its owner, who closes it. */
+  async close(): Promise<void> {
+    this.closing.abort();
+  }
+
+  private wakeSubscribers(): void {
+    this.appendGeneration += 1;
+    for (const wake of this.appendWaiters) wake();
+    this.appendWaiters.clear();
+  }
+
+  /** Resolves on the next append of this instance, after the poll interval, or on abort. */
+  private waitForAppend(generationBeforeRead: number, signal: AbortSignal): Promise<void> {
+    if (this.appendGeneration !== generationBeforeRead || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.appendWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      signal.addEventListener('abort', done, { once: true });
+      this.appendWaiters.add(done);
+    });
+  }
+}
+
+function assertAppendable(events: readonly NewEvent[]): void {
+  if (events.length === 0) throw new RangeError('append needs at least one event');
+  const ids = new Set(events.map((event) => event.id));
+  if (ids.size !== events.length) throw new RangeError('append got the same event id twice');
+}
+
+function assertPositiveLimit(limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit <= 0)
+    throw new RangeError(`limit must be a positive integer, got ${limit}`);
+}
+
+function encodeExpectedVersion(expected: ExpectedVersion): { mode: number; version: number | null } {
+  switch (expected) {
+    case 'any':
+      return { mode: EXPECTED_MODE.any, version: null };
+    case 'no_stream':
+      return { mode: EXPECTED_MODE.noStream, version: null };
+    case 'exists':
+      return { mode: EXPECTED_MODE.exists, version: null };
+    default:
+      if (!Number.isSafeInteger(expected) || expected < 0) {
+        throw new RangeError(`expected version must be a non-negative integer, got ${expected}`);
+      }
+      return { mode: EXPECTED_MODE.exact, version: expected };
+  }
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  const metadata = row.metadata ?? {};
+  return {
+    id: row.event_id,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    data: row.data,
+    metadata: {
+      actor: metadata.actor ?? '',
+      payer: metadata.payer ?? '',
+      scope: metadata.scope ?? null,
+      correlationId: metadata.correlationId ?? '',
+      causationId: metadata.causationId ?? '',
+    },
+    streamId: row.stream_id,
+    streamVersion: Number(row.stream_version),
+    position: encodePosition(row.tx_id, row.seq),
+    recordedAt: row.recorded_at,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
