@@ -1,0 +1,85 @@
+import { matchesFilter } from '../read-store/filter-matcher.js';
+import type { DocumentChange, Filter, ReadDocument } from '../read-store/read-store.port.js';
+import type { DocumentRef, ProjectionView } from './projection-definition.js';
+
+/**
+ * The view handlers write to during one batch. It holds the prefetched documents (by logical collection),
+ * applies every change to them so later events in the batch read their own writes, and records the changes
+ * in order, translated to physical collection names, for one atomic applyBatch.
+ */
+export class BatchView implements ProjectionView {
+  private readonly documents = new Map<string, Map<string, ReadDocument | null>>();
+  private readonly recorded: DocumentChange[] = [];
+
+  constructor(
+    private readonly projection: string,
+    private readonly physicalName: (collection: string) => string,
+  ) {}
+
+  /** Registers prefetched documents; ids that were asked for but not found are remembered as absent. */
+  load(collection: string, ids: Iterable<string>, found: readonly ReadDocument[]): void {
+    const known = this.collection(collection);
+    for (const id of ids) if (!known.has(id)) known.set(id, null);
+    for (const document of found) if (known.get(document.id) === null) known.set(document.id, document);
+  }
+
+  /** Which of these references are not known yet (to prefetch them). */
+  missing(refs: readonly DocumentRef[]): DocumentRef[] {
+    return refs.filter((ref) => !this.collection(ref.collection).has(ref.id));
+  }
+
+  get<T extends ReadDocument>(collection: string, id: string): T | null {
+    const known = this.collection(collection);
+    if (!known.has(id)) {
+      throw new Error(
+        `projection ${this.projection} read ${collection}/${id} without declaring it in reads(); declare it so the batch prefetches it`,
+      );
+    }
+    return (known.get(id) ?? null) as T | null;
+  }
+
+  put(collection: string, document: ReadDocument): void {
+    const copy = structuredClone(document);
+    this.collection(collection).set(copy.id, copy);
+    this.recorded.push({ kind: 'upsert', collection: this.physicalName(collection), document: copy });
+  }
+
+  patch(collection: string, id: string, fields: Readonly<Record<string, unknown>>): void {
+    const known = this.collection(collection);
+    const current = known.get(id);
+    if (current) {
+      const next: Record<string, unknown> = { ...current };
+      for (const [key, value] of Object.entries(fields)) {
+        if (value === undefined) delete next[key];
+        else next[key] = structuredClone(value);
+      }
+      known.set(id, next as ReadDocument);
+    }
+    this.recorded.push({ kind: 'patch', collection: this.physicalName(collection), id, fields });
+  }
+
+  delete(collection: string, id: string): void {
+    this.collection(collection).set(id, null);
+    this.recorded.push({ kind: 'delete', collection: this.physicalName(collection), id });
+  }
+
+  deleteWhere(collection: string, filter: Filter): void {
+    for (const [id, document] of this.collection(collection)) {
+      if (document && matchesFilter(document, filter)) this.collection(collection).set(id, null);
+    }
+    this.recorded.push({ kind: 'deleteWhere', collection: this.physicalName(collection), filter });
+  }
+
+  get changes(): readonly DocumentChange[] {
+    return this.recorded;
+  }
+
+  private collection(name: string): Map<string, ReadDocument | null> {
+    let known = this.documents.get(name);
+    if (!known) {
+      known = new Map();
+      this.documents.set(name, known);
+    }
+    return known;
+  }
+}

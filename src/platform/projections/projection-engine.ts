@@ -1,0 +1,185 @@
+import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
+import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
+import type { Checkpoint, ReadStore } from '../read-store/read-store.port.js';
+import { BatchView } from './batch-view.js';
+import {
+  checkpointKey,
+  physicalCollectionName,
+  type DocumentRef,
+  type ProjectionDefinition,
+} from './projection-definition.js';
+
+/** A handler threw: the projection stops at this event and never skips it. */
+export class ProjectionHandlerFailed extends Error {
+  override readonly name = 'ProjectionHandlerFailed';
+  constructor(
+    readonly projection: string,
+    readonly event: Pick<RecordedEvent, 'id' | 'type' | 'streamId' | 'streamVersion' | 'position'>,
+    readonly reason: unknown,
+  ) {
+    super(
+      `projection ${projection} failed on ${event.type} (${event.streamId}@${event.streamVersion}, position ${event.position}): ${
+        reason instanceof Error ? reason.message : String(reason)
+      }`,
+    );
+  }
+}
+
+/** What the live registry in the read store says about a projection. */
+export interface ProjectionGenerations {
+  /** The generation queries read. */
+  readonly live: number;
+  /** Definition version the live generation was built with. */
+  readonly version: number;
+  /** A generation being built beside the live one, when a rebuild runs. */
+  readonly building?: number;
+}
+
+export interface BatchOutcome {
+  readonly applied: number;
+  readonly handled: number;
+  readonly position: GlobalPosition | null;
+  /** The checkpoint as stored after the batch (the `from` of the next one). */
+  readonly checkpoint: Checkpoint | null;
+}
+
+export const generationsKey = (projection: string): string => `projection:${projection}`;
+
+/**
+ * Applies events to one generation of one projection: prefetch, pure handlers, one atomic write with the
+ * checkpoint. Shared by the live runner, rebuilds and verification, so all three build identical documents.
+ */
+export class ProjectionEngine {
+  constructor(
+    readonly eventStore: EventStore,
+    readonly readStore: ReadStore,
+  ) {}
+
+  async ensureCollections(definition: ProjectionDefinition, generation: number): Promise<void> {
+    for (const [collection, spec] of Object.entries(definition.collections)) {
+      await this.readStore.ensureCollection(
+        physicalCollectionName(collection, generation),
+        spec.indexes ?? [],
+      );
+    }
+  }
+
+  async dropGeneration(definition: ProjectionDefinition, generation: number): Promise<void> {
+    for (const collection of Object.keys(definition.collections)) {
+      await this.readStore.dropCollection(physicalCollectionName(collection, generation));
+    }
+    await this.readStore.deleteCheckpoint(checkpointKey(definition.name, generation));
+  }
+
+  async checkpoint(definition: ProjectionDefinition, generation: number): Promise<Checkpoint | null> {
+    return this.readStore.getCheckpoint(checkpointKey(definition.name, generation));
+  }
+
+  /**
+   * Applies one batch of events (already read, in global order, all after `from`). Events the projection
+   * does not handle still advance the checkpoint. Throws CheckpointMoved when another runner got there first.
+   */
+  async applyBatch(
+    definition: ProjectionDefinition,
+    generation: number,
+    from: Checkpoint | null,
+    events: readonly RecordedEvent[],
+  ): Promise<BatchOutcome> {
+    const last = events.at(-1);
+    if (!last) {
+      return {
+        applied: 0,
+        handled: 0,
+        position: (from?.position as GlobalPosition) ?? null,
+        checkpoint: from,
+      };
+    }
+    const handledTypes = new Set(definition.handles);
+    const relevant = handledTypes.has('*') ? events : events.filter((event) => handledTypes.has(event.type));
+    const view = new BatchView(definition.name, (collection) => {
+      if (!Object.hasOwn(definition.collections, collection)) {
+        throw new Error(`projection ${definition.name} wrote to undeclared collection ${collection}`);
+      }
+      return physicalCollectionName(collection, generation);
+    });
+    await this.prefetch(definition, generation, relevant, view);
+    for (const event of relevant) {
+      try {
+        definition.apply(event, view);
+      } catch (reason) {
+        throw new ProjectionHandlerFailed(definition.name, event, reason);
+      }
+    }
+    const previous = (from?.details ?? {}) as { eventsApplied?: number };
+    const checkpoint: Checkpoint = {
+      key: checkpointKey(definition.name, generation),
+      position: last.position,
+      details: {
+        eventsApplied: (previous.eventsApplied ?? 0) + events.length,
+        lastRecordedAt: last.recordedAt,
+      },
+    };
+    await this.readStore.applyBatch(view.changes, checkpoint, { expectedPosition: from?.position ?? null });
+    return { applied: events.length, handled: relevant.length, position: last.position, checkpoint };
+  }
+
+  /**
+   * Reads and applies pages from the checkpoint of `generation` until the log is exhausted or `until` is
+   * reached. Returns the number of events applied.
+   */
+  async catchUp(
+    definition: ProjectionDefinition,
+    generation: number,
+    options: {
+      readonly until?: GlobalPosition | null;
+      readonly pageSize?: number;
+      readonly signal?: AbortSignal;
+      readonly onBatch?: (outcome: BatchOutcome) => void;
+    } = {},
+  ): Promise<number> {
+    const pageSize = options.pageSize ?? 2000;
+    let total = 0;
+    let checkpoint = await this.checkpoint(definition, generation);
+    while (!options.signal?.aborted) {
+      if (options.until !== undefined && comparePositions(checkpoint?.position ?? null, options.until) >= 0)
+        break;
+      let events = await this.eventStore.readAll({
+        after: (checkpoint?.position as GlobalPosition) ?? null,
+        limit: pageSize,
+      });
+      if (options.until !== undefined) {
+        const until = options.until;
+        events = events.filter((event) => comparePositions(event.position, until) <= 0);
+      }
+      if (events.length === 0) break;
+      const outcome = await this.applyBatch(definition, generation, checkpoint, events);
+      total += outcome.applied;
+      options.onBatch?.(outcome);
+      checkpoint = outcome.checkpoint;
+    }
+    return total;
+  }
+
+  private async prefetch(
+    definition: ProjectionDefinition,
+    generation: number,
+    events: readonly RecordedEvent[],
+    view: BatchView,
+  ): Promise<void> {
+    if (!definition.reads) return;
+    const wanted: DocumentRef[] = [];
+    for (const event of events) wanted.push(...definition.reads(event));
+    const byCollection = new Map<string, Set<string>>();
+    for (const ref of view.missing(wanted)) {
+      let ids = byCollection.get(ref.collection);
+      if (!ids) byCollection.set(ref.collection, (ids = new Set()));
+      ids.add(ref.id);
+    }
+    for (const [collection, ids] of byCollection) {
+      const found = await this.readStore
+        .collection(physicalCollectionName(collection, generation))
+        .getMany([...ids]);
+      view.load(collection, ids, found);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { GlobalPosition } from '../event-store/global-position.js';
+import type { ReadDocument } from '../read-store/read-store.port.js';
+import { physicalCollectionName, type ProjectionDefinition } from './projection-definition.js';
+import {
+  generationsKey,
+  type BatchOutcome,
+  type ProjectionEngine,
+  type ProjectionGenerations,
+} from './projection-engine.js';
+import { ensureLiveGeneration } from './projection-runner.js';
+
+export interface RebuildProgress {
+  readonly projection: string;
+  readonly eventsApplied: number;
+  readonly position: GlobalPosition | null;
+}
+
+export interface RebuildResult {
+  readonly projection: string;
+  readonly previousGeneration: number;
+  readonly generation: number;
+  readonly events: number;
+  readonly seconds: number;
+  readonly eventsPerSecond: number;
+}
+
+export interface DocumentDifference {
+  readonly collection: string;
+  readonly id: string;
+  readonly live: ReadDocument | null;
+  readonly rebuilt: ReadDocument | null;
+}
+
+export interface VerifyResult {
+  readonly projection: string;
+  readonly equal: boolean;
+  readonly position: GlobalPosition | null;
+  readonly documentsCompared: number;
+  readonly differences: readonly DocumentDifference[];
+}
+
+export class RebuildConflict extends Error {
+  override readonly name = 'RebuildConflict';
+}
+
+/**
+ * Operator work on projections: blue/green rebuilds and verification. Safe while a service runs the live
+ * projection in another process: the live generation keeps serving until the switch, which is one
+ * compare-and-set on the generation registry; the old generation is dropped after a grace period that is
+ * longer than the live runners' generation check interval.
+ */
+export class ProjectionMaintenance {
+  constructor(
+    private readonly engine: ProjectionEngine,
+    private readonly options: {
+      readonly dropGraceMs?: number;
+      readonly pageSize?: number;
+      /** Called after a switch, for an in-process runner to follow the new generation at once. */
+      readonly onSwitched?: (projection: string) => Promise<void>;
+    } = {},
+  ) {}
+
+  async rebuild(
+    definition: ProjectionDefinition,
+    onProgress?: (progress: RebuildProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<RebuildResult> {
+    const key = generationsKey(definition.name);
+    const before = await ensureLiveGeneration(this.engine, definition);
+    const generation = Math.max(before.live, before.building ?? 0) + 1;
+    const announced: ProjectionGenerations = { ...before, building: generation };
+    if (!(await this.engine.readStore.compareAndSetMeta(key, before, announced))) {
+      throw new RebuildConflict(`projection ${definition.name} changed while the rebuild started; try again`);
+    }
+    try {
+      await this.engine.dropGeneration(definition, generation);
+      await this.engine.ensureCollections(definition, generation);
+      const started = performance.now();
+      let events = 0;
+      await this.engine.catchUp(definition, generation, {
+        pageSize: this.options.pageSize ?? 2000,
+        ...(signal ? { signal } : {}),
+        onBatch: (outcome: BatchOutcome) => {
+          events += outcome.applied;
+          onProgress?.({ projection: definition.name, eventsApplied: events, position: outcome.position });
+        },
+      });
+      if (signal?.aborted) throw new RebuildConflict(`rebuild of ${definition.name} was cancelled`);
+      const seconds = (performance.now() - started) / 1000;
+      const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
+      const switched: ProjectionGenerations = { live: generation, version: definition.version };
+      if (!current || current.building !== generation) {
+        throw new RebuildConflict(
+          `another rebuild of ${definition.name} took over; generation ${generation} abandoned`,
+        );
+      }
+      if (!(await this.engine.readStore.compareAndSetMeta(key, current, switched))) {
+        throw new RebuildConflict(`projection ${definition.name} changed during the rebuild; try again`);
+      }
+      await this.options.onSwitched?.(definition.name);
+      await delay(this.options.dropGraceMs ?? 2000);
+      await this.engine.dropGeneration(definition, current.live);
+      return {
+        projection: definition.name,
+        previousGeneration: current.live,
+        generation,
+        events,
+        seconds,
+        eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events,
+      };
+    } catch (error) {
+      await this.abandon(definition, generation);
+      throw error;
+    }
+  }
+
+  /**
+   * Rebuilds the projection to the side, up to the live generation's position, and compares every document.
+   * The side generation is dropped afterwards; the live one is never touched.
+   */
+  async verify(
+    definition: ProjectionDefinition,
+    onProgress?: (progress: RebuildProgress) => void,
+  ): Promise<VerifyResult> {
+    const key = generationsKey(definition.name);
+    const before = await ensureLiveGeneration(this.engine, definition);
+    const side = Math.max(before.live, before.building ?? 0) + 1;
+    const announced: ProjectionGenerations = { ...before, building: side };
+    if (!(await this.engine.readStore.compareAndSetMeta(key, before, announced))) {
+      throw new RebuildConflict(
+        `projection ${definition.name} changed while verification started; try again`,
+      );
+    }
+    try {
+      await this.engine.dropGeneration(definition, side);
+      await this.engine.ensureCollections(definition, side);
+      let events = 0;
+      // The live generation may move while we compare: catch up to where it is and compare again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const live = await this.engine.checkpoint(definition, before.live);
+        const position = (live?.position as GlobalPosition | undefined) ?? null;
+        await this.engine.catchUp(definition, side, {
+          until: position,
+          onBatch: (outcome) => {
+            events += outcome.applied;
+            onProgress?.({ projection: definition.name, eventsApplied: events, position: outcome.position });
+          },
+        });
+        const comparison = await this.compare(definition, before.live, side);
+        const after = await this.engine.checkpoint(definition, before.live);
+        if ((after?.position ?? null) === position) {
+          return { projection: definition.name, position, ...comparison };
+        }
+      }
+      throw new RebuildConflict(`projection ${definition.name} kept moving; verify again when it is quieter`);
+    } finally {
+      await this.abandon(definition, side);
+    }
+  }
+
+  private async compare(
+    definition: ProjectionDefinition,
+    liveGeneration: number,
+    sideGeneration: number,
+  ): Promise<{ equal: boolean; documentsCompared: number; differences: DocumentDifference[] }> {
+    const differences: DocumentDifference[] = [];
+    let documentsCompared = 0;
+    for (const collection of Object.keys(definition.collections)) {
+      const live = await this.allDocuments(physicalCollectionName(collection, liveGeneration));
+      const rebuilt = await this.allDocuments(physicalCollectionName(collection, sideGeneration));
+      const ids = new Set([...live.keys(), ...rebuilt.keys()]);
+      for (const id of [...ids].sort()) {
+        documentsCompared++;
+        const a = live.get(id) ?? null;
+        const b = rebuilt.get(id) ?? null;
+        if (!isDeepStrictEqual(a, b)) differences.push({ collection, id, live: a, rebuilt: b });
+      }
+    }
+    return { equal: differences.length === 0, documentsCompared, differences };
+  }
+
+  private async allDocuments(physical: string): Promise<Map<string, ReadDocument>> {
+    const collection = this.engine.readStore.collection(physical);
+    const documents = new Map<string, ReadDocument>();
+    const page = 1000;
+    for (let offset = 0; ; offset += page) {
+      const found = await collection.find({}, { sort: [['id', 1]], offset, limit: page });
+      for (const document of found) documents.set(document.id, document);
+      if (found.length < page) return documents;
+    }
+  }
+
+  /** Drops a side generation and clears the `building` mark if it is still ours. */
+  private async abandon(definition: ProjectionDefinition, generation: number): Promise<void> {
+    const key = generationsKey(definition.name);
+    const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
+    if (current && current.live !== generation) {
+      await this.engine.dropGeneration(definition, generation);
+      if (current.building === generation) {
+        const cleared: ProjectionGenerations = { live: current.live, version: current.version };
+        await this.engine.readStore.compareAndSetMeta(key, current, cleared);
+      }
+    }
+  }
+}
+
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}

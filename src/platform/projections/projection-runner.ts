@@ -1,0 +1,382 @@
+import type { EventStore } from '../event-store/event-store.port.js';
+import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
+import {
+  CheckpointMoved,
+  type Collection,
+  type ReadDocument,
+  type ReadStore,
+} from '../read-store/read-store.port.js';
+import { batches } from './batches.js';
+import {
+  physicalCollectionName,
+  validateDefinitions,
+  type ProjectionDefinition,
+} from './projection-definition.js';
+import {
+  generationsKey,
+  ProjectionEngine,
+  ProjectionHandlerFailed,
+  type BatchOutcome,
+  type ProjectionGenerations,
+} from './projection-engine.js';
+
+export type ProjectionState = 'starting' | 'catching_up' | 'live' | 'rebuilding' | 'retrying' | 'stopped';
+
+/** What a projection last reported, also stored in the read store so other processes can show it. */
+export interface ReportedProjectionState {
+  readonly state: ProjectionState;
+  readonly lastError: string | null;
+  readonly reportedAt: string;
+  readonly reportedBy: string;
+}
+
+export const projectionStateKey = (projection: string): string => `projection-state:${projection}`;
+
+export interface ProjectionRunnerOptions {
+  /** Events per batch (default 500). */
+  readonly batchSize?: number;
+  /** How often a live run checks whether another process switched its generation (default 500 ms). */
+  readonly generationCheckMs?: number;
+  /** First and largest delay between retries after a storage failure. */
+  readonly retryDelayMs?: readonly [number, number];
+  readonly log?: (
+    level: 'info' | 'warn' | 'error',
+    message: string,
+    fields?: Record<string, unknown>,
+  ) => void;
+  /** Identifies this process in reported states. */
+  readonly instance?: string;
+  /** Called after every batch a live run applied (metrics, tests). */
+  readonly onBatchApplied?: (projection: string, outcome: BatchOutcome) => void;
+  /** Rebuilds a projection whose definition version is newer than its live generation (blue/green). */
+  readonly rebuildOutdated?: (definition: ProjectionDefinition) => Promise<void>;
+}
+
+interface LiveRun {
+  readonly definition: ProjectionDefinition;
+  generation: number;
+  position: GlobalPosition | null;
+  eventsApplied: number;
+  state: ProjectionState;
+  lastError: string | null;
+  /** Ends the whole run. */
+  controller: AbortController;
+  /** Ends the current subscription only (generation switch, lost race): the run starts a new one. */
+  attempt: AbortController | null;
+  done: Promise<void>;
+}
+
+interface Waiter {
+  readonly names: readonly string[];
+  readonly position: GlobalPosition;
+  readonly resolve: (reached: boolean) => void;
+}
+
+/**
+ * Runs every projection live in this process: catch up from the checkpoint, then follow the log.
+ * Queries resolve collections through it, so they always read the live generation.
+ */
+export class ProjectionRunner {
+  readonly engine: ProjectionEngine;
+  private readonly definitions: ReadonlyMap<string, ProjectionDefinition>;
+  private readonly runs = new Map<string, LiveRun>();
+  private waiters: Waiter[] = [];
+  private stopped = false;
+  private readonly batchSize: number;
+  private readonly generationCheckMs: number;
+  private readonly retryDelayMs: readonly [number, number];
+  private readonly instance: string;
+
+  constructor(
+    readonly eventStore: EventStore,
+    readonly readStore: ReadStore,
+    definitions: readonly ProjectionDefinition[],
+    private readonly options: ProjectionRunnerOptions = {},
+  ) {
+    validateDefinitions(definitions);
+    this.engine = new ProjectionEngine(eventStore, readStore);
+    this.definitions = new Map(definitions.map((definition) => [definition.name, definition]));
+    this.batchSize = options.batchSize ?? 500;
+    this.generationCheckMs = options.generationCheckMs ?? 500;
+    this.retryDelayMs = options.retryDelayMs ?? [50, 5000];
+    this.instance = options.instance ?? `pid ${process.pid}`;
+  }
+
+  get projectionNames(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  definition(name: string): ProjectionDefinition {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`unknown projection ${name}`);
+    return definition;
+  }
+
+  /** Makes sure every projection has a live generation, then starts following the log. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    for (const definition of this.definitions.values()) {
+      const generations = await ensureLiveGeneration(this.engine, definition);
+      if (generations.version < definition.version && this.options.rebuildOutdated) {
+        // The live generation keeps serving what it has while the new version builds beside it.
+        this.log(
+          'info',
+          `projection ${definition.name} is at version ${generations.version}, rebuilding to ${definition.version}`,
+        );
+        void this.options.rebuildOutdated(definition).then(
+          () => this.startRun(definition),
+          (error: unknown) =>
+            this.log('error', `rebuild of ${definition.name} failed`, { error: String(error) }),
+        );
+        continue;
+      }
+      await this.startRun(definition);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const runs = [...this.runs.values()];
+    for (const run of runs) run.controller.abort();
+    await Promise.all(runs.map((run) => run.done));
+    for (const waiter of this.waiters) waiter.resolve(false);
+    this.waiters = [];
+  }
+
+  /** Stops one projection (as after a crash) without touching the others. */
+  async stopProjection(name: string): Promise<void> {
+    const run = this.runs.get(name);
+    if (!run) return;
+    run.controller.abort();
+    await run.done;
+    this.runs.delete(name);
+  }
+
+  /** (Re)starts one projection's live run, e.g. after a stopped handler was fixed. */
+  async startProjection(name: string): Promise<void> {
+    await this.stopProjection(name);
+    await this.startRun(this.definition(name));
+  }
+
+  /** The physical collection queries read for a projection's logical collection. */
+  collection<T extends ReadDocument = ReadDocument>(projection: string, collection: string): Collection<T> {
+    const definition = this.definition(projection);
+    if (!Object.hasOwn(definition.collections, collection)) {
+      throw new Error(`projection ${projection} has no collection ${collection}`);
+    }
+    const generation = this.runs.get(projection)?.generation ?? 1;
+    return this.readStore.collection<T>(physicalCollectionName(collection, generation));
+  }
+
+  /**
+   * Resolves true once every named projection has applied the log up to `position` (read-your-writes for
+   * commands), false when the timeout passes first. The caller answers anyway; it never fails the command.
+   */
+  waitFor(names: readonly string[], position: GlobalPosition, timeoutMs: number): Promise<boolean> {
+    if (this.reached(names, position)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((waiter) => waiter !== entry);
+        resolve(false);
+      }, timeoutMs);
+      const entry: Waiter = {
+        names,
+        position,
+        resolve: (reached) => {
+          clearTimeout(timer);
+          resolve(reached);
+        },
+      };
+      this.waiters.push(entry);
+    });
+  }
+
+  /** Live state of each projection in this process. */
+  states(): Array<{
+    name: string;
+    generation: number;
+    position: GlobalPosition | null;
+    state: ProjectionState;
+    lastError: string | null;
+  }> {
+    return [...this.definitions.keys()].map((name) => {
+      const run = this.runs.get(name);
+      return {
+        name,
+        generation: run?.generation ?? 0,
+        position: run?.position ?? null,
+        state: run?.state ?? 'starting',
+        lastError: run?.lastError ?? null,
+      };
+    });
+  }
+
+  /** True when every projection is following the log and none is stopped. */
+  allLive(): boolean {
+    return this.projectionNames.every((name) => this.runs.get(name)?.state === 'live');
+  }
+
+  /** Called after an in-process rebuild switched generations, so this run follows at once. */
+  async generationSwitched(name: string): Promise<void> {
+    const run = this.runs.get(name);
+    if (run && !run.controller.signal.aborted) run.attempt?.abort();
+    else await this.startRun(this.definition(name));
+  }
+
+  private async startRun(definition: ProjectionDefinition): Promise<void> {
+    if (this.stopped) return;
+    const existing = this.runs.get(definition.name);
+    if (existing && !existing.controller.signal.aborted) return;
+    const run: LiveRun = {
+      definition,
+      generation: 0,
+      position: null,
+      eventsApplied: 0,
+      state: 'starting',
+      lastError: null,
+      controller: new AbortController(),
+      attempt: null,
+      done: Promise.resolve(),
+    };
+    this.runs.set(definition.name, run);
+    run.done = this.follow(run);
+  }
+
+  /** The supervised loop of one projection. */
+  private async follow(run: LiveRun): Promise<void> {
+    const { definition } = run;
+    let failures = 0;
+    const outer = run.controller;
+    while (!outer.signal.aborted && !this.stopped) {
+      const attempt = new AbortController();
+      run.attempt = attempt;
+      const abortAttempt = (): void => attempt.abort();
+      outer.signal.addEventListener('abort', abortAttempt, { once: true });
+      const watcher = setInterval(() => {
+        void this.readGenerations(definition.name).then(
+          (generations) => {
+            if (generations && generations.live !== run.generation) attempt.abort();
+          },
+          () => undefined,
+        );
+      }, this.generationCheckMs);
+      try {
+        const generations = await this.readGenerations(definition.name);
+        if (!generations) throw new Error(`projection ${definition.name} has no live generation`);
+        run.generation = generations.live;
+        let checkpoint = await this.engine.checkpoint(definition, run.generation);
+        run.position = (checkpoint?.position as GlobalPosition | undefined) ?? null;
+        run.eventsApplied = Number(
+          (checkpoint?.details as { eventsApplied?: number } | undefined)?.eventsApplied ?? 0,
+        );
+        this.notify();
+        // Nothing to catch up (an empty or idle log) means live at once, not after the next event.
+        const head = await this.eventStore.headPosition();
+        await this.report(run, comparePositions(run.position, head) >= 0 ? 'live' : 'catching_up', null);
+        const events = this.eventStore.subscribeAll({ after: run.position, signal: attempt.signal });
+        for await (const batch of batches(events, this.batchSize)) {
+          if (attempt.signal.aborted) break;
+          const outcome = await this.engine.applyBatch(definition, run.generation, checkpoint, batch.items);
+          checkpoint = outcome.checkpoint;
+          run.position = outcome.position;
+          run.eventsApplied += outcome.applied;
+          failures = 0;
+          this.notify();
+          this.options.onBatchApplied?.(definition.name, outcome);
+          if (batch.drained && run.state !== 'live') await this.report(run, 'live', null);
+        }
+      } catch (error) {
+        if (attempt.signal.aborted) continue;
+        if (error instanceof CheckpointMoved) continue; // another runner applied these events; resume after it
+        if (error instanceof ProjectionHandlerFailed) {
+          await this.report(run, 'stopped', error.message);
+          this.log('error', error.message, { projection: definition.name });
+          return;
+        }
+        failures += 1;
+        const delay = Math.min(this.retryDelayMs[0] * 2 ** (failures - 1), this.retryDelayMs[1]);
+        await this.report(run, 'retrying', error instanceof Error ? error.message : String(error));
+        this.log('warn', `projection ${definition.name} retrying in ${delay} ms`, { error: String(error) });
+        await sleep(delay, outer.signal);
+      } finally {
+        clearInterval(watcher);
+        outer.signal.removeEventListener('abort', abortAttempt);
+        attempt.abort();
+      }
+    }
+  }
+
+  private async readGenerations(name: string): Promise<ProjectionGenerations | null> {
+    return this.readStore.getMeta<ProjectionGenerations>(generationsKey(name));
+  }
+
+  private reached(names: readonly string[], position: GlobalPosition): boolean {
+    return names.every((name) => {
+      const run = this.runs.get(name);
+      return run !== undefined && comparePositions(run.position, position) >= 0;
+    });
+  }
+
+  private notify(): void {
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (this.reached(waiter.names, waiter.position)) waiter.resolve(true);
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private async report(run: LiveRun, state: ProjectionState, lastError: string | null): Promise<void> {
+    run.state = state;
+    run.lastError = lastError;
+    const value: ReportedProjectionState = {
+      state,
+      lastError,
+      reportedAt: new Date().toISOString(),
+      reportedBy: this.instance,
+    };
+    try {
+      const key = projectionStateKey(run.definition.name);
+      const current = await this.readStore.getMeta<ReportedProjectionState>(key);
+      await this.readStore.compareAndSetMeta(key, current, value);
+    } catch {
+      // Reporting is best effort; the in-memory state above is what this process acts on.
+    }
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void {
+    this.options.log?.(level, message, fields);
+  }
+}
+
+/** Creates generation 1 for a projection that has none yet. Returns the registry entry. */
+export async function ensureLiveGeneration(
+  engine: ProjectionEngine,
+  definition: ProjectionDefinition,
+): Promise<ProjectionGenerations> {
+  const key = generationsKey(definition.name);
+  for (;;) {
+    const current = await engine.readStore.getMeta<ProjectionGenerations>(key);
+    if (current) {
+      await engine.ensureCollections(definition, current.live);
+      return current;
+    }
+    await engine.ensureCollections(definition, 1);
+    const initial: ProjectionGenerations = { live: 1, version: definition.version };
+    if (await engine.readStore.compareAndSetMeta(key, null, initial)) return initial;
+  }
+}
+
+function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, milliseconds);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
