@@ -1,0 +1,38 @@
+import { Global, Module, type DynamicModule, type Type } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { APP_CONFIG } from './platform/config/app-config.js';
+import { CLOCK } from './platform/clock/clock.js';
+import { EVENT_STORE } from './platform/event-store/event-store.port.js';
+import { HealthController } from './platform/http/health.controller.js';
+import { READ_STORE } from './platform/read-store/read-store.port.js';
+import { ServiceContext } from './platform/service-context.js';
+
+/** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forContext(context: ServiceContext): DynamicModule {
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: ServiceContext, useValue: context },
+        { provide: APP_CONFIG, useValue: context.config },
+        { provide: CLOCK, useValue: context.clock },
+        { provide: EVENT_STORE, useValue: context.storage.eventStore },
+        { provide: READ_STORE, useValue: context.storage.readStore },
+      ],
+      exports: [ServiceContext, APP_CONFIG, CLOCK, EVENT_STORE, READ_STORE],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forContext(context: ServiceContext, extra: ReadonlyArray<Type | DynamicModule> = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [PlatformModule.forContext(context), CqrsModule.forRoot(), ...extra],
+      controllers: [HealthController],
+    };
+  }
+}

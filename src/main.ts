@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import pino from 'pino';
+import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
+import { createHttpApp } from './platform/http/create-http-app.js';
+import { ServiceContext } from './platform/service-context.js';
+
+/** `npm start`: the service on the configured storage (embedded PGlite in ./data by default). */
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = pino({ level: config.logLevel, base: { service: 'exposure-research' } });
+  const context = await ServiceContext.open(config, {
+    log: (level, message, fields) => log[level](fields ?? {}, message),
+  });
+  await context.projections.start();
+  const app = await createHttpApp(context);
+  await app.listen(config.port, config.host);
+
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    await app.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
+    await context.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  const storage = describeStorage(config);
+  process.stdout.write(
+    [
+      '',
+      `Exposure research service listening on ${base}`,
+      `  API docs:     ${base}/api/v2/docs   (OpenAPI: ${base}/api/v2/openapi.json)`,
+      `  Health:       ${base}/health/ready`,
+      `  Events:       ${storage.events}`,
+      `  Read models:  ${storage.readModels}`,
+      `  Operator CLI: npm run cli -- --help   (works while the service runs)`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamicModule, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppModule } from '../../app.module.js';
+import type { ServiceContext } from '../service-context.js';
+import { HttpErrorFilter, sendError } from './http-error.filter.js';
+import { createValidationPipe } from './validation.js';
+
+/** Largest body any route accepts; routes with a smaller contract limit set their own. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/**
+ * Builds the HTTP application on fastify: pino logs with request ids, one error mapping, DTO validation,
+ * and the OpenAPI document generated from the code. Used by main.ts and by the HTTP tests.
+ */
+export async function createHttpApp(
+  context: ServiceContext,
+  options: { readonly logger?: boolean; readonly modules?: ReadonlyArray<Type | DynamicModule> } = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    logger: options.logger === false ? false : { level: context.config.logLevel },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // A caller's X-Request-Id is kept (for tracing across services) when it is well formed.
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: 'request_id',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forContext(context, options.modules ?? []),
+    adapter,
+    {
+      logger: options.logger === false ? false : ['error', 'warn'],
+      bufferLogs: false,
+    },
+  );
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('x-request-id', String(request.id));
+  });
+  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+    sendError(error, request, reply),
+  );
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('api/v2/docs', app, document, {
+    jsonDocumentUrl: 'api/v2/openapi.json',
+    yamlDocumentUrl: 'api/v2/openapi.yaml',
+    customSiteTitle: 'Exposure research service API',
+  });
+  await app.init();
+  return app;
+}
+
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Exposure research service')
+    .setDescription(
+      'Search over previously collected internet observations (hosts, dns, vhosts, whois), billed in credits, ' +
+        'with CVE/KEV enrichment, asynchronous exports and organization exposure scopes. The service never scans ' +
+        'assets. Errors are `{ "code", "message", "details"? }` with a stable code.',
+    )
+    .setVersion('2')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-KEY' }, 'api_key')
+    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
+    .addCookieAuth('__Host-ps', { type: 'apiKey', in: 'cookie', name: '__Host-ps' }, 'session')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}

@@ -1,0 +1,51 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ServiceContext } from '../service-context.js';
+
+/** Liveness (the process answers) and readiness (storage reachable, projections following the log). */
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'The process is up' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Storage is reachable and every projection follows the log' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    const checks: Record<string, { ok: boolean; detail?: string }> = {};
+    try {
+      await this.context.storage.eventStore.headPosition();
+      checks.event_store = { ok: true, detail: this.context.storage.eventStore.kind };
+    } catch (error) {
+      checks.event_store = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      await this.context.storage.readStore.listCheckpoints();
+      checks.read_store = { ok: true, detail: this.context.storage.readStore.kind };
+    } catch (error) {
+      checks.read_store = { ok: false, detail: error instanceof Error ? error.message : String(error) };
+    }
+    const projections = this.context.projections.states().map((projection) => ({
+      name: projection.name,
+      state: projection.state,
+      position: projection.position,
+      ...(projection.lastError ? { last_error: projection.lastError } : {}),
+    }));
+    checks.projections = {
+      ok: projections.every((projection) => projection.state === 'live'),
+      detail: projections
+        .filter((projection) => projection.state !== 'live')
+        .map((projection) => `${projection.name}: ${projection.state}`)
+        .join(', '),
+    };
+    const ready = Object.values(checks).every((check) => check.ok);
+    void reply.status(ready ? 200 : 503);
+    return { status: ready ? 'ready' : 'not_ready', checks, projections };
+  }
+}

@@ -1,0 +1,85 @@
+import type { AppConfig } from '../config/app-config.js';
+import type { Clock } from '../clock/clock.js';
+import { openSqlDatabase, type OpenedDatabase } from '../database/open-sql-database.js';
+import type { SqlDatabase } from '../database/sql-database.js';
+import type { EventStore } from '../event-store/event-store.port.js';
+import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
+import type { ReadStore } from '../read-store/read-store.port.js';
+import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
+
+/**
+ * The storage a process works with, chosen from the configuration:
+ * events in EventStoreDB (EVENTSTORE_URL) or PostgreSQL; read models in MongoDB (MONGODB_URL) or PostgreSQL;
+ * PostgreSQL is a server (DATABASE_URL) or the embedded PGlite in DATA_DIR, owned by one process and reached
+ * by the others through its unix socket.
+ */
+export interface Storage {
+  readonly eventStore: EventStore;
+  readonly readStore: ReadStore;
+  /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
+  readonly sql: SqlDatabase | undefined;
+  /** `owner` when this process holds the embedded database, `client` when another process does. */
+  readonly sqlRole: OpenedDatabase['role'] | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenStorageOptions {
+  readonly clock: Clock;
+  /** The service serves its embedded database to the CLI; the CLI does too when it is the owner. */
+  readonly serveSocket?: boolean;
+  readonly pollIntervalMs?: number;
+}
+
+export async function openStorage(config: AppConfig, options: OpenStorageOptions): Promise<Storage> {
+  const needsSql = !config.eventStoreUrl || !config.mongodbUrl;
+  const opened = needsSql
+    ? await openSqlDatabase({
+        dataDir: config.dataDir,
+        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+        serveSocket: options.serveSocket ?? true,
+      })
+    : undefined;
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    let eventStore: EventStore;
+    if (config.eventStoreUrl) {
+      const { EventStoreDbEventStore } =
+        await import('../event-store/eventstoredb/eventstoredb-event-store.js');
+      eventStore = EventStoreDbEventStore.fromConnectionString(config.eventStoreUrl, {
+        clock: () => options.clock.now(),
+      });
+    } else {
+      eventStore = new PostgresEventStore(opened!.db, {
+        clock: () => options.clock.now(),
+        ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      });
+    }
+    closers.push(() => eventStore.close());
+    await eventStore.init();
+
+    let readStore: ReadStore;
+    if (config.mongodbUrl) {
+      const { MongoReadStore } = await import('../read-store/mongodb/mongodb-read-store.js');
+      readStore = await MongoReadStore.connect(config.mongodbUrl);
+    } else {
+      readStore = new PostgresReadStore(opened!.db);
+    }
+    closers.push(() => readStore.close());
+    await readStore.init();
+
+    return {
+      eventStore,
+      readStore,
+      sql: opened?.db,
+      sqlRole: opened?.role,
+      close: async () => {
+        for (const close of closers.reverse()) await close().catch(() => undefined);
+        await opened?.close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await opened?.close();
+    throw error;
+  }
+}
