@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { CliRuntime } from './platform/cli/cli-runtime.js';
+import { registerEventCommands } from './platform/cli/event.commands.js';
+import { registerProjectionCommands } from './platform/cli/projection.commands.js';
+
+/**
+ * Operator CLI (`npm run cli -- …`, or the `exposure-cli` bin). With the embedded database it works while the
+ * service runs: it reaches the service's database through the socket in DATA_DIR instead of opening it again.
+ */
+const program = new Command()
+  .name('exposure-cli')
+  .description('Operator commands for the exposure research service. Every command accepts --json.')
+  .showHelpAfterError();
+
+const runtime = new CliRuntime();
+registerProjectionCommands(program, runtime);
+registerEventCommands(program, runtime);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig } from '../config/app-config.js';
+import { ServiceContext } from '../service-context.js';
+
+/** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
+export class CliRuntime {
+  private context: ServiceContext | undefined;
+
+  /**
+   * Opens the configured storage. With the embedded database, this connects through the running service's
+   * socket, or owns DATA_DIR itself (and serves it) when no service runs.
+   */
+  async open(): Promise<ServiceContext> {
+    if (!this.context) this.context = await ServiceContext.open(loadConfig(), { serveSocket: true });
+    return this.context;
+  }
+
+  async close(): Promise<void> {
+    await this.context?.close();
+    this.context = undefined;
+  }
+
+  print(json: boolean, value: unknown, text: () => string): void {
+    process.stdout.write(json ? `${JSON.stringify(value, jsonBigInt, 2)}\n` : `${text()}\n`);
+  }
+}
+
+function jsonBigInt(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/** Wraps a command action: opens nothing itself, reports failures on stderr, sets the exit code. */
+export function action<A extends unknown[]>(
+  runtime: CliRuntime,
+  run: (...args: A) => Promise<number | void>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      const code = await run(...args);
+      process.exitCode = code ?? 0;
+    } catch (error) {
+      if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+      else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = error instanceof ConfigError ? 2 : 1;
+    } finally {
+      await runtime.close();
+    }
+  };
+}

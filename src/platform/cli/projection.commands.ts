@@ -1,0 +1,191 @@
+import type { Command } from 'commander';
+import type { GlobalPosition } from '../event-store/global-position.js';
+import { checkpointKey } from '../projections/projection-definition.js';
+import { generationsKey, type ProjectionGenerations } from '../projections/projection-engine.js';
+import type { RebuildResult, VerifyResult } from '../projections/projection-maintenance.js';
+import { projectionStateKey, type ReportedProjectionState } from '../projections/projection-runner.js';
+import type { ServiceContext } from '../service-context.js';
+import { action, type CliRuntime } from './cli-runtime.js';
+import { startProgress } from './progress.js';
+
+/** Lag beyond this many events is reported as "at least". */
+const LAG_SCAN_LIMIT = 10_000;
+
+export interface ProjectionStatusRow {
+  readonly name: string;
+  readonly version: number;
+  readonly live_generation: number | null;
+  readonly building_generation: number | null;
+  readonly position: string | null;
+  readonly events_applied: number;
+  readonly lag_events: number;
+  readonly lag_events_at_least: boolean;
+  readonly lag_seconds: number;
+  readonly state: string;
+  readonly state_reported_at: string | null;
+  readonly state_reported_by: string | null;
+  readonly last_error: string | null;
+}
+
+export async function projectionStatus(context: ServiceContext): Promise<ProjectionStatusRow[]> {
+  const { readStore, eventStore } = context.storage;
+  const rows: ProjectionStatusRow[] = [];
+  for (const name of context.projections.projectionNames) {
+    const definition = context.projections.definition(name);
+    const generations = await readStore.getMeta<ProjectionGenerations>(generationsKey(name));
+    const checkpoint = generations
+      ? await readStore.getCheckpoint(checkpointKey(name, generations.live))
+      : null;
+    const reported = await readStore.getMeta<ReportedProjectionState>(projectionStateKey(name));
+    const position = (checkpoint?.position as GlobalPosition | undefined) ?? null;
+    const pending = await eventStore.readAll({ after: position, limit: LAG_SCAN_LIMIT });
+    const details = (checkpoint?.details ?? {}) as { eventsApplied?: number; lastRecordedAt?: string };
+    const newest = pending.at(-1)?.recordedAt;
+    const lagSeconds =
+      newest && details.lastRecordedAt
+        ? Math.max(0, (Date.parse(newest) - Date.parse(details.lastRecordedAt)) / 1000)
+        : newest && pending[0]
+          ? Math.max(0, (Date.parse(newest) - Date.parse(pending[0].recordedAt)) / 1000)
+          : 0;
+    rows.push({
+      name,
+      version: definition.version,
+      live_generation: generations?.live ?? null,
+      building_generation: generations?.building ?? null,
+      position,
+      events_applied: details.eventsApplied ?? 0,
+      lag_events: pending.length,
+      lag_events_at_least: pending.length === LAG_SCAN_LIMIT,
+      lag_seconds: Math.round(lagSeconds * 1000) / 1000,
+      state: generations ? (reported?.state ?? 'unknown') : 'not_created',
+      state_reported_at: reported?.reportedAt ?? null,
+      state_reported_by: reported?.reportedBy ?? null,
+      last_error: reported?.lastError ?? null,
+    });
+  }
+  return rows;
+}
+
+export function registerProjectionCommands(program: Command, runtime: CliRuntime): void {
+  const projections = program.command('projections').description('read models built from the event log');
+
+  projections
+    .command('status')
+    .description('position, lag (events and seconds), state and last error of each projection')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (options: { json?: boolean }) => {
+        const context = await runtime.open();
+        const rows = await projectionStatus(context);
+        runtime.print(Boolean(options.json), { projections: rows }, () => formatStatus(rows));
+        return rows.some((row) => row.state === 'stopped') ? 3 : 0;
+      }),
+    );
+
+  projections
+    .command('rebuild')
+    .description(
+      'build a new version beside the live one while it keeps serving, then switch and drop the old one',
+    )
+    .argument('[name]', 'projection name')
+    .option('--all', 'rebuild every projection')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (name: string | undefined, options: { all?: boolean; json?: boolean }) => {
+        const context = await runtime.open();
+        const names = selectProjections(context, name, options.all);
+        const results: RebuildResult[] = [];
+        for (const projection of names) {
+          const progress = startProgress(`rebuilding ${projection}`, {
+            json: Boolean(options.json),
+            unit: 'events',
+          });
+          const result = await context.maintenance.rebuild(context.projections.definition(projection), (p) =>
+            progress.update(p.eventsApplied),
+          );
+          progress.stop(
+            `${projection}: ${result.events.toLocaleString('en-US')} events in ${result.seconds.toFixed(2)} s ` +
+              `(${result.eventsPerSecond.toLocaleString('en-US')} events/s), generation ${result.previousGeneration} → ${result.generation}`,
+          );
+          results.push(result);
+        }
+        runtime.print(Boolean(options.json), { rebuilt: results }, () =>
+          results
+            .map(
+              (r) =>
+                `${r.projection}: rebuilt ${r.events} events at ${r.eventsPerSecond} events/s; now serving generation ${r.generation}`,
+            )
+            .join('\n'),
+        );
+      }),
+    );
+
+  projections
+    .command('verify')
+    .description(
+      'rebuild to the side and compare with the live read model: "equal" or the differing documents',
+    )
+    .argument('<name>', 'projection name')
+    .option('--json', 'machine-readable output')
+    .option('--max-differences <n>', 'differences to print', '20')
+    .action(
+      action(runtime, async (name: string, options: { json?: boolean; maxDifferences: string }) => {
+        const context = await runtime.open();
+        selectProjections(context, name, false);
+        const progress = startProgress(`verifying ${name}`, { json: Boolean(options.json), unit: 'events' });
+        const result = await context.maintenance.verify(context.projections.definition(name), (p) =>
+          progress.update(p.eventsApplied),
+        );
+        progress.stop();
+        runtime.print(Boolean(options.json), result, () =>
+          formatVerify(result, Number(options.maxDifferences)),
+        );
+        return result.equal ? 0 : 4;
+      }),
+    );
+}
+
+function selectProjections(
+  context: ServiceContext,
+  name: string | undefined,
+  all: boolean | undefined,
+): string[] {
+  const known = context.projections.projectionNames;
+  if (all) return known;
+  if (!name) throw new Error(`name a projection or pass --all (known: ${known.join(', ')})`);
+  if (!known.includes(name)) throw new Error(`unknown projection "${name}" (known: ${known.join(', ')})`);
+  return [name];
+}
+
+function formatStatus(rows: readonly ProjectionStatusRow[]): string {
+  const header = ['projection', 'state', 'gen', 'applied', 'lag events', 'lag s', 'last error'];
+  const lines = rows.map((row) => [
+    row.name,
+    row.state,
+    `${row.live_generation ?? '-'}${row.building_generation ? ` (building ${row.building_generation})` : ''}`,
+    String(row.events_applied),
+    `${row.lag_events_at_least ? '≥' : ''}${row.lag_events}`,
+    String(row.lag_seconds),
+    row.last_error ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const format = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [format(header), ...lines.map(format)].join('\n');
+}
+
+function formatVerify(result: VerifyResult, max: number): string {
+  if (result.equal)
+    return `equal (${result.documentsCompared} documents compared at position ${result.position ?? 'start'})`;
+  const shown = result.differences
+    .slice(0, max)
+    .map(
+      (d) =>
+        `  ${d.collection}/${d.id}\n    live:    ${JSON.stringify(d.live)}\n    rebuilt: ${JSON.stringify(d.rebuilt)}`,
+    );
+  const more = result.differences.length > max ? [`  … and ${result.differences.length - max} more`] : [];
+  return [`different: ${result.differences.length} document(s) differ`, ...shown, ...more].join('\n');
+}

@@ -1,0 +1,186 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { openSqlDatabase } from '../../src/platform/database/open-sql-database.js';
+import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
+import { physicalCollectionName } from '../../src/platform/projections/projection-definition.js';
+import { PostgresReadStore } from '../../src/platform/read-store/postgres/postgres-read-store.js';
+import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
+
+/** Appends `streams` × `perStream` attributed events through whatever process owns DATA_DIR (or owning it). */
+async function appendThroughDataDir(
+  dataDir: string,
+  streams: number,
+  perStream: number,
+  tag: string,
+): Promise<void> {
+  const opened = await openSqlDatabase({ dataDir, serveSocket: false });
+  try {
+    const store = new PostgresEventStore(opened.db);
+    await store.init();
+    for (let s = 0; s < streams; s++) {
+      const stream = `widget-${tag}${s}`;
+      const current = await store.streamVersion(stream);
+      await store.append(
+        stream,
+        newEvents(
+          `${stream}-cmd-${current ?? 'new'}`,
+          Array.from({ length: perStream }, (_, i) => ({ type: 'WidgetTuned', data: { step: i } })),
+          testMetadata({ actor: 'account:alice', payer: 'organization:acme', scope: `scope-${s % 3}` }),
+        ),
+        { expectedVersion: current ?? 'no_stream' },
+      );
+    }
+    await store.close();
+  } finally {
+    await opened.close();
+  }
+}
+
+describe('operator CLI', () => {
+  let dataDir: string;
+  let service: ServiceProcess | undefined;
+  let env: Record<string, string>;
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    env = { DATA_DIR: dataDir };
+  });
+
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('with no service running it owns DATA_DIR itself: status, rebuild, verify, replay, tail', async () => {
+    await appendThroughDataDir(dataDir, 30, 4, 'a');
+
+    const status = await runCli(['projections', 'status', '--json'], env);
+    expect(status.code).toBe(0);
+    const streamsRow = JSON.parse(status.stdout).projections.find(
+      (p: { name: string }) => p.name === 'event-streams',
+    );
+    expect(streamsRow).toMatchObject({ name: 'event-streams', lag_events: 120 });
+
+    const rebuild = await runCli(['projections', 'rebuild', 'event-streams', '--json'], env);
+    expect(rebuild.code).toBe(0);
+    const rebuilt = JSON.parse(rebuild.stdout).rebuilt[0];
+    expect(rebuilt).toMatchObject({ projection: 'event-streams', events: 120, generation: 2 });
+    expect(rebuilt.eventsPerSecond).toBeGreaterThan(0);
+
+    const verify = await runCli(['projections', 'verify', 'event-streams'], env);
+    expect(verify.stdout.trim()).toMatch(/^equal \(30 documents compared/);
+    expect(verify.code).toBe(0);
+
+    const replay = await runCli(['events', 'replay', '--stream', 'widget-a7'], env);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain('WidgetTuned (v1)  widget-a7@0');
+    expect(replay.stdout).toContain('by account:alice on behalf of organization:acme in scope scope-1');
+    const replayJson = (await runCli(['events', 'replay', '--stream', 'widget-a7', '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(replayJson.map((e: { stream_version: number }) => e.stream_version)).toEqual([0, 1, 2, 3]);
+    expect(replayJson[0]).toMatchObject({
+      actor: 'account:alice',
+      payer: 'organization:acme',
+      scope: 'scope-1',
+      type: 'WidgetTuned',
+    });
+
+    const tail = (await runCli(['events', 'tail', '-n', '5', '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(tail).toHaveLength(5);
+    expect(tail.at(-1)).toMatchObject({ stream: 'widget-a29', stream_version: 3 });
+
+    const missing = await runCli(['events', 'replay', '--stream', 'nothing-here'], env);
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain('stream nothing-here has no events');
+    const unknown = await runCli(['projections', 'rebuild', 'no-such'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown projection "no-such"');
+  });
+
+  it('works while the service runs, through its socket: rebuild switches the live service, verify finds tampering', async () => {
+    service = await startServiceProcess(env);
+    await appendThroughDataDir(dataDir, 20, 5, 'b'); // a third process, through the service's socket
+
+    await waitUntil(
+      async () => {
+        const status = await runCli(['projections', 'status', '--json'], env);
+        const row = JSON.parse(status.stdout).projections.find(
+          (p: { name: string }) => p.name === 'event-streams',
+        );
+        return row.lag_events === 0 && row.state === 'live' && row.events_applied === 100;
+      },
+      30_000,
+      200,
+    );
+
+    const rebuild = await runCli(['projections', 'rebuild', 'event-streams', '--json'], env);
+    expect(rebuild.code).toBe(0);
+    expect(JSON.parse(rebuild.stdout).rebuilt[0]).toMatchObject({ events: 100, generation: 2 });
+
+    // The service keeps following the log on the new generation.
+    await appendThroughDataDir(dataDir, 1, 3, 'c');
+    await waitUntil(
+      async () => {
+        const status = await runCli(['projections', 'status', '--json'], env);
+        const row = JSON.parse(status.stdout).projections.find(
+          (p: { name: string }) => p.name === 'event-streams',
+        );
+        return row.live_generation === 2 && row.lag_events === 0 && row.events_applied === 103;
+      },
+      30_000,
+      200,
+    );
+    expect((await runCli(['projections', 'verify', 'event-streams'], env)).code).toBe(0);
+
+    // Tamper with one live document through the socket, then verify names it.
+    const opened = await openSqlDatabase({ dataDir, serveSocket: false });
+    expect(opened.role).toBe('client');
+    await new PostgresReadStore(opened.db)
+      .collection(physicalCollectionName('event_streams', 2))
+      .patch('widget-b4', { eventCount: 999 });
+    await opened.close();
+    const verify = await runCli(['projections', 'verify', 'event-streams', '--json'], env);
+    expect(verify.code).toBe(4);
+    const verdict = JSON.parse(verify.stdout);
+    expect(verdict.equal).toBe(false);
+    expect(verdict.differences.map((d: { id: string }) => d.id)).toEqual(['widget-b4']);
+
+    const health = await fetch(`${service.baseUrl}/health/ready`);
+    expect(health.status).toBe(200);
+    expect(await service.stop()).toBe(0);
+    service = undefined;
+  });
+
+  it('a restart keeps every event and read model', async () => {
+    service = await startServiceProcess(env);
+    await appendThroughDataDir(dataDir, 10, 2, 'r');
+    await waitUntil(
+      async () => {
+        const ready = (await (await fetch(`${service!.baseUrl}/health/ready`)).json()) as {
+          projections: Array<{ position: string | null }>;
+        };
+        return ready.projections[0]?.position !== null;
+      },
+      30_000,
+      100,
+    );
+    expect(await service.stop()).toBe(0);
+    service = await startServiceProcess(env);
+    const status = await runCli(['projections', 'status', '--json'], env);
+    const row = JSON.parse(status.stdout).projections.find(
+      (p: { name: string }) => p.name === 'event-streams',
+    );
+    expect(row).toMatchObject({ events_applied: 20, lag_events: 0 });
+    const tail = (await runCli(['events', 'tail', '-n', '20', '--json'], env)).stdout.trim().split('\n');
+    expect(tail).toHaveLength(20);
+  });
+});
