@@ -1,0 +1,37 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { benchPlatform } from './platform.bench.js';
+import {
+  formatMeasurements,
+  pgliteTarget,
+  postgresTarget,
+  type BenchTarget,
+  type Measurement,
+} from './bench-support.js';
+
+/**
+ * `npm run bench`: every figure beside a baseline measured in the same run on the same database.
+ * BENCH_EVENTS sets the event count (default 100,000). Results go to stdout and bench/results/latest.json.
+ */
+const events = Number(process.env.BENCH_EVENTS ?? 100_000);
+const measurements: Measurement[] = [];
+
+const targets: Array<() => Promise<BenchTarget | null>> = [pgliteTarget, postgresTarget];
+for (const open of targets) {
+  const target = await open();
+  if (!target) continue;
+  process.stderr.write(`benchmarking ${target.name} with ${events.toLocaleString('en-US')} events…\n`);
+  try {
+    measurements.push(...(await benchPlatform(target, events)));
+  } finally {
+    await target.dispose();
+  }
+}
+
+const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+process.stdout.write(`\nMachine: ${machine}\n\n${formatMeasurements(measurements)}\n`);
+mkdirSync('bench/results', { recursive: true });
+writeFileSync(
+  'bench/results/latest.json',
+  JSON.stringify({ at: new Date().toISOString(), machine, events, measurements }, null, 2),
+);
