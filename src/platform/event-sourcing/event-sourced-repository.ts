@@ -1,0 +1,155 @@
+import type { EventStore, NewEvent, RecordedEvent } from '../event-store/event-store.port.js';
+import { WrongExpectedVersion } from '../event-store/event-store.port.js';
+import { eventIdFor } from '../event-store/event-id.js';
+import type { GlobalPosition } from '../event-store/global-position.js';
+import type { ReadStore } from '../read-store/read-store.port.js';
+import type { CommandEnvelope } from './command-metadata.js';
+import type { Decider, DomainEvent } from './decider.js';
+import { KeyedMutex } from './keyed-mutex.js';
+
+export interface HandleOptions {
+  /**
+   * The version the client read (If-Match or a body version). A stale one is a 409 for the client to
+   * reconcile; it is never retried on the client's behalf.
+   */
+  readonly expectedVersion?: number;
+  /** How many times a conflict with another writer is retried when the client sent no version (default 5). */
+  readonly conflictRetries?: number;
+}
+
+export interface HandleResult<TEvent, TState> {
+  readonly events: readonly TEvent[];
+  readonly state: TState;
+  /** Stream version after the command (unchanged when it decided nothing). */
+  readonly version: number | null;
+  /** Global position of the last appended event (null when nothing was appended). */
+  readonly position: GlobalPosition | null;
+}
+
+interface Cached<TState> {
+  readonly state: TState;
+  readonly version: number | null;
+}
+
+const SNAPSHOT_COLLECTION = 'stream_snapshots';
+
+/**
+ * Loads a stream (cached state plus the events after it, or a snapshot), decides, and appends with the
+ * expected version. One command at a time per stream in this process, so concurrent requests for the same
+ * stream queue instead of conflicting; across processes the expected version still guards every append.
+ */
+export class EventSourcedRepository {
+  private readonly cache = new Map<string, Cached<unknown>>();
+  private readonly locks = new KeyedMutex();
+  private snapshotsReady: Promise<void> | undefined;
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly readStore: ReadStore,
+    private readonly options: { readonly cacheSize?: number; readonly snapshotEvery?: number } = {},
+  ) {}
+
+  async handle<TCommand, TEvent extends DomainEvent, TState, TContext>(
+    streamId: string,
+    decider: Decider<TCommand, TEvent, TState, TContext>,
+    command: TCommand,
+    context: TContext | ((state: TState) => TContext),
+    envelope: CommandEnvelope,
+    options: HandleOptions = {},
+  ): Promise<HandleResult<TEvent, TState>> {
+    return this.locks.run(streamId, async () => {
+      const retries = options.expectedVersion === undefined ? (options.conflictRetries ?? 5) : 0;
+      for (let attempt = 0; ; attempt++) {
+        const loaded = await this.load(streamId, decider);
+        if (options.expectedVersion !== undefined && options.expectedVersion !== (loaded.version ?? -1)) {
+          throw new WrongExpectedVersion(streamId, options.expectedVersion, loaded.version);
+        }
+        const resolvedContext =
+          typeof context === 'function' ? (context as (state: TState) => TContext)(loaded.state) : context;
+        const events = decider.decide(command, loaded.state, resolvedContext);
+        if (events.length === 0)
+          return { events, state: loaded.state, version: loaded.version, position: null };
+        const newEvents: NewEvent[] = events.map((event, index) => ({
+          // One command may touch several streams: ids are unique per (command, stream, index).
+          id: eventIdFor(`${envelope.commandId}@${streamId}`, index),
+          type: event.type,
+          schemaVersion: 1,
+          data: event.data,
+          metadata: envelope.metadata,
+        }));
+        try {
+          const result = await this.eventStore.append(streamId, newEvents, {
+            expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
+          });
+          if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
+            // The store already held these events: a retried command. Nothing new happened.
+            return { events: [], state: loaded.state, version: loaded.version, position: result.position };
+          }
+          const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
+          this.remember(streamId, { state, version: result.nextExpectedVersion });
+          await this.maybeSnapshot(streamId, state, result.nextExpectedVersion);
+          return { events, state, version: result.nextExpectedVersion, position: result.position };
+        } catch (error) {
+          this.cache.delete(streamId);
+          if (error instanceof WrongExpectedVersion && attempt < retries) continue;
+          throw error;
+        }
+      }
+    });
+  }
+
+  /** The current state of a stream (folded from the cache, a snapshot and the newer events). */
+  async load<TEvent extends DomainEvent, TState>(
+    streamId: string,
+    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve'>,
+  ): Promise<Cached<TState>> {
+    let base = this.cache.get(streamId) as Cached<TState> | undefined;
+    if (!base && this.options.snapshotEvery) base = await this.readSnapshot<TState>(streamId);
+    const fromVersion = base?.version === null || base === undefined ? 0 : base.version + 1;
+    const events: RecordedEvent[] = await this.eventStore.readStream(streamId, { fromVersion });
+    let state = base?.state ?? decider.initialState;
+    for (const event of events)
+      state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);
+    const version = events.at(-1)?.streamVersion ?? base?.version ?? null;
+    const loaded = { state, version };
+    this.remember(streamId, loaded);
+    return loaded;
+  }
+
+  /** Forgets cached states (tests that rewrite history, erasure). */
+  forget(streamId?: string): void {
+    if (streamId) this.cache.delete(streamId);
+    else this.cache.clear();
+  }
+
+  private remember(streamId: string, value: Cached<unknown>): void {
+    this.cache.delete(streamId);
+    this.cache.set(streamId, value);
+    const limit = this.options.cacheSize ?? 10_000;
+    while (this.cache.size > limit) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
+  private async maybeSnapshot(streamId: string, state: unknown, version: number): Promise<void> {
+    const every = this.options.snapshotEvery;
+    if (!every || (version + 1) % every !== 0) return;
+    await this.ensureSnapshots();
+    await this.readStore
+      .collection(SNAPSHOT_COLLECTION)
+      .upsert({ id: streamId, version, state: state as Record<string, unknown> });
+  }
+
+  private async readSnapshot<TState>(streamId: string): Promise<Cached<TState> | undefined> {
+    await this.ensureSnapshots();
+    const snapshot = await this.readStore.collection(SNAPSHOT_COLLECTION).get(streamId);
+    if (!snapshot) return undefined;
+    // A snapshot of a stream that was erased since must not resurrect it.
+    const current = await this.eventStore.streamVersion(streamId);
+    if (current === null || current < (snapshot.version as number)) return undefined;
+    return { state: snapshot.state as TState, version: snapshot.version as number };
+  }
+
+  private ensureSnapshots(): Promise<void> {
+    this.snapshotsReady ??= this.readStore.ensureCollection(SNAPSHOT_COLLECTION);
+    return this.snapshotsReady;
+  }
+}
