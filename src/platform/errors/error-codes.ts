@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   version_conflict: 409,
+  already_exists: 409,
   transfer_changed: 409,
   capacity_conflict: 409,
   payload_too_large: 413,

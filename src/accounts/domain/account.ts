@@ -1,0 +1,267 @@
+/**
+ * The personal account stream (`account-<id>`): registration, password, plan and personal API keys.
+ * Pure decider: time comes from the context, refusals are ServiceErrors.
+ */
+import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { isPlanId, type PlanId } from './plans.js';
+
+export const MAX_ACTIVE_API_KEYS = 20;
+export const MAX_API_KEY_LABEL_LENGTH = 100;
+export const MAX_EMAIL_LENGTH = 254;
+
+export function accountStreamId(accountId: string): string {
+  return `account-${accountId}`;
+}
+
+// ---- Commands ----
+
+export interface RegisterAccount {
+  readonly type: 'RegisterAccount';
+  readonly accountId: string;
+  /** Normalized here: trimmed and lowercased. */
+  readonly email: string;
+  readonly plan: PlanId;
+  readonly passwordHash?: string;
+}
+export interface SetPassword {
+  readonly type: 'SetPassword';
+  readonly passwordHash: string;
+}
+export interface ChangePlan {
+  readonly type: 'ChangePlan';
+  readonly plan: PlanId;
+}
+export interface IssueApiKey {
+  readonly type: 'IssueApiKey';
+  readonly keyId: string;
+  /** The public part of the key shown in lists (never the secret). */
+  readonly prefix: string;
+  /** Hash of the secret; the secret itself is never stored. */
+  readonly secretHash: string;
+  readonly label: string;
+}
+export interface RevokeApiKey {
+  readonly type: 'RevokeApiKey';
+  readonly keyId: string;
+}
+export type AccountCommand = RegisterAccount | SetPassword | ChangePlan | IssueApiKey | RevokeApiKey;
+
+// ---- Events ----
+
+export type AccountRegistered = DomainEvent<
+  'AccountRegistered',
+  { accountId: string; email: string; plan: PlanId; cycleAnchor: string }
+>;
+export type PasswordSet = DomainEvent<'PasswordSet', { passwordHash: string }>;
+export type PlanChanged = DomainEvent<'PlanChanged', { from: PlanId; to: PlanId }>;
+export type ApiKeyIssued = DomainEvent<
+  'ApiKeyIssued',
+  { keyId: string; prefix: string; secretHash: string; label: string; issuedAt: string }
+>;
+export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
+export type AccountEvent = AccountRegistered | PasswordSet | PlanChanged | ApiKeyIssued | ApiKeyRevoked;
+
+// ---- State (plain JSON) ----
+
+export interface ApiKeyState {
+  readonly prefix: string;
+  readonly label: string;
+  readonly issuedAt: string;
+  readonly revokedAt: string | null;
+}
+
+/** Before registration: every field empty. */
+export interface UnregisteredAccountState {
+  readonly registered: false;
+  readonly accountId: null;
+  readonly email: null;
+  readonly plan: null;
+  readonly cycleAnchor: null;
+  readonly passwordHash: null;
+  readonly apiKeys: Readonly<Record<string, ApiKeyState>>;
+}
+
+export interface RegisteredAccountState {
+  readonly registered: true;
+  readonly accountId: string;
+  readonly email: string;
+  readonly plan: PlanId;
+  /** Registration date-time: the billing cycle anchor. */
+  readonly cycleAnchor: string;
+  readonly passwordHash: string | null;
+  readonly apiKeys: Readonly<Record<string, ApiKeyState>>;
+}
+
+/** Narrow with `state.registered`. */
+export type AccountState = UnregisteredAccountState | RegisteredAccountState;
+
+export interface AccountContext {
+  readonly now: Date;
+}
+
+const initialState: UnregisteredAccountState = {
+  registered: false,
+  accountId: null,
+  email: null,
+  plan: null,
+  cycleAnchor: null,
+  passwordHash: null,
+  apiKeys: {},
+};
+
+/** The a@b.tld shape: no spaces, one @, a dot inside the domain with non-empty labels around it. */
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= MAX_EMAIL_LENGTH && EMAIL_SHAPE.test(email);
+}
+
+export function activeApiKeyCount(state: AccountState): number {
+  return Object.values(state.apiKeys).filter((key) => key.revokedAt === null).length;
+}
+
+export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState, AccountContext> = {
+  initialState,
+
+  decide(command, state, { now }) {
+    if (command.type === 'RegisterAccount') return register(command, state, now);
+    if (!state.registered) throw new ServiceError('not_found', 'The account does not exist.');
+    switch (command.type) {
+      case 'SetPassword':
+        requireText(command.passwordHash, 'passwordHash');
+        return [{ type: 'PasswordSet', data: { passwordHash: command.passwordHash } }];
+      case 'ChangePlan': {
+        requirePlan(command.plan);
+        const from = state.plan;
+        if (from === command.plan) return [];
+        return [{ type: 'PlanChanged', data: { from, to: command.plan } }];
+      }
+      case 'IssueApiKey':
+        return issueApiKey(command, state, now);
+      case 'RevokeApiKey': {
+        const key = ownEntry(state.apiKeys, command.keyId);
+        if (!key)
+          throw new ServiceError('not_found', 'The API key does not exist.', { keyId: command.keyId });
+        if (key.revokedAt !== null) return [];
+        return [{ type: 'ApiKeyRevoked', data: { keyId: command.keyId, revokedAt: now.toISOString() } }];
+      }
+    }
+  },
+
+  evolve(state, event): AccountState {
+    if (event.type === 'AccountRegistered') {
+      const { accountId, email, plan, cycleAnchor } = event.data;
+      return {
+        ...state,
+        registered: true,
+        accountId,
+        email,
+        plan,
+        cycleAnchor,
+        passwordHash: state.passwordHash,
+      };
+    }
+    if (!state.registered) return state;
+    switch (event.type) {
+      case 'PasswordSet':
+        return { ...state, passwordHash: event.data.passwordHash };
+      case 'PlanChanged':
+        return { ...state, plan: event.data.to };
+      case 'ApiKeyIssued': {
+        const { keyId, prefix, label, issuedAt } = event.data;
+        return {
+          ...state,
+          apiKeys: { ...state.apiKeys, [keyId]: { prefix, label, issuedAt, revokedAt: null } },
+        };
+      }
+      case 'ApiKeyRevoked': {
+        const key = ownEntry(state.apiKeys, event.data.keyId);
+        if (!key) return state;
+        return {
+          ...state,
+          apiKeys: { ...state.apiKeys, [event.data.keyId]: { ...key, revokedAt: event.data.revokedAt } },
+        };
+      }
+      default:
+        return state;
+    }
+  },
+};
+
+function register(command: RegisterAccount, state: AccountState, now: Date): AccountEvent[] {
+  if (state.registered) throw new ServiceError('already_exists', 'The account is already registered.');
+  requireText(command.accountId, 'accountId');
+  const email = typeof command.email === 'string' ? normalizeEmail(command.email) : '';
+  if (!isValidEmail(email)) {
+    throw new ServiceError(
+      'invalid_input',
+      `The email must look like name@domain.tld (at most ${MAX_EMAIL_LENGTH} characters).`,
+      {
+        field: 'email',
+      },
+    );
+  }
+  requirePlan(command.plan);
+  const events: AccountEvent[] = [
+    {
+      type: 'AccountRegistered',
+      data: { accountId: command.accountId, email, plan: command.plan, cycleAnchor: now.toISOString() },
+    },
+  ];
+  if (command.passwordHash !== undefined) {
+    requireText(command.passwordHash, 'passwordHash');
+    events.push({ type: 'PasswordSet', data: { passwordHash: command.passwordHash } });
+  }
+  return events;
+}
+
+function issueApiKey(command: IssueApiKey, state: AccountState, now: Date): AccountEvent[] {
+  requireText(command.keyId, 'keyId');
+  requireText(command.prefix, 'prefix');
+  requireText(command.secretHash, 'secretHash');
+  if (typeof command.label !== 'string' || [...command.label].length > MAX_API_KEY_LABEL_LENGTH) {
+    throw new ServiceError(
+      'invalid_input',
+      `An API key label has at most ${MAX_API_KEY_LABEL_LENGTH} characters.`,
+      {
+        field: 'label',
+      },
+    );
+  }
+  if (ownEntry(state.apiKeys, command.keyId)) {
+    throw new ServiceError('already_exists', 'An API key with this id already exists.', {
+      keyId: command.keyId,
+    });
+  }
+  const active = activeApiKeyCount(state);
+  if (active >= MAX_ACTIVE_API_KEYS) {
+    throw new ServiceError(
+      'invalid_input',
+      `An account can hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before issuing another.`,
+      { active, limit: MAX_ACTIVE_API_KEYS },
+    );
+  }
+  const { keyId, prefix, secretHash, label } = command;
+  return [{ type: 'ApiKeyIssued', data: { keyId, prefix, secretHash, label, issuedAt: now.toISOString() } }];
+}
+
+function requireText(value: unknown, field: string): void {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ServiceError('invalid_input', `${field} must be a non-empty string.`, { field });
+  }
+}
+
+function requirePlan(plan: unknown): asserts plan is PlanId {
+  if (!isPlanId(plan))
+    throw new ServiceError('invalid_input', 'Unknown plan.', { field: 'plan', plan: String(plan) });
+}
+
+/** Own entries only: ids such as "__proto__" or "constructor" must not resolve to Object.prototype members. */
+function ownEntry<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
