@@ -1,0 +1,134 @@
+/**
+ * OAuth access tokens: JWTs signed with the service's Ed25519 key (alg EdDSA, typ `at+jwt` as in RFC 9068).
+ *
+ * Claims: iss (the issuer), aud `exposure-research-api`, sub (account id), scope (space-separated), client
+ * (`api` or `mcp`), jti (token id, for revocation lists), iat and exp (seconds). Verification pins the
+ * algorithm, issuer, audience and type, requires every claim, and reads time from the injected clock.
+ *
+ * Tokens are self-contained: a revoked token stays valid until it expires unless the caller also checks
+ * `tokenId` against a revocation list. Keep lifetimes short (default one hour, at most one day).
+ */
+import { randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Clock } from '../clock/clock.js';
+import { ServiceError } from '../errors/service-error.js';
+import { JWT_SIGNING_ALGORITHM, type ServiceSecrets } from './secrets.js';
+
+export const ACCESS_TOKEN_AUDIENCE = 'exposure-research-api';
+export const DEFAULT_ACCESS_TOKEN_ISSUER = 'exposure-research';
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+const MAX_TOKEN_LENGTH = 8192;
+const MAX_SCOPES = 64;
+/** RFC 6749 scope-token: printable ASCII except space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export type AccessTokenClient = 'api' | 'mcp';
+const CLIENTS: ReadonlySet<string> = new Set<AccessTokenClient>(['api', 'mcp']);
+
+export interface IssueAccessTokenInput {
+  readonly accountId: string;
+  readonly scopes: readonly string[];
+  readonly client: AccessTokenClient;
+  /** Lifetime in whole seconds, 1 to 86400; 3600 when omitted. */
+  readonly ttlSeconds?: number;
+}
+
+export interface IssuedAccessToken {
+  readonly token: string;
+  readonly expiresAt: Date;
+  readonly tokenId: string;
+}
+
+export interface VerifiedAccessToken {
+  readonly accountId: string;
+  readonly scopes: string[];
+  readonly client: AccessTokenClient;
+  readonly tokenId: string;
+  readonly expiresAt: Date;
+}
+
+export class AccessTokens {
+  constructor(
+    private readonly secrets: ServiceSecrets,
+    private readonly clock: Clock,
+    private readonly issuer: string = DEFAULT_ACCESS_TOKEN_ISSUER,
+  ) {}
+
+  /** Signs a token; throws ServiceError('invalid_input') for an empty account, bad scopes or lifetime. */
+  async issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken> {
+    const ttlSeconds = input.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_ACCESS_TOKEN_TTL_SECONDS) {
+      throw new ServiceError(
+        'invalid_input',
+        `an access token lifetime must be 1 to ${MAX_ACCESS_TOKEN_TTL_SECONDS} seconds`,
+        { field: 'ttlSeconds' },
+      );
+    }
+    if (typeof input.accountId !== 'string' || input.accountId.length === 0 || input.accountId.length > 256) {
+      throw new ServiceError('invalid_input', 'an access token needs an account id', { field: 'accountId' });
+    }
+    if (!CLIENTS.has(input.client)) {
+      throw new ServiceError('invalid_input', 'unknown access token client', { field: 'client' });
+    }
+    const scopes = [...new Set(input.scopes)];
+    if (scopes.length === 0 || scopes.length > MAX_SCOPES || !scopes.every((s) => SCOPE_TOKEN.test(s))) {
+      throw new ServiceError('invalid_input', 'an access token needs one or more valid scopes', {
+        field: 'scopes',
+      });
+    }
+
+    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
+    const expiresAtSeconds = issuedAt + ttlSeconds;
+    const tokenId = randomUUID();
+    const token = await new SignJWT({ scope: scopes.join(' '), client: input.client })
+      .setProtectedHeader({ alg: JWT_SIGNING_ALGORITHM, kid: this.secrets.kid, typ: ACCESS_TOKEN_TYPE })
+      .setIssuer(this.issuer)
+      .setAudience(ACCESS_TOKEN_AUDIENCE)
+      .setSubject(input.accountId)
+      .setJti(tokenId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAtSeconds)
+      .sign(this.secrets.jwtPrivateKey);
+    return { token, expiresAt: new Date(expiresAtSeconds * 1000), tokenId };
+  }
+
+  /** The token's claims, or null when it is malformed, tampered with, foreign, expired or incomplete. */
+  async verify(token: string): Promise<VerifiedAccessToken | null> {
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !looksLikeJwt(token)) return null;
+    try {
+      const { payload } = await jwtVerify(token, this.secrets.jwtPublicKey, {
+        algorithms: [JWT_SIGNING_ALGORITHM],
+        issuer: this.issuer,
+        audience: ACCESS_TOKEN_AUDIENCE,
+        typ: ACCESS_TOKEN_TYPE,
+        currentDate: this.clock.now(),
+        requiredClaims: ['iss', 'aud', 'sub', 'jti', 'iat', 'exp', 'scope', 'client'],
+      });
+      const { sub, jti, exp, scope, client } = payload;
+      if (typeof sub !== 'string' || sub.length === 0) return null;
+      if (typeof jti !== 'string' || jti.length === 0) return null;
+      if (typeof exp !== 'number') return null;
+      if (typeof client !== 'string' || !CLIENTS.has(client)) return null;
+      if (typeof scope !== 'string') return null;
+      const scopes = scope.split(' ').filter((s) => s.length > 0);
+      if (scopes.length === 0 || !scopes.every((s) => SCOPE_TOKEN.test(s))) return null;
+      return {
+        accountId: sub,
+        scopes,
+        client: client as AccessTokenClient,
+        tokenId: jti,
+        expiresAt: new Date(exp * 1000),
+      };
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** True for three base64url segments separated by dots: a JWT, as opposed to an `exr_` API key. */
+export function looksLikeJwt(text: unknown): boolean {
+  return typeof text === 'string' && text.length <= MAX_TOKEN_LENGTH && JWT_SHAPE.test(text);
+}

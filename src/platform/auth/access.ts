@@ -1,0 +1,67 @@
+import { SetMetadata } from '@nestjs/common';
+
+/**
+ * Every route declares who may call it: its surface (which credential it accepts) and the permission it
+ * needs. A route without a declaration is refused at runtime and fails the route-inventory test.
+ *
+ * - `public`: no credential (health, login, the caller-IP route).
+ * - `personal_api`: `/api/v2/common/...`, a personal API key (X-API-KEY or Bearer) or an OAuth access token with
+ *   `service.read`. A session cookie is not a credential here.
+ * - `session`: `/api/v2/auth/...`, `/api/v2/organizations/...`, `/api/v2/data`: the `__Host-ps` cookie, plus a
+ *   matching CSRF token for unsafe methods. API keys and tokens never substitute for it.
+ */
+export type Surface = 'public' | 'personal_api' | 'session';
+
+export const PERMISSIONS = [
+  'service.health',
+  'auth.login',
+  'auth.logout',
+  'account.read',
+  'credits.read',
+  'keys.manage',
+  'tokens.create',
+  'data.search',
+  'data.enrich',
+  'data.export',
+  'organization.read',
+  'organization.manage',
+  'caller.ip',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export interface AccessRule {
+  readonly surface: Surface;
+  readonly permission: Permission;
+  /**
+   * A personal data request (search, exports, enrichment): needs a current paid subscription or a purchased
+   * balance above zero, even when the operation itself is free (contract, Authentication 3).
+   */
+  readonly personalData?: boolean;
+}
+
+export const ACCESS_RULE = 'access-rule';
+
+export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => SetMetadata(ACCESS_RULE, rule);
+
+/** Who is calling, once the guard accepted the credential. */
+export interface Principal {
+  readonly accountId: string;
+  readonly via: 'api_key' | 'access_token' | 'session';
+  /** The channel charges are recorded under: `mcp` when an access token says its client is an MCP client. */
+  readonly channel: 'api' | 'session' | 'mcp';
+  readonly scopes: readonly string[];
+  readonly keyId?: string;
+  readonly tokenId?: string;
+  readonly sessionId?: string;
+  readonly organizationId?: string | null;
+}
+
+/** The read-model lookups the guard needs; implemented by the accounts context. */
+export interface PrincipalDirectory {
+  findApiKey(keyId: string): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null>;
+  accountExists(accountId: string): Promise<boolean>;
+  hasPersonalDataEntitlement(accountId: string): Promise<boolean>;
+}
+
+export const PRINCIPAL_DIRECTORY = Symbol('PrincipalDirectory');
+export const SERVICE_SCOPE = 'service.read';

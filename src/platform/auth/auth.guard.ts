@@ -1,0 +1,143 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '../errors/service-error.js';
+import {
+  ACCESS_RULE,
+  PRINCIPAL_DIRECTORY,
+  SERVICE_SCOPE,
+  type AccessRule,
+  type Principal,
+  type PrincipalDirectory,
+} from './access.js';
+import { AccessTokens, looksLikeJwt } from './access-tokens.js';
+import { apiKeyMatches, parseApiKey } from './api-keys.js';
+import { CSRF_COOKIE, parseCookies, SESSION_COOKIE } from './cookies.js';
+import { CSRF_HEADER, csrfTokenMatches } from './csrf.js';
+import { ServiceSecrets } from './secrets.js';
+import { SessionStore } from './sessions.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+/**
+ * The one gate in front of every route: reads the route's AccessRule and accepts only the credential its
+ * surface allows. Contract rules on authentication live here, not in controllers.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(PRINCIPAL_DIRECTORY) private readonly directory: PrincipalDirectory,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(AccessTokens) private readonly tokens: AccessTokens,
+    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!rule) throw new ServiceError('forbidden', 'this route declares no access rule');
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    switch (rule.surface) {
+      case 'public':
+        return true;
+      case 'personal_api':
+        request.principal = await this.personalApi(request, rule);
+        return true;
+      case 'session':
+        request.principal = await this.session(request);
+        return true;
+    }
+  }
+
+  private async personalApi(request: FastifyRequest, rule: AccessRule): Promise<Principal> {
+    const credential = personalCredential(request);
+    if (!credential) {
+      throw new ServiceError(
+        'unauthenticated',
+        'send a personal API key in X-API-KEY or Authorization: Bearer',
+      );
+    }
+    let principal: Principal;
+    if (looksLikeJwt(credential)) {
+      const token = await this.tokens.verify(credential);
+      if (!token) throw new ServiceError('unauthenticated', 'the access token is invalid or expired');
+      if (!token.scopes.includes(SERVICE_SCOPE)) {
+        throw new ServiceError('insufficient_scope', `the access token lacks the ${SERVICE_SCOPE} scope`, {
+          required_scope: SERVICE_SCOPE,
+        });
+      }
+      principal = {
+        accountId: token.accountId,
+        via: 'access_token',
+        channel: token.client === 'mcp' ? 'mcp' : 'api',
+        scopes: token.scopes,
+        tokenId: token.tokenId,
+      };
+    } else {
+      const parsed = parseApiKey(credential);
+      const stored = parsed ? await this.directory.findApiKey(parsed.keyId) : null;
+      if (!parsed || !stored || stored.revoked || !apiKeyMatches(parsed.secret, stored.secretHash)) {
+        throw new ServiceError('unauthenticated', 'the API key is invalid or revoked');
+      }
+      principal = {
+        accountId: stored.accountId,
+        via: 'api_key',
+        channel: 'api',
+        scopes: [SERVICE_SCOPE],
+        keyId: parsed.keyId,
+      };
+    }
+    if (!(await this.directory.accountExists(principal.accountId))) {
+      throw new ServiceError('unauthenticated', 'the credential belongs to no account');
+    }
+    if (rule.personalData && !(await this.directory.hasPersonalDataEntitlement(principal.accountId))) {
+      throw new ServiceError(
+        'entitlement_required',
+        'personal data requests need a current paid subscription (Professional or Enterprise) or purchased credits',
+      );
+    }
+    return principal;
+  }
+
+  private async session(request: FastifyRequest): Promise<Principal> {
+    const cookies = parseCookies(request.headers.cookie);
+    const sessionId = cookies[SESSION_COOKIE];
+    const session = sessionId ? await this.sessions.resolve(sessionId) : null;
+    if (!sessionId || !session)
+      throw new ServiceError('unauthenticated', 'sign in: this route needs a browser session');
+    if (!SAFE_METHODS.has(request.method)) {
+      const header = request.headers[CSRF_HEADER];
+      const token = Array.isArray(header) ? header[0] : header;
+      if (!csrfTokenMatches(sessionId, token, cookies[CSRF_COOKIE], this.secrets.csrfSecret)) {
+        throw new ServiceError(
+          'csrf_failed',
+          `send the ${CSRF_COOKIE} cookie value in the X-CSRF-Token header`,
+        );
+      }
+    }
+    return {
+      accountId: session.accountId,
+      via: 'session',
+      channel: 'session',
+      scopes: [],
+      sessionId,
+      organizationId: session.organizationId ?? null,
+    };
+  }
+}
+
+/** X-API-KEY first, else Authorization: Bearer. Cookies are never a personal API credential. */
+function personalCredential(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  const apiKey = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (apiKey) return apiKey;
+  const authorization = request.headers.authorization?.trim();
+  if (authorization && /^bearer\s+/i.test(authorization))
+    return authorization.replace(/^bearer\s+/i, '').trim() || undefined;
+  return undefined;
+}
