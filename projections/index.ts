@@ -1,5 +1,17 @@
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { accountsProjection } from './accounts.projection.js';
+import { apiKeysProjection } from './api-keys.projection.js';
+import { creditStateProjection } from './credit-state.projection.js';
+import { creditUsageProjection } from './credit-usage.projection.js';
 import { eventStreamsProjection } from './event-streams.projection.js';
+import { openReservationsProjection } from './open-reservations.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
-export const allProjections: readonly ProjectionDefinition[] = [eventStreamsProjection];
+export const allProjections: readonly ProjectionDefinition[] = [
+  eventStreamsProjection,
+  accountsProjection,
+  apiKeysProjection,
+  creditStateProjection,
+  creditUsageProjection,
+  openReservationsProjection,
+];

@@ -1,5 +1,11 @@
 import { Global, Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { AccountsModule } from './accounts/accounts.module.js';
+import { CreditsModule } from './credits/credits.module.js';
+import { AuthGuard } from './platform/auth/auth.guard.js';
+import { AuthModule } from './platform/auth/auth.module.js';
+import { CallerIpController } from './platform/http/caller-ip.controller.js';
 import { APP_CONFIG } from './platform/config/app-config.js';
 import { CLOCK } from './platform/clock/clock.js';
 import { EVENT_STORE } from './platform/event-store/event-store.port.js';
@@ -31,8 +37,17 @@ export class AppModule {
   static forContext(context: ServiceContext, extra: ReadonlyArray<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forContext(context), CqrsModule.forRoot(), ...extra],
-      controllers: [HealthController],
+      imports: [
+        PlatformModule.forContext(context),
+        CqrsModule.forRoot(),
+        AuthModule,
+        AccountsModule,
+        CreditsModule,
+        ...extra,
+      ],
+      controllers: [HealthController, CallerIpController],
+      // Every route passes the one guard; a route without an access rule is refused.
+      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
   }
 }

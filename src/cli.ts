@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { Command } from 'commander';
+import { registerAccountCommands } from './accounts/cli/account.cli.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
@@ -15,6 +16,7 @@ const program = new Command()
   .showHelpAfterError();
 
 const runtime = new CliRuntime();
+registerAccountCommands(program, runtime);
 registerProjectionCommands(program, runtime);
 registerEventCommands(program, runtime);
 

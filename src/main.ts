@@ -1,5 +1,8 @@
 import 'reflect-metadata';
+import { CommandBus } from '@nestjs/cqrs';
 import pino from 'pino';
+import { seedDemoAccount, type DemoAccount } from './accounts/demo-seed.js';
+import { ReservationSweeper } from './credits/reservation-sweeper.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
@@ -23,12 +26,18 @@ async function main(): Promise<void> {
   await context.projections.start();
   const app = await createHttpApp(context);
   await app.listen(config.port, config.host);
+  const sweeper = new ReservationSweeper(context);
+  sweeper.start();
+  const demo: DemoAccount | null = config.seedDemo
+    ? await seedDemoAccount(context, app.get(CommandBus))
+    : null;
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'shutting down');
+    await sweeper.stop();
     await app.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
     await context.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
     process.exit(0);
@@ -49,6 +58,15 @@ async function main(): Promise<void> {
       `  Events:       ${storage.events}`,
       `  Read models:  ${storage.readModels}`,
       `  Operator CLI: npm run cli -- --help   (works while the service runs)`,
+      ...(demo
+        ? [
+            '',
+            'Demo account created (shown once, keep them):',
+            `  Sign in:      POST ${base}/api/v2/auth/login  {"email":"${demo.email}","password":"${demo.password}"}`,
+            `  API key:      ${demo.apiKey}`,
+            `  Try it:       curl -H 'X-API-KEY: ${demo.apiKey}' ${base}/api/v2/common/credits`,
+          ]
+        : ['', `Demo account: ${'demo@example.com'} (its password and key were printed at the first start)`]),
       '',
     ].join('\n') + '\n',
   );

@@ -1,9 +1,11 @@
 import { allProjections } from '../../projections/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { systemClock, type Clock } from './clock/clock.js';
+import { EventSourcedRepository } from './event-sourcing/event-sourced-repository.js';
 import type { ProjectionDefinition } from './projections/projection-definition.js';
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
 
 export type LogFunction = (
@@ -18,12 +20,19 @@ export type LogFunction = (
  * the Nest modules receive it as one provider.
  */
 export class ServiceContext {
+  /**
+   * False when no process applies projections (the CLI owning DATA_DIR with no service running): then
+   * nobody will catch up until the service starts, and commands must not wait for it.
+   */
+  projectionsFollowed = true;
+
   private constructor(
     readonly config: AppConfig,
     readonly clock: Clock,
     readonly storage: Storage,
     readonly projections: ProjectionRunner,
     readonly maintenance: ProjectionMaintenance,
+    readonly repository: EventSourcedRepository,
   ) {}
 
   static async open(
@@ -61,7 +70,21 @@ export class ServiceContext {
       onSwitched: (name) => projections.generationSwitched(name),
     });
     late.maintenance = maintenance;
-    return new ServiceContext(config, clock, storage, projections, maintenance);
+    // Ledgers take a charge per request: a snapshot every 500 events keeps loading them cheap.
+    const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
+      snapshotEvery: 500,
+    });
+    return new ServiceContext(config, clock, storage, projections, maintenance, repository);
+  }
+
+  /** Waits (bounded by PROJECTION_WAIT_MS) until these projections applied `position`: read-your-writes. */
+  async readYourWrites(projections: readonly string[], position: string | null): Promise<boolean> {
+    if (position === null || !this.projectionsFollowed) return true;
+    return this.projections.waitFor(projections, position, this.config.projectionWaitMs);
+  }
+
+  get rateLimiter(): RateLimiter {
+    return this.storage.rateLimiter;
   }
 
   async close(): Promise<void> {

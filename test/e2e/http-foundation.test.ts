@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { IsInt, IsString, Max, Min } from 'class-validator';
+import { Access } from '../../src/platform/auth/access.js';
 import { ServiceError } from '../../src/platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../src/platform/event-store/event-store.port.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -17,6 +18,7 @@ class ProbeBody {
 }
 
 /** Routes that fail in each way the error mapping must handle. */
+@Access({ surface: 'public', permission: 'service.health' })
 @Controller('probe')
 class ProbeController {
   @Post('validate')

@@ -1,20 +1,50 @@
+import { NestFactory } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
+import type { INestApplicationContext } from '@nestjs/common';
+import { AppModule } from '../../app.module.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { ServiceContext } from '../service-context.js';
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
 export class CliRuntime {
   private context: ServiceContext | undefined;
+  private application: INestApplicationContext | undefined;
 
   /**
    * Opens the configured storage. With the embedded database, this connects through the running service's
    * socket, or owns DATA_DIR itself (and serves it) when no service runs.
    */
-  async open(): Promise<ServiceContext> {
-    if (!this.context) this.context = await ServiceContext.open(loadConfig(), { serveSocket: true });
+  async open(options: { readonly followProjections?: boolean } = {}): Promise<ServiceContext> {
+    if (!this.context) {
+      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true });
+      // Owning the embedded database means no service runs: nobody follows the log unless we do.
+      this.context.projectionsFollowed = this.context.storage.sqlRole !== 'owner';
+    }
+    if (options.followProjections && !this.context.projectionsFollowed) {
+      // Commands that read models (accounts by email, keys) need them current: follow the log ourselves.
+      await this.context.projections.start();
+      this.context.projectionsFollowed = true;
+      const deadline = Date.now() + 120_000;
+      while (!this.context.projections.allLive() && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+    }
     return this.context;
   }
 
+  /** The same command handlers the HTTP routes use, without the HTTP server. */
+  async commands(): Promise<CommandBus> {
+    if (!this.application) {
+      const context = await this.open({ followProjections: true });
+      this.application = await NestFactory.createApplicationContext(AppModule.forContext(context), {
+        logger: false,
+      });
+    }
+    return this.application.get(CommandBus);
+  }
+
   async close(): Promise<void> {
+    await this.application?.close();
+    this.application = undefined;
     await this.context?.close();
     this.context = undefined;
   }

@@ -91,7 +91,13 @@ export class EventSourcedRepository {
           return { events, state, version: result.nextExpectedVersion, position: result.position };
         } catch (error) {
           this.cache.delete(streamId);
-          if (error instanceof WrongExpectedVersion && attempt < retries) continue;
+          if (error instanceof WrongExpectedVersion && attempt < retries) {
+            // Another process won the race; jitter so the two do not collide again at once.
+            await new Promise((resolve) =>
+              setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 7)),
+            );
+            continue;
+          }
           throw error;
         }
       }

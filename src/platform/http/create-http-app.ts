@@ -6,7 +6,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
-import { HttpErrorFilter, sendError } from './http-error.filter.js';
+import { HttpErrorFilter } from './http-error.filter.js';
 import { createValidationPipe } from './validation.js';
 
 /** Largest body any route accepts; routes with a smaller contract limit set their own. */
@@ -30,7 +30,6 @@ export async function createHttpApp(
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'request_id',
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forContext(context, options.modules ?? []),
@@ -44,9 +43,6 @@ export async function createHttpApp(
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
   });
-  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-    sendError(error, request, reply),
-  );
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
 

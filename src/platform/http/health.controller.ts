@@ -1,10 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Access } from '../auth/access.js';
 import { ServiceContext } from '../service-context.js';
 
 /** Liveness (the process answers) and readiness (storage reachable, projections following the log). */
 @ApiTags('health')
+@Access({ surface: 'public', permission: 'service.health' })
 @Controller('health')
 export class HealthController {
   constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}

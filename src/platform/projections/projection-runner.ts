@@ -174,6 +174,7 @@ export class ProjectionRunner {
    */
   waitFor(names: readonly string[], position: GlobalPosition, timeoutMs: number): Promise<boolean> {
     if (this.reached(names, position)) return Promise.resolve(true);
+    if (names.some((name) => !this.runs.has(name))) return this.waitForElsewhere(names, position, timeoutMs);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((waiter) => waiter !== entry);
@@ -189,6 +190,29 @@ export class ProjectionRunner {
       };
       this.waiters.push(entry);
     });
+  }
+
+  /** Another process (the service, seen from the CLI) runs these projections: watch their checkpoints. */
+  private async waitForElsewhere(
+    names: readonly string[],
+    position: GlobalPosition,
+    timeoutMs: number,
+  ): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let all = true;
+      for (const name of names) {
+        const generations = await this.readGenerations(name);
+        const checkpoint = generations
+          ? await this.engine.checkpoint(this.definition(name), generations.live)
+          : null;
+        if (comparePositions((checkpoint?.position as GlobalPosition | undefined) ?? null, position) < 0)
+          all = false;
+      }
+      if (all) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   /** Live state of each projection in this process. */

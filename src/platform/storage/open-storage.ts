@@ -5,6 +5,8 @@ import type { SqlDatabase } from '../database/sql-database.js';
 import type { EventStore } from '../event-store/event-store.port.js';
 import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
+import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
+import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
 
 /**
@@ -16,6 +18,8 @@ import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js
 export interface Storage {
   readonly eventStore: EventStore;
   readonly readStore: ReadStore;
+  /** Rate limits shared by every instance on the same read-model database. */
+  readonly rateLimiter: RateLimiter;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -67,9 +71,21 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     closers.push(() => readStore.close());
     await readStore.init();
 
+    let rateLimiter: RateLimiter;
+    if (config.mongodbUrl) {
+      const { MongoRateLimiter } = await import('../rate-limit/mongodb-rate-limiter.js');
+      const mongoLimiter = await MongoRateLimiter.connect(config.mongodbUrl, options.clock);
+      closers.push(() => mongoLimiter.close());
+      rateLimiter = mongoLimiter;
+    } else {
+      rateLimiter = new PostgresRateLimiter(opened!.db, options.clock);
+    }
+    await rateLimiter.init();
+
     return {
       eventStore,
       readStore,
+      rateLimiter,
       sql: opened?.db,
       sqlRole: opened?.role,
       close: async () => {

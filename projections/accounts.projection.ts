@@ -1,0 +1,52 @@
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type {
+  ProjectionDefinition,
+  ProjectionView,
+} from '../src/platform/projections/projection-definition.js';
+
+/** One document per account: sign-in lookup by email, plan and billing anchor for credit state. */
+export interface AccountDocument {
+  readonly id: string;
+  readonly email: string;
+  readonly plan: string;
+  readonly cycleAnchor: string;
+  readonly passwordHash: string | null;
+  readonly registeredAt: string;
+  readonly [field: string]: unknown;
+}
+
+export const ACCOUNTS = 'accounts';
+
+const accountId = (event: RecordedEvent): string => event.streamId.slice('account-'.length);
+
+export const accountsProjection: ProjectionDefinition = {
+  name: 'accounts',
+  version: 1,
+  collections: { [ACCOUNTS]: { indexes: [{ name: 'by_email', fields: [['email', 1]], unique: true }] } },
+  handles: ['AccountRegistered', 'PasswordSet', 'PlanChanged'],
+  reads: (event) => [{ collection: ACCOUNTS, id: accountId(event) }],
+  apply(event: RecordedEvent, view: ProjectionView): void {
+    const id = accountId(event);
+    switch (event.type) {
+      case 'AccountRegistered': {
+        const data = event.data as { email: string; plan: string; cycleAnchor: string };
+        view.put(ACCOUNTS, {
+          id,
+          email: data.email,
+          plan: data.plan,
+          cycleAnchor: data.cycleAnchor,
+          passwordHash: null,
+          registeredAt: event.recordedAt,
+        });
+        return;
+      }
+      case 'PasswordSet':
+        if (view.get(ACCOUNTS, id))
+          view.patch(ACCOUNTS, id, { passwordHash: (event.data as { passwordHash: string }).passwordHash });
+        return;
+      case 'PlanChanged':
+        if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { plan: (event.data as { to: string }).to });
+        return;
+    }
+  },
+};

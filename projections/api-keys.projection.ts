@@ -1,0 +1,63 @@
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type {
+  ProjectionDefinition,
+  ProjectionView,
+} from '../src/platform/projections/projection-definition.js';
+
+/** Personal API keys by key id (the visible prefix): only the secret's hash is ever stored. */
+export interface ApiKeyDocument {
+  readonly id: string;
+  readonly accountId: string;
+  readonly prefix: string;
+  readonly label: string;
+  readonly secretHash: string;
+  readonly issuedAt: string;
+  readonly revokedAt: string | null;
+  readonly [field: string]: unknown;
+}
+
+export const API_KEYS = 'api_keys';
+
+export const apiKeysProjection: ProjectionDefinition = {
+  name: 'api-keys',
+  version: 1,
+  collections: {
+    [API_KEYS]: {
+      indexes: [
+        {
+          name: 'by_account',
+          fields: [
+            ['accountId', 1],
+            ['issuedAt', -1],
+          ],
+        },
+      ],
+    },
+  },
+  handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
+  reads: (event) => [{ collection: API_KEYS, id: (event.data as { keyId: string }).keyId }],
+  apply(event: RecordedEvent, view: ProjectionView): void {
+    const accountId = event.streamId.slice('account-'.length);
+    if (event.type === 'ApiKeyIssued') {
+      const data = event.data as {
+        keyId: string;
+        prefix: string;
+        label: string;
+        secretHash: string;
+        issuedAt: string;
+      };
+      view.put(API_KEYS, {
+        id: data.keyId,
+        accountId,
+        prefix: data.prefix,
+        label: data.label,
+        secretHash: data.secretHash,
+        issuedAt: data.issuedAt,
+        revokedAt: null,
+      });
+    } else {
+      const data = event.data as { keyId: string; revokedAt: string };
+      if (view.get(API_KEYS, data.keyId)) view.patch(API_KEYS, data.keyId, { revokedAt: data.revokedAt });
+    }
+  },
+};

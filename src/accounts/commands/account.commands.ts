@@ -1,0 +1,73 @@
+import { Command } from '@nestjs/cqrs';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import type { PlanId } from '../domain/plans.js';
+
+/** Account creation is an operator action (the contract does not show sign-up): `accounts create`. */
+export class RegisterAccount extends Command<{ accountId: string }> {
+  constructor(
+    readonly email: string,
+    readonly plan: PlanId,
+    readonly password: string | undefined,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+export class ChangePlan extends Command<{ changed: boolean }> {
+  constructor(
+    readonly accountId: string,
+    readonly plan: PlanId,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+export class SetPassword extends Command<void> {
+  constructor(
+    readonly accountId: string,
+    readonly password: string,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+/** Issues a personal API key; the full key is in the result and shown once. */
+export class IssueApiKey extends Command<{
+  keyId: string;
+  prefix: string;
+  key: string;
+  label: string;
+  issuedAt: string;
+}> {
+  constructor(
+    readonly accountId: string,
+    readonly label: string,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+export class RevokeApiKey extends Command<{ revoked: boolean }> {
+  constructor(
+    /** When given, the key must belong to this account (a session revoking its own key); else 404. */
+    readonly ownerAccountId: string | undefined,
+    readonly keyId: string,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+export class PurchaseCredits extends Command<{ position: string | null }> {
+  constructor(
+    readonly accountId: string,
+    readonly credits: number,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,82 @@
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Access, type Principal } from '../../platform/auth/access.js';
+import type { AuthenticatedRequest } from '../../platform/auth/auth.guard.js';
+import {
+  clearedSessionCookies,
+  parseCookies,
+  SESSION_COOKIE,
+  sessionCookies,
+} from '../../platform/auth/cookies.js';
+import { csrfTokenFor } from '../../platform/auth/csrf.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { verifyPassword } from '../../platform/auth/passwords.js';
+import { ServiceSecrets } from '../../platform/auth/secrets.js';
+import { SessionStore } from '../../platform/auth/sessions.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
+import { AccountDirectory } from '../queries/account-directory.js';
+import { LoginBody } from './account.dtos.js';
+
+/** Ten password attempts per email per 15 minutes, across every instance. */
+const LOGIN_RULE = { name: 'login', limit: 10, windowSeconds: 15 * 60 } as const;
+
+/**
+ * Browser sign-in. Login flows are "not shown" in the contract: email and password set the session and CSRF
+ * cookies; the session id is new at every login; logout ends the session server-side.
+ */
+@ApiTags('auth')
+@Controller('api/v2/auth')
+export class AuthSessionController {
+  constructor(
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @Access({ surface: 'public', permission: 'auth.login' })
+  @ApiOperation({ summary: 'Sign in with email and password; sets __Host-ps and __Host-pc' })
+  async login(
+    @Body() body: LoginBody,
+    @Req() request: AuthenticatedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ account_id: string; csrf_token: string; expires_at: string }> {
+    const email = body.email.trim().toLowerCase();
+    enforce(
+      await this.rateLimiter.consume(LOGIN_RULE, email),
+      'too many sign-in attempts for this email; wait before retrying',
+    );
+    const account = await this.accounts.findByEmail(email);
+    // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
+    const valid = await verifyPassword(body.password, account?.passwordHash ?? null);
+    if (!account || !valid) throw new ServiceError('unauthenticated', 'the email or password is wrong');
+    // A session id is never reused across a login (fixation): end whatever session the browser brought.
+    const previous = parseCookies(request.headers.cookie)[SESSION_COOKIE];
+    if (previous) await this.sessions.revoke(previous);
+    const session = await this.sessions.create(account.id, {
+      userAgent: String(request.headers['user-agent'] ?? ''),
+    });
+    const csrfToken = csrfTokenFor(session.sessionId, this.secrets.csrfSecret);
+    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000));
+    void reply.header('set-cookie', sessionCookies(session.sessionId, csrfToken, maxAge));
+    return { account_id: account.id, csrf_token: csrfToken, expires_at: session.expiresAt.toISOString() };
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @Access({ surface: 'session', permission: 'auth.logout' })
+  @ApiOperation({ summary: 'End the browser session' })
+  async logout(
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    if (principal.sessionId) await this.sessions.revoke(principal.sessionId);
+    void reply.header('set-cookie', clearedSessionCookies());
+  }
+}

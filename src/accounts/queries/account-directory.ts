@@ -1,0 +1,62 @@
+import type { AccountDocument } from '../../../projections/accounts.projection.js';
+import { ACCOUNTS } from '../../../projections/accounts.projection.js';
+import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
+import { API_KEYS } from '../../../projections/api-keys.projection.js';
+import type { CreditStateDocument } from '../../../projections/credit-state.projection.js';
+import { CREDIT_STATES } from '../../../projections/credit-state.projection.js';
+import type { PrincipalDirectory } from '../../platform/auth/access.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { hasPersonalDataEntitlement } from '../domain/entitlements.js';
+import { isPlanId, planById, type Plan } from '../domain/plans.js';
+
+/** Account lookups from the read models: sign-in, credentials and entitlement. */
+export class AccountDirectory implements PrincipalDirectory {
+  constructor(private readonly context: ServiceContext) {}
+
+  async findApiKey(
+    keyId: string,
+  ): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null> {
+    const key = await this.context.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(keyId);
+    return key
+      ? { accountId: key.accountId, secretHash: key.secretHash, revoked: key.revokedAt !== null }
+      : null;
+  }
+
+  async accountExists(accountId: string): Promise<boolean> {
+    return (await this.account(accountId)) !== null;
+  }
+
+  async hasPersonalDataEntitlement(accountId: string): Promise<boolean> {
+    const account = await this.account(accountId);
+    if (!account) return false;
+    return hasPersonalDataEntitlement(this.plan(account), await this.purchasedBalance(accountId));
+  }
+
+  async account(accountId: string): Promise<AccountDocument | null> {
+    return this.context.projections.collection<AccountDocument>('accounts', ACCOUNTS).get(accountId);
+  }
+
+  async findByEmail(email: string): Promise<AccountDocument | null> {
+    const [account] = await this.context.projections
+      .collection<AccountDocument>('accounts', ACCOUNTS)
+      .find({ email: email.trim().toLowerCase() }, { limit: 1 });
+    return account ?? null;
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKeyDocument[]> {
+    return this.context.projections
+      .collection<ApiKeyDocument>('api-keys', API_KEYS)
+      .find({ accountId }, { sort: [['issuedAt', -1]], limit: 100 });
+  }
+
+  async purchasedBalance(accountId: string): Promise<number> {
+    const state = await this.context.projections
+      .collection<CreditStateDocument>('credit-state', CREDIT_STATES)
+      .get(`account:${accountId}`);
+    return state?.purchasedBalance ?? 0;
+  }
+
+  plan(account: AccountDocument): Plan {
+    return planById(isPlanId(account.plan) ? account.plan : 'free');
+  }
+}

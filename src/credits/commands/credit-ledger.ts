@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { accountDecider, accountStreamId } from '../../accounts/domain/account.js';
+import { billingCycle, planById } from '../../accounts/domain/plans.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { causedBy, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import {
+  available,
+  ledgerDecider,
+  ledgerStreamId,
+  type Channel,
+  type LedgerContext,
+  type LedgerState,
+  type UsageCategory,
+} from '../domain/ledger.js';
+
+/** A hold on credits taken before work starts; settle it with the actual cost, or release it. */
+export interface Reservation {
+  readonly reservationId: string;
+  readonly payer: string;
+  readonly amount: number;
+  readonly category: UsageCategory;
+  readonly channel: Channel;
+}
+
+/** Reservations abandoned by a crashed request are released by the sweeper after this long. */
+export const DEFAULT_RESERVATION_TTL_MS = 5 * 60 * 1000;
+
+/**
+ * The application side of the credit ledger: computes the payer's context (plan allowance and billing cycle)
+ * and runs ledger commands through the repository. Every rule lives in the pure ledger decider.
+ */
+export class CreditLedger {
+  constructor(private readonly context: ServiceContext) {}
+
+  /** The allowance and cycle a payer's ledger decides with, now. */
+  async ledgerContext(payer: string): Promise<LedgerContext> {
+    const now = this.context.clock.now();
+    if (payer.startsWith('account:')) {
+      const account = await this.context.repository.load(
+        accountStreamId(payer.slice('account:'.length)),
+        accountDecider,
+      );
+      if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
+      const plan = planById(account.state.plan);
+      return { now, cycle: billingCycle(account.state.cycleAnchor, now), allowance: plan.monthlyCredits };
+    }
+    // Organizations have no monthly allocation: their credits are purchased, transferred or trial credits.
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    return {
+      now,
+      cycle: billingCycle(monthStart.toISOString(), now),
+      allowance: 0,
+    };
+  }
+
+  async state(payer: string): Promise<LedgerState> {
+    return (await this.context.repository.load(ledgerStreamId(payer), ledgerDecider)).state;
+  }
+
+  async available(payer: string): Promise<number> {
+    const [state, context] = await Promise.all([this.state(payer), this.ledgerContext(payer)]);
+    return available(state, context);
+  }
+
+  /** Holds `amount` credits, or refuses with 402 insufficient_credits before any work starts. */
+  async reserve(
+    request: { payer: string; amount: number; category: UsageCategory; channel: Channel; ttlMs?: number },
+    envelope: CommandEnvelope,
+  ): Promise<Reservation> {
+    const reservationId = randomUUID();
+    await this.run(
+      request.payer,
+      {
+        type: 'ReserveCredits',
+        reservationId,
+        amount: request.amount,
+        category: request.category,
+        channel: request.channel,
+        ttlMs: request.ttlMs ?? DEFAULT_RESERVATION_TTL_MS,
+      },
+      causedBy(envelope, `reserve:${reservationId}`),
+    );
+    return {
+      reservationId,
+      payer: request.payer,
+      amount: request.amount,
+      category: request.category,
+      channel: request.channel,
+    };
+  }
+
+  /** Charges the actual cost (at most the reserved amount); returns the stream position for read-your-writes. */
+  async settle(reservation: Reservation, charged: number, envelope: CommandEnvelope): Promise<string | null> {
+    return this.run(
+      reservation.payer,
+      { type: 'SettleReservation', reservationId: reservation.reservationId, charged },
+      causedBy(envelope, `settle:${reservation.reservationId}`),
+    );
+  }
+
+  async release(
+    reservation: Reservation,
+    reason: 'cancelled' | 'failed',
+    envelope: CommandEnvelope,
+  ): Promise<string | null> {
+    return this.run(
+      reservation.payer,
+      { type: 'ReleaseReservation', reservationId: reservation.reservationId, reason },
+      causedBy(envelope, `release:${reservation.reservationId}`),
+    );
+  }
+
+  async purchase(
+    payer: string,
+    credits: number,
+    envelope: CommandEnvelope,
+    purchaseId: string = randomUUID(),
+  ): Promise<string | null> {
+    return this.run(
+      payer,
+      { type: 'PurchaseCredits', purchaseId, credits },
+      causedBy(envelope, `purchase:${purchaseId}`),
+    );
+  }
+
+  /** Releases this payer's reservations whose time ran out (the sweeper calls it). */
+  async expireDue(payer: string, envelope: CommandEnvelope): Promise<string | null> {
+    return this.run(payer, { type: 'ExpireReservations' }, envelope);
+  }
+
+  private async run(
+    payer: string,
+    command: Parameters<typeof ledgerDecider.decide>[0],
+    envelope: CommandEnvelope,
+  ): Promise<string | null> {
+    const context = await this.ledgerContext(payer);
+    const result = await this.context.repository.handle(
+      ledgerStreamId(payer),
+      ledgerDecider,
+      command,
+      context,
+      { ...envelope, metadata: { ...envelope.metadata, payer } },
+      // The client sent no version: a conflict with another instance's append is ours to retry.
+      { conflictRetries: 25 },
+    );
+    return result.position;
+  }
+}

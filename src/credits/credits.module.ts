@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { AccountDirectory } from '../accounts/queries/account-directory.js';
+import { ServiceContext } from '../platform/service-context.js';
+import { CreditLedger } from './commands/credit-ledger.js';
+import { CreditsController, PersonalCreditsController } from './http/credits.controller.js';
+import { ServiceCreditsInterceptor } from './http/service-credits.interceptor.js';
+import { CreditQueries } from './queries/credit-queries.js';
+
+@Module({
+  imports: [AccountsModule],
+  controllers: [CreditsController, PersonalCreditsController],
+  providers: [
+    { provide: APP_INTERCEPTOR, useClass: ServiceCreditsInterceptor },
+    {
+      provide: CreditLedger,
+      inject: [ServiceContext],
+      useFactory: (context: ServiceContext) => new CreditLedger(context),
+    },
+    {
+      provide: CreditQueries,
+      inject: [ServiceContext, AccountDirectory],
+      useFactory: (context: ServiceContext, accounts: AccountDirectory) =>
+        new CreditQueries(context, accounts),
+    },
+  ],
+  exports: [CreditLedger, CreditQueries],
+})
+export class CreditsModule {}

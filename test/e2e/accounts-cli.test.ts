@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+
+const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
+
+describe('account and key CLI commands', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let service: ServiceProcess | undefined;
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'acli-'));
+    env = { DATA_DIR: dataDir };
+  });
+
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('with no service running: create, purchase, plan, issue and revoke keys, each with --json', async () => {
+    const created = await runCli(
+      [
+        'accounts',
+        'create',
+        '--email',
+        'Ops@Example.com',
+        '--plan',
+        'free',
+        '--password',
+        'correct horse battery',
+        '--json',
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const accountId = json(created.stdout).account_id as string;
+    expect(accountId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(json(created.stdout)).toMatchObject({ email: 'ops@example.com', plan: 'free' });
+
+    const duplicate = await runCli(
+      ['accounts', 'create', '--email', 'ops@example.com', '--plan', 'free'],
+      env,
+    );
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('an account already uses ops@example.com');
+
+    const purchase = await runCli(['accounts', 'purchase', 'ops@example.com', '250', '--json'], env);
+    expect(purchase.code).toBe(0);
+    expect(json(purchase.stdout)).toEqual({ account_id: accountId, purchased: 250 });
+
+    const plan = await runCli(['accounts', 'plan', accountId, 'enterprise', '--json'], env);
+    expect(json(plan.stdout)).toEqual({ account_id: accountId, plan: 'enterprise', changed: true });
+    const badPlan = await runCli(['accounts', 'plan', accountId, 'platinum'], env);
+    expect(badPlan.code).toBe(1);
+    expect(badPlan.stderr).toContain('unknown plan "platinum"');
+
+    const issued = await runCli(['keys', 'issue', accountId, '--label', 'ci', '--json'], env);
+    const key = json(issued.stdout);
+    expect(key).toMatchObject({ account_id: accountId, label: 'ci' });
+    expect(key.key).toMatch(/^exr_[a-z2-7]{12}_/);
+    const text = await runCli(['keys', 'issue', 'ops@example.com'], env);
+    expect(text.stdout).toMatch(/^exr_\S+\n\(key id [a-z2-7]{12}; this is the only time the key is shown\)/);
+
+    const revoked = await runCli(['keys', 'revoke', key.key_id as string, '--json'], env);
+    expect(json(revoked.stdout)).toEqual({ key_id: key.key_id, revoked: true });
+    const again = await runCli(['keys', 'revoke', key.key_id as string, '--json'], env);
+    expect(json(again.stdout)).toEqual({ key_id: key.key_id, revoked: false });
+    const unknown = await runCli(['keys', 'revoke', 'aaaaaaaaaaaa'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no such API key');
+
+    // The history is attributed to the operator, on behalf of the account.
+    const replay = await runCli(['events', 'replay', '--stream', `account-${accountId}`, '--json'], env);
+    const events = replay.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual([
+      'AccountRegistered',
+      'PasswordSet',
+      'PlanChanged',
+      'ApiKeyIssued',
+      'ApiKeyIssued',
+      'ApiKeyRevoked',
+    ]);
+    expect(events[3]).toMatchObject({
+      actor: expect.stringMatching(/^operator:/),
+      payer: `account:${accountId}`,
+    });
+    expect(JSON.stringify(events)).not.toContain(key.key as string); // keys are never stored in clear
+  });
+
+  it('while the service runs: a key issued by the CLI works at once and stops at once when revoked; the demo is seeded once', async () => {
+    service = await startServiceProcess({ ...env, SEED_DEMO: 'true' });
+    const demoKey = /API key:\s+(exr_\S+)/.exec(service.output())?.[1];
+    expect(demoKey).toBeDefined();
+    const demo = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
+      headers: { 'x-api-key': demoKey! },
+    });
+    expect(demo.status).toBe(200);
+    expect(await demo.json()).toMatchObject({ plan_label: 'Professional', purchased_credits: 1000 });
+
+    const created = json(
+      (
+        await runCli(
+          ['accounts', 'create', '--email', 'live@example.com', '--plan', 'professional', '--json'],
+          env,
+        )
+      ).stdout,
+    );
+    const issued = json(
+      (await runCli(['keys', 'issue', created.account_id as string, '--json'], env)).stdout,
+    );
+    const first = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
+      headers: { authorization: `Bearer ${issued.key as string}` },
+    });
+    expect(first.status).toBe(200);
+    await runCli(['keys', 'revoke', issued.key_id as string], env);
+    const after = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
+      headers: { 'x-api-key': issued.key as string },
+    });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toMatchObject({ code: 'unauthenticated' });
+
+    expect(await service.stop()).toBe(0);
+    service = await startServiceProcess({ ...env, SEED_DEMO: 'true' });
+    expect(service.output()).not.toMatch(/API key:\s+exr_/);
+    expect(service.output()).toContain(
+      'Demo account: demo@example.com (its password and key were printed at the first start)',
+    );
+  });
+});

@@ -1,0 +1,212 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { CommandBus } from '@nestjs/cqrs';
+import {
+  ChangePlan,
+  PurchaseCredits,
+  RegisterAccount,
+} from '../../../src/accounts/commands/account.commands.js';
+import type { PlanId } from '../../../src/accounts/domain/plans.js';
+import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
+import { CreditQueries } from '../../../src/credits/queries/credit-queries.js';
+import { ReservationSweeper } from '../../../src/credits/reservation-sweeper.js';
+import { ManualClock } from '../../../src/platform/clock/clock.js';
+import { ServiceError } from '../../../src/platform/errors/service-error.js';
+import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import { SQL_KINDS } from '../../support/databases.js';
+import { startTestService, type TestService } from '../../support/service.js';
+
+const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
+
+async function account(
+  service: TestService,
+  plan: PlanId,
+  purchased = 0,
+): Promise<{ id: string; payer: string }> {
+  const bus = service.app.get(CommandBus);
+  const { accountId } = await bus.execute(
+    new RegisterAccount(
+      `${plan}-${Math.random().toString(36).slice(2)}@example.com`,
+      plan,
+      undefined,
+      operator(),
+    ),
+  );
+  if (purchased > 0) await bus.execute(new PurchaseCredits(accountId, purchased, operator()));
+  return { id: accountId, payer: `account:${accountId}` };
+}
+
+describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
+  let service: TestService;
+  afterEach(async () => {
+    await service?.dispose();
+  });
+
+  it('200 concurrent 1-credit reservations against 100 available: exactly 100 succeed, 100 get 402; usage agrees; a rebuild agrees', async () => {
+    service = await startTestService(kind);
+    const ledger = service.app.get(CreditLedger);
+    const queries = service.app.get(CreditQueries);
+    // Free: 50 monthly credits, plus 50 purchased = 100 available.
+    const { id, payer } = await account(service, 'free', 50);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) =>
+        ledger.reserve(
+          { payer, amount: 1, category: i % 2 ? 'host' : 'dns', channel: i % 5 === 0 ? 'mcp' : 'api' },
+          operator(),
+        ),
+      ),
+    );
+    const granted = outcomes
+      .filter((o) => o.status === 'fulfilled')
+      .map((o) => (o as PromiseFulfilledResult<Awaited<ReturnType<CreditLedger['reserve']>>>).value);
+    const refused = outcomes
+      .filter((o) => o.status === 'rejected')
+      .map((o) => (o as PromiseRejectedResult).reason as ServiceError);
+    expect(granted).toHaveLength(100);
+    expect(refused).toHaveLength(100);
+    for (const reason of refused) {
+      expect(reason).toBeInstanceOf(ServiceError);
+      expect(reason.code).toBe('insufficient_credits');
+    }
+    expect(await ledger.available(payer)).toBe(0);
+
+    let last: string | null = null;
+    for (const reservation of granted) last = await ledger.settle(reservation, 1, operator());
+    await service.context.readYourWrites(['credit-state', 'credit-usage'], last);
+
+    const state = await queries.creditState(id);
+    expect(state).toMatchObject({
+      monthly_credits: 50,
+      credits_used: 100,
+      purchased_credits: 0,
+      lifetime_purchased: 50,
+    });
+    const usage = await queries.usage(id);
+    const total = usage.usage.reduce((sum, entry) => sum + entry.credits, 0);
+    expect(total).toBe(state.credits_used);
+    const byCategory = Object.fromEntries(usage.usage.map((u) => [u.category, u.credits]));
+    const expectedHost = granted.filter((r) => r.category === 'host').length;
+    expect(byCategory).toMatchObject({ host: expectedHost, dns: 100 - expectedHost, whois: 0 });
+    const mcp = usage.usage_mcp.reduce((sum, entry) => sum + entry.credits, 0);
+    expect(mcp).toBe(granted.filter((r) => r.channel === 'mcp').length);
+    expect(mcp).toBeLessThan(total); // a subset of usage, never an extra charge
+
+    // Replaying the whole log gives the same credit state and usage.
+    for (const name of ['credit-state', 'credit-usage', 'open-reservations']) {
+      const verdict = await service.context.maintenance.verify(service.context.projections.definition(name));
+      expect(verdict.equal).toBe(true);
+    }
+    await service.context.maintenance.rebuild(service.context.projections.definition('credit-state'));
+    expect(await queries.creditState(id)).toEqual(state);
+  });
+
+  it('spends the monthly allocation first, then purchased credits; releasing returns the hold', async () => {
+    service = await startTestService(kind);
+    const ledger = service.app.get(CreditLedger);
+    const queries = service.app.get(CreditQueries);
+    const { id, payer } = await account(service, 'free', 30); // 50 allowance + 30 purchased
+    const big = await ledger.reserve({ payer, amount: 60, category: 'whois', channel: 'api' }, operator());
+    const small = await ledger.reserve({ payer, amount: 5, category: 'host', channel: 'api' }, operator());
+    expect(await ledger.available(payer)).toBe(15);
+    await ledger.release(small, 'cancelled', operator());
+    expect(await ledger.available(payer)).toBe(20);
+    const position = await ledger.settle(big, 55, operator()); // charged less than reserved
+    await service.context.readYourWrites(['credit-state'], position);
+    const state = await ledger.state(payer);
+    expect(state.cycle?.allowanceUsed).toBe(50);
+    expect(state.purchasedBalance).toBe(25);
+    expect(await queries.creditState(id)).toMatchObject({ credits_used: 55, purchased_credits: 25 });
+    await expect(
+      ledger.reserve({ payer, amount: 26, category: 'host', channel: 'api' }, operator()),
+    ).rejects.toMatchObject({
+      code: 'insufficient_credits',
+    });
+  });
+
+  it('the sweeper releases a reservation abandoned by a crashed request once its time is up', async () => {
+    const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
+    service = await startTestService(kind, { clock });
+    const ledger = service.app.get(CreditLedger);
+    const { payer } = await account(service, 'professional');
+    await ledger.reserve({ payer, amount: 40, category: 'host', channel: 'api', ttlMs: 60_000 }, operator());
+    const kept = await ledger.reserve(
+      { payer, amount: 10, category: 'host', channel: 'api', ttlMs: 600_000 },
+      operator(),
+    );
+    expect(await ledger.available(payer)).toBe(5000 - 50);
+    const sweeper = new ReservationSweeper(service.context, ledger);
+    await service.context.readYourWrites(
+      ['open-reservations'],
+      await service.context.storage.eventStore.headPosition(),
+    );
+    expect(await sweeper.sweepOnce()).toBe(0); // nothing due yet
+    clock.advance(61_000);
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(await ledger.available(payer)).toBe(5000 - 10);
+    const state = await ledger.state(payer);
+    expect(Object.keys(state.openReservations)).toEqual([kept.reservationId]);
+    const released = (
+      await service.context.storage.eventStore.readStream(`ledger-${payer.replace(':', '-')}`)
+    ).filter((e) => e.type === 'ReservationReleased');
+    expect(released).toHaveLength(1);
+    expect(released[0]).toMatchObject({
+      data: { reason: 'expired' },
+      metadata: { actor: 'system:reservation-sweeper' },
+    });
+  });
+
+  it('rolls the cycle over from the injected clock: a new allocation, usage counted per cycle, purchased credits kept', async () => {
+    const clock = new ManualClock(new Date('2026-01-31T09:00:00.000Z'));
+    service = await startTestService(kind, { clock });
+    const ledger = service.app.get(CreditLedger);
+    const queries = service.app.get(CreditQueries);
+    const { id, payer } = await account(service, 'free', 20);
+    const first = await ledger.reserve({ payer, amount: 60, category: 'host', channel: 'api' }, operator());
+    await service.context.readYourWrites(['credit-state'], await ledger.settle(first, 60, operator()));
+    expect(await queries.creditState(id)).toMatchObject({
+      cycle_start: '2026-01-31T00:00:00.000Z',
+      cycle_end: '2026-02-28T00:00:00.000Z',
+      credits_used: 60,
+      purchased_credits: 10,
+    });
+
+    clock.set('2026-02-28T00:00:00.000Z'); // the next cycle starts on the month's last day
+    expect(await queries.creditState(id)).toMatchObject({
+      cycle_start: '2026-02-28T00:00:00.000Z',
+      credits_used: 0,
+      purchased_credits: 10,
+    });
+    expect(await ledger.available(payer)).toBe(60);
+    const second = await ledger.reserve({ payer, amount: 5, category: 'dns', channel: 'api' }, operator());
+    await service.context.readYourWrites(
+      ['credit-state', 'credit-usage'],
+      await ledger.settle(second, 5, operator()),
+    );
+    expect(await queries.creditState(id)).toMatchObject({ credits_used: 5, purchased_credits: 10 });
+    const usage = await queries.usage(id);
+    expect(usage.cycle_start).toBe('2026-02-28T00:00:00.000Z');
+    expect(usage.usage.find((u) => u.category === 'dns')?.credits).toBe(5);
+    expect(usage.usage.find((u) => u.category === 'host')?.credits).toBe(0);
+    const types = (
+      await service.context.storage.eventStore.readStream(`ledger-${payer.replace(':', '-')}`)
+    ).map((e) => e.type);
+    expect(types.filter((t) => t === 'CycleStarted')).toHaveLength(2);
+  });
+
+  it('a plan change moves the allocation within the cycle', async () => {
+    service = await startTestService(kind);
+    const ledger = service.app.get(CreditLedger);
+    const { id, payer } = await account(service, 'free');
+    expect(await ledger.available(payer)).toBe(50);
+    await service.app.get(CommandBus).execute(new ChangePlan(id, 'professional', operator()));
+    expect(await ledger.available(payer)).toBe(5000);
+    const queries = service.app.get(CreditQueries);
+    expect(await queries.creditState(id)).toMatchObject({
+      monthly_credits: 5000,
+      plan_label: 'Professional',
+      has_paid_entitlement: true,
+      is_legacy: false,
+    });
+    await service.app.get(CommandBus).execute(new ChangePlan(id, 'basic', operator()));
+    expect(await queries.creditState(id)).toMatchObject({ plan_label: 'Basic (legacy)', is_legacy: true });
+  });
+});
