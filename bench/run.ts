@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { benchCredits } from './credits.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import {
   formatMeasurements,
@@ -16,7 +17,9 @@ import {
 const events = Number(process.env.BENCH_EVENTS ?? 100_000);
 const measurements: Measurement[] = [];
 
-const targets: Array<() => Promise<BenchTarget | null>> = [pgliteTarget, postgresTarget];
+const only = process.env.BENCH_ONLY; // e.g. BENCH_ONLY=credits to run one part
+const targets: Array<() => Promise<BenchTarget | null>> =
+  only && only !== 'platform' ? [] : [pgliteTarget, postgresTarget];
 for (const open of targets) {
   const target = await open();
   if (!target) continue;
@@ -26,6 +29,14 @@ for (const open of targets) {
   } finally {
     await target.dispose();
   }
+}
+
+const ledgerPairs = Number(process.env.BENCH_LEDGER_PAIRS ?? 2000);
+for (const target of only && only !== 'credits' ? [] : (['pglite', 'postgres'] as const)) {
+  process.stderr.write(
+    `benchmarking the credit ledger on ${target} (${ledgerPairs} reservation+settlement pairs)…\n`,
+  );
+  measurements.push(...(await benchCredits(target, ledgerPairs)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -46,6 +46,11 @@ export interface ProjectionRunnerOptions {
   ) => void;
   /** Identifies this process in reported states. */
   readonly instance?: string;
+  /**
+   * After a batch that drained the log, wait this long before the next one (default 5 ms), so a busy log is
+   * applied in batches instead of one transaction per append per projection.
+   */
+  readonly lingerMs?: number;
   /** Called after every batch a live run applied (metrics, tests). */
   readonly onBatchApplied?: (projection: string, outcome: BatchOutcome) => void;
   /** Rebuilds a projection whose definition version is newer than its live generation (blue/green). */
@@ -86,6 +91,7 @@ export class ProjectionRunner {
   private readonly generationCheckMs: number;
   private readonly retryDelayMs: readonly [number, number];
   private readonly instance: string;
+  private readonly lingerMs: number;
 
   constructor(
     readonly eventStore: EventStore,
@@ -100,6 +106,7 @@ export class ProjectionRunner {
     this.generationCheckMs = options.generationCheckMs ?? 500;
     this.retryDelayMs = options.retryDelayMs ?? [50, 5000];
     this.instance = options.instance ?? `pid ${process.pid}`;
+    this.lingerMs = options.lingerMs ?? 5;
   }
 
   get projectionNames(): string[] {
@@ -308,6 +315,7 @@ export class ProjectionRunner {
           this.notify();
           this.options.onBatchApplied?.(definition.name, outcome);
           if (batch.drained && run.state !== 'live') await this.report(run, 'live', null);
+          if (batch.drained && this.lingerMs > 0) await sleep(this.lingerMs, attempt.signal);
         }
       } catch (error) {
         if (attempt.signal.aborted) continue;
