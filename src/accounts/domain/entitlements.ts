@@ -21,8 +21,9 @@ export function hasPersonalDataEntitlement(plan: Plan | PlanId, purchasedBalance
 }
 
 /**
- * "A Free account holding only its monthly allocation cannot create a token" (OAuth access token / personal API
- * key): creating one needs what the data API itself needs, a paid subscription or a purchased balance above zero.
+ * "A Free account holding only its monthly allocation cannot create a token" (an OAuth access token): creating one
+ * needs what the data API itself needs, a paid subscription or a purchased balance above zero. Personal API keys are
+ * not gated here: a key is how an account reaches anything, and every data route checks the entitlement itself.
  */
 export function canCreateAccessToken(plan: Plan | PlanId, purchasedBalance: number): boolean {
   return hasPersonalDataEntitlement(plan, purchasedBalance);

@@ -40,7 +40,7 @@ export class CreateAccessTokenBody {
   @ApiPropertyOptional({ type: [String], enum: TOKEN_SCOPES, default: ['service.read'] })
   @IsOptional()
   @IsArray()
-  @ArrayMinSize(0)
+  @ArrayMinSize(1)
   @ArrayMaxSize(8)
   @IsIn(TOKEN_SCOPES, { each: true })
   scopes?: string[];

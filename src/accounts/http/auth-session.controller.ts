@@ -20,8 +20,12 @@ import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-lim
 import { AccountDirectory } from '../queries/account-directory.js';
 import { LoginBody } from './account.dtos.js';
 
-/** Ten password attempts per email per 15 minutes, across every instance. */
+/**
+ * Ten password attempts per email and address per 15 minutes, and 100 per address, across every instance.
+ * Keying on the email alone would let anyone lock a known user out of sign-in.
+ */
 const LOGIN_RULE = { name: 'login', limit: 10, windowSeconds: 15 * 60 } as const;
+const LOGIN_ADDRESS_RULE = { name: 'login-address', limit: 100, windowSeconds: 15 * 60 } as const;
 
 /**
  * Browser sign-in. Login flows are "not shown" in the contract: email and password set the session and CSRF
@@ -49,7 +53,11 @@ export class AuthSessionController {
   ): Promise<{ account_id: string; csrf_token: string; expires_at: string }> {
     const email = body.email.trim().toLowerCase();
     enforce(
-      await this.rateLimiter.consume(LOGIN_RULE, email),
+      await this.rateLimiter.consume(LOGIN_ADDRESS_RULE, request.ip),
+      'too many sign-in attempts from this address; wait before retrying',
+    );
+    enforce(
+      await this.rateLimiter.consume(LOGIN_RULE, `${email}|${request.ip}`),
       'too many sign-in attempts for this email; wait before retrying',
     );
     const account = await this.accounts.findByEmail(email);

@@ -1,0 +1,521 @@
+/**
+ * Every route × every credential variant answers exactly as its surface says (contract, Authentication 1–2,
+ * Surfaces):
+ *
+ * - personal_api: only a personal API key (X-API-KEY or Bearer) or an access token with `service.read`; no
+ *   credential, a malformed or revoked key, a tampered token or any session cookie is 401 `unauthenticated`; a
+ *   token without `service.read` is 403 `insufficient_scope`.
+ * - session: only the `__Host-ps` cookie; keys and tokens are 401 `unauthenticated`, and so is an expired
+ *   session; an unsafe method also needs the CSRF cookie and a matching X-CSRF-Token header (403
+ *   `csrf_failed`), a safe method does not.
+ * - public: credentials are ignored.
+ *
+ * The route list comes from the application itself (Nest discovery), so a new route enters the matrix by
+ * itself, and fails until it gets a valid request in ROUTE_REQUESTS below.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
+import type { LightMyRequestResponse } from 'fastify';
+import { IssueApiKey, RegisterAccount, RevokeApiKey } from '../../src/accounts/commands/account.commands.js';
+import type { PlanId } from '../../src/accounts/domain/plans.js';
+import { ACCESS_RULE, type AccessRule } from '../../src/platform/auth/access.js';
+import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
+import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
+import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
+import { SessionStore } from '../../src/platform/auth/sessions.js';
+import { ManualClock } from '../../src/platform/clock/clock.js';
+import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
+import { startTestService } from '../support/service.js';
+import { waitUntil } from '../support/storage.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Route discovery (the same as test/e2e/route-inventory.test.ts).
+
+interface DiscoveredRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly rule: AccessRule | undefined;
+}
+
+function discoverRoutes(app: INestApplication): DiscoveredRoute[] {
+  const discovery = app.get(DiscoveryService);
+  const scanner = app.get(MetadataScanner);
+  const reflector = new Reflector();
+  const routes: DiscoveredRoute[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const { metatype, instance } = wrapper as { metatype: unknown; instance: unknown };
+    if (typeof metatype !== 'function' || typeof instance !== 'object' || instance === null) continue;
+    const controllerPaths = pathList(Reflect.getMetadata(PATH_METADATA, metatype));
+    for (const name of scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
+      const handler = (instance as Record<string, unknown>)[name];
+      if (typeof handler !== 'function') continue;
+      const handlerPaths: unknown = Reflect.getMetadata(PATH_METADATA, handler);
+      if (handlerPaths === undefined) continue;
+      const methodCode: unknown = Reflect.getMetadata(METHOD_METADATA, handler);
+      const method = RequestMethod[(methodCode ?? RequestMethod.GET) as RequestMethod];
+      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+        handler as (...args: unknown[]) => unknown,
+        metatype as new (...args: unknown[]) => unknown,
+      ]);
+      for (const prefix of controllerPaths) {
+        for (const suffix of pathList(handlerPaths))
+          routes.push({ method, path: joinPath(prefix, suffix), rule });
+      }
+    }
+  }
+  return routes.sort((a, b) => routeKey(a).localeCompare(routeKey(b)));
+}
+
+function pathList(value: unknown): string[] {
+  if (value === undefined) return [''];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function joinPath(...parts: string[]): string {
+  const segments = parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter((part) => part.length > 0);
+  return `/${segments.join('/')}`;
+}
+
+const routeKey = (route: { method: string; path: string }): string => `${route.method} ${route.path}`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service, its accounts and credentials.
+
+const PASSWORD = 'matrix-password-0123456789';
+const HOUR = 60 * 60 * 1000;
+/** Login attempts per email before the login rate limit (10 per 15 minutes) would refuse: keep a margin. */
+const LOGINS_PER_ACCOUNT = 8;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// Top-level await: the routes must be known when the tests are declared, so the service starts here.
+const service = await startTestService('pglite', { modules: [DiscoveryModule] });
+const routes = discoverRoutes(service.app);
+const commands = service.app.get(CommandBus);
+const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
+
+interface Account {
+  readonly email: string;
+  readonly accountId: string;
+  logins: number;
+}
+
+interface Session {
+  readonly sessionId: string;
+  readonly csrf: string;
+}
+
+let accountCounter = 0;
+async function registerAccount(plan: PlanId = 'professional'): Promise<Account> {
+  accountCounter += 1;
+  const email = `matrix-${accountCounter}-${Date.now().toString(36)}@example.com`;
+  const { accountId } = await commands.execute(new RegisterAccount(email, plan, PASSWORD, operator()));
+  return { email, accountId, logins: 0 };
+}
+
+/** Accounts to sign in with when a case needs a session (or a login) of its own, under the login rate limit. */
+const spareAccounts: Account[] = [];
+async function spareAccount(): Promise<Account> {
+  let account = spareAccounts.find((candidate) => candidate.logins < LOGINS_PER_ACCOUNT);
+  if (!account) {
+    account = await registerAccount();
+    spareAccounts.push(account);
+  }
+  account.logins += 1;
+  return account;
+}
+
+function setCookies(response: LightMyRequestResponse): string[] {
+  const header = response.headers['set-cookie'];
+  return header === undefined ? [] : Array.isArray(header) ? header : [header];
+}
+
+function cookieValue(response: LightMyRequestResponse, name: string): string {
+  for (const cookie of setCookies(response)) {
+    const [pair = ''] = cookie.split(';');
+    const separator = pair.indexOf('=');
+    if (pair.slice(0, separator).trim() === name) return pair.slice(separator + 1).trim();
+  }
+  throw new Error(`no ${name} cookie in ${JSON.stringify(setCookies(response))}`);
+}
+
+async function loginResponse(email: string): Promise<LightMyRequestResponse> {
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/api/v2/auth/login',
+    payload: { email, password: PASSWORD },
+  });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  return response;
+}
+
+async function login(account: Account): Promise<Session> {
+  const response = await loginResponse(account.email);
+  return { sessionId: cookieValue(response, SESSION_COOKIE), csrf: cookieValue(response, CSRF_COOKIE) };
+}
+
+interface Fixture {
+  readonly main: Account;
+  readonly other: Account;
+  /** The main account's session; never consumed by a case. */
+  readonly session: Session;
+  /** Another account's session, whose CSRF token is replayed against the main session. */
+  readonly otherSession: Session;
+  readonly key: string;
+  readonly revokedKey: string;
+  readonly token: string;
+  readonly tokenWithoutScope: string;
+  readonly expiredSessions: SessionStore;
+}
+
+let fixture: Fixture;
+
+async function issueKey(accountId: string): Promise<{ keyId: string; key: string }> {
+  const issued = await commands.execute(new IssueApiKey(accountId, 'matrix', operator()));
+  return { keyId: issued.keyId, key: issued.key };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credential variants.
+
+type Expected = { readonly status: 'success' } | { readonly status: number; readonly code: string };
+
+type VariantKind =
+  | 'anonymous'
+  | 'invalid_personal'
+  | 'personal'
+  | 'token_without_scope'
+  | 'session'
+  | 'session_without_csrf'
+  | 'session_expired';
+
+interface Variant {
+  readonly name: string;
+  readonly kind: VariantKind;
+  /** Headers for one request. `session` gives the main session, or a fresh one when the route consumes it. */
+  headers(session: () => Promise<Session>): Promise<Record<string, string>>;
+}
+
+const sessionHeaders = (session: Session, csrf: { cookie?: string; header?: string }) => ({
+  cookie: [
+    `${SESSION_COOKIE}=${session.sessionId}`,
+    ...(csrf.cookie ? [`${CSRF_COOKIE}=${csrf.cookie}`] : []),
+  ].join('; '),
+  ...(csrf.header ? { 'x-csrf-token': csrf.header } : {}),
+});
+
+const VARIANTS: readonly Variant[] = [
+  { name: 'no credential', kind: 'anonymous', headers: async () => ({}) },
+  {
+    name: 'malformed API key',
+    kind: 'invalid_personal',
+    headers: async () => ({ 'x-api-key': 'exr_not-a-real-key' }),
+  },
+  {
+    name: 'revoked API key',
+    kind: 'invalid_personal',
+    headers: async () => ({ 'x-api-key': fixture.revokedKey }),
+  },
+  {
+    name: 'tampered access token',
+    kind: 'invalid_personal',
+    headers: async () => ({ authorization: `Bearer ${tamper(fixture.token)}` }),
+  },
+  { name: 'API key in X-API-KEY', kind: 'personal', headers: async () => ({ 'x-api-key': fixture.key }) },
+  {
+    name: 'API key as Authorization: Bearer',
+    kind: 'personal',
+    headers: async () => ({ authorization: `Bearer ${fixture.key}` }),
+  },
+  {
+    name: 'access token with service.read',
+    kind: 'personal',
+    headers: async () => ({ authorization: `Bearer ${fixture.token}` }),
+  },
+  {
+    name: 'access token without service.read',
+    kind: 'token_without_scope',
+    headers: async () => ({ authorization: `Bearer ${fixture.tokenWithoutScope}` }),
+  },
+  {
+    name: 'session with matching CSRF',
+    kind: 'session',
+    headers: async (session) => {
+      const current = await session();
+      return sessionHeaders(current, { cookie: current.csrf, header: current.csrf });
+    },
+  },
+  {
+    name: 'session without CSRF cookie or header',
+    kind: 'session_without_csrf',
+    headers: async (session) => sessionHeaders(await session(), {}),
+  },
+  {
+    // What a cross-site request looks like: the browser sends both cookies, the attacker cannot set the header.
+    name: 'session with the CSRF cookie but no header',
+    kind: 'session_without_csrf',
+    headers: async (session) => {
+      const current = await session();
+      return sessionHeaders(current, { cookie: current.csrf });
+    },
+  },
+  {
+    name: 'session with the CSRF token of another session',
+    kind: 'session_without_csrf',
+    headers: async (session) =>
+      sessionHeaders(await session(), {
+        cookie: fixture.otherSession.csrf,
+        header: fixture.otherSession.csrf,
+      }),
+  },
+  {
+    name: 'expired session (past its absolute lifetime)',
+    kind: 'session_expired',
+    headers: async () => {
+      // Resolving an expired session deletes it: each case makes its own.
+      const { sessionId } = await fixture.expiredSessions.create(fixture.main.accountId);
+      const csrf = csrfTokenFor(sessionId, service.app.get(ServiceSecrets).csrfSecret);
+      return sessionHeaders({ sessionId, csrf }, { cookie: csrf, header: csrf });
+    },
+  },
+];
+
+/** The same token with one signature character changed: well-formed, but its signature fails. */
+function tamper(token: string): string {
+  const last = token.at(-2) === 'A' ? 'B' : 'A';
+  return `${token.slice(0, -2)}${last}${token.slice(-1)}`;
+}
+
+const UNAUTHENTICATED: Expected = { status: 401, code: 'unauthenticated' };
+
+function expectedOutcome(route: DiscoveredRoute, kind: VariantKind): Expected {
+  if (!route.rule) return { status: 403, code: 'forbidden' };
+  switch (route.rule.surface) {
+    case 'public':
+      return { status: 'success' };
+    case 'personal_api':
+      if (kind === 'personal') return { status: 'success' };
+      if (kind === 'token_without_scope') return { status: 403, code: 'insufficient_scope' };
+      return UNAUTHENTICATED;
+    case 'session':
+      if (kind === 'session') return { status: 'success' };
+      if (kind === 'session_without_csrf') {
+        return SAFE_METHODS.has(route.method) ? { status: 'success' } : { status: 403, code: 'csrf_failed' };
+      }
+      return UNAUTHENTICATED;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A valid request per route, so an accepted credential leads to the route's success status.
+
+interface RouteRequest {
+  /** The exact status of an accepted request. */
+  readonly status: number;
+  readonly body?: () => Promise<unknown>;
+  readonly params?: () => Promise<Record<string, string>>;
+  /** The route ends or replaces the session it receives: every case that sends a session gets a fresh one. */
+  readonly consumesSession?: boolean;
+}
+
+const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
+  'GET /health/live': { status: 200 },
+  'GET /health/ready': { status: 200 },
+  'GET /api/v2/common/caller-ip': { status: 200 },
+  'GET /api/v2/common/credits': { status: 200 },
+  'POST /api/v2/auth/login': {
+    status: 200,
+    // Login revokes the session the browser brings (fixation), and each login counts against the rate limit.
+    consumesSession: true,
+    body: async () => ({ email: (await spareAccount()).email, password: PASSWORD }),
+  },
+  'POST /api/v2/auth/logout': { status: 204, consumesSession: true },
+  'GET /api/v2/auth/keys': { status: 200 },
+  'POST /api/v2/auth/keys': { status: 201, body: async () => ({ label: 'matrix key' }) },
+  'DELETE /api/v2/auth/keys/:keyId': {
+    status: 204,
+    params: async () => ({ keyId: (await issueKey(fixture.main.accountId)).keyId }),
+  },
+  'POST /api/v2/auth/tokens': { status: 201, body: async () => ({}) },
+  'GET /api/v2/auth/credits': { status: 200 },
+  'GET /api/v2/auth/credits/usage': { status: 200 },
+};
+
+function fillPath(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`ROUTE_REQUESTS gives no value for :${name} in ${path}`);
+    return encodeURIComponent(value);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  await waitUntil(() => service.context.projections.allLive());
+  const [main, other] = await Promise.all([registerAccount(), registerAccount()]);
+  if (!main || !other) throw new Error('accounts not registered');
+  const key = await issueKey(main.accountId);
+  const revoked = await issueKey(main.accountId);
+  await commands.execute(new RevokeApiKey(main.accountId, revoked.keyId, operator()));
+  const tokens = service.app.get(AccessTokens);
+  const token = await tokens.issue({ accountId: main.accountId, scopes: ['service.read'], client: 'api' });
+  const tokenWithoutScope = await tokens.issue({
+    accountId: main.accountId,
+    scopes: ['profile'],
+    client: 'api',
+  });
+  main.logins += 1;
+  other.logins += 1;
+  const [session, otherSession] = await Promise.all([login(main), login(other)]);
+  if (!session || !otherSession) throw new Error('sessions not created');
+  const pastClock = new ManualClock(new Date(Date.now() - 13 * HOUR));
+  fixture = {
+    main,
+    other,
+    session,
+    otherSession,
+    key: key.key,
+    revokedKey: revoked.key,
+    token: token.token,
+    tokenWithoutScope: tokenWithoutScope.token,
+    expiredSessions: new SessionStore(service.context.storage.readStore, pastClock),
+  };
+});
+
+afterAll(async () => {
+  await service.dispose();
+});
+
+describe('the matrix covers the application', () => {
+  it('discovers the application’s routes', () => {
+    expect(routes.map(routeKey)).toContain('POST /api/v2/auth/login');
+    expect(routes.map(routeKey)).toContain('GET /api/v2/common/credits');
+  });
+
+  it('has no request for a route the application does not serve', () => {
+    const served = new Set(routes.map(routeKey));
+    expect(Object.keys(ROUTE_REQUESTS).filter((key) => !served.has(key))).toEqual([]);
+  });
+});
+
+describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (key, route) => {
+  const request = ROUTE_REQUESTS[key];
+
+  if (!request) {
+    it('has a valid request in ROUTE_REQUESTS', () => {
+      throw new Error(
+        `${key} (${route.rule?.surface ?? 'no access rule'}) has no entry in ROUTE_REQUESTS: add a valid request ` +
+          '(status, body, path params) so every credential variant can be checked against it',
+      );
+    });
+    return;
+  }
+
+  it.each(VARIANTS.map((variant) => [variant.name, variant] as const))('%s', async (_name, variant) => {
+    const session = request.consumesSession
+      ? async () => login(await spareAccount())
+      : async () => fixture.session;
+    const headers = await variant.headers(session);
+    const params = request.params ? await request.params() : {};
+    const body = request.body ? await request.body() : undefined;
+    const response = await service.app.inject({
+      method: route.method as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      url: fillPath(route.path, params),
+      headers,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+
+    const expected = expectedOutcome(route, variant.kind);
+    const answer = { status: response.statusCode, code: errorCode(response) };
+    if (expected.status === 'success') {
+      expect(answer).toEqual({ status: request.status, code: undefined });
+    } else {
+      expect(answer).toEqual({ status: expected.status, code: expected.code });
+    }
+  });
+});
+
+function errorCode(response: LightMyRequestResponse): string | undefined {
+  if (response.statusCode < 400) return undefined;
+  try {
+    return (response.json() as { code?: string }).code;
+  } catch {
+    return `<not JSON: ${response.body.slice(0, 80)}>`;
+  }
+}
+
+describe('after the matrix', () => {
+  it('the reference session and credentials still work (no case consumed them)', async () => {
+    const credits = await service.app.inject({
+      method: 'GET',
+      url: '/api/v2/auth/credits',
+      headers: { cookie: `${SESSION_COOKIE}=${fixture.session.sessionId}` },
+    });
+    expect(credits.statusCode).toBe(200);
+    const personal = await service.app.inject({
+      method: 'GET',
+      url: '/api/v2/common/credits',
+      headers: { 'x-api-key': fixture.key },
+    });
+    expect(personal.statusCode).toBe(200);
+  });
+});
+
+describe('login cookies', () => {
+  it('sets __Host-ps (HttpOnly, Secure, SameSite=Strict, Path=/, no Domain) and __Host-pc (readable by script)', async () => {
+    const response = await loginResponse((await spareAccount()).email);
+    const cookies = setCookies(response).map(parseSetCookie);
+    expect(cookies.map((cookie) => cookie.name).sort()).toEqual([CSRF_COOKIE, SESSION_COOKIE].sort());
+    const session = cookies.find((cookie) => cookie.name === SESSION_COOKIE)!;
+    const csrf = cookies.find((cookie) => cookie.name === CSRF_COOKIE)!;
+
+    expect(session.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Object.keys(session.attributes).sort()).toEqual([
+      'httponly',
+      'max-age',
+      'path',
+      'samesite',
+      'secure',
+    ]);
+    expect(session.attributes).toMatchObject({ httponly: true, secure: true, samesite: 'Strict', path: '/' });
+
+    expect(csrf.value).toBe((response.json() as { csrf_token: string }).csrf_token);
+    expect(Object.keys(csrf.attributes).sort()).toEqual(['max-age', 'path', 'samesite', 'secure']);
+    expect(csrf.attributes).toMatchObject({ secure: true, samesite: 'Strict', path: '/' });
+    expect(csrf.attributes).not.toHaveProperty('httponly');
+
+    for (const cookie of [session, csrf]) {
+      expect(cookie.attributes).not.toHaveProperty('domain');
+      // Max-Age is the session's absolute lifetime (12 hours), in whole seconds.
+      expect(String(cookie.attributes['max-age'])).toMatch(/^\d+$/);
+      const maxAge = Number(cookie.attributes['max-age']);
+      expect(maxAge).toBeGreaterThan(12 * 3600 - 60);
+      expect(maxAge).toBeLessThanOrEqual(12 * 3600);
+    }
+    expect(session.attributes['max-age']).toBe(csrf.attributes['max-age']);
+  });
+});
+
+/** `name=value; Attr; Attr=value`: attribute names lower-cased, flag attributes as `true`. */
+function parseSetCookie(header: string): {
+  name: string;
+  value: string;
+  attributes: Record<string, string | true>;
+} {
+  const [pair = '', ...rest] = header.split(';');
+  const separator = pair.indexOf('=');
+  const attributes: Record<string, string | true> = {};
+  for (const part of rest) {
+    const trimmed = part.trim();
+    if (!trimmed) continue;
+    const at = trimmed.indexOf('=');
+    const name = (at === -1 ? trimmed : trimmed.slice(0, at)).trim().toLowerCase();
+    if (Object.hasOwn(attributes, name)) throw new Error(`attribute ${name} repeated in ${header}`);
+    attributes[name] = at === -1 ? true : trimmed.slice(at + 1).trim();
+  }
+  return { name: pair.slice(0, separator).trim(), value: pair.slice(separator + 1).trim(), attributes };
+}

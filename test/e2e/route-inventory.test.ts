@@ -1,0 +1,279 @@
+/**
+ * The route inventory: every route the Nest application serves, with the access rule the AuthGuard enforces.
+ *
+ * - A route without an access rule (surface + permission) fails here (and is refused at runtime, proven below).
+ * - The whole table is compared with the reviewed one written in this file, so adding a route, or changing who
+ *   may call one, shows up as a diff that someone has to accept.
+ * - Every route fastify serves is either one of these guarded Nest routes or a documentation route, so a
+ *   route registered on fastify directly cannot slip past the guard unnoticed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, Module, Post, RequestMethod, type INestApplication } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { ACCESS_RULE, PERMISSIONS, type AccessRule } from '../../src/platform/auth/access.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+interface DiscoveredRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly rule: AccessRule | undefined;
+  /** `Controller.handler`, to point at the code in failure messages. */
+  readonly source: string;
+}
+
+/** Every route of every controller in the application, read from the same metadata Nest routes with. */
+function discoverRoutes(app: INestApplication): DiscoveredRoute[] {
+  const discovery = app.get(DiscoveryService);
+  const scanner = app.get(MetadataScanner);
+  const reflector = new Reflector();
+  const routes: DiscoveredRoute[] = [];
+  for (const wrapper of discovery.getControllers()) {
+    const { metatype, instance } = wrapper as { metatype: unknown; instance: unknown };
+    if (typeof metatype !== 'function' || typeof instance !== 'object' || instance === null) continue;
+    const controllerPaths = pathList(Reflect.getMetadata(PATH_METADATA, metatype));
+    for (const name of scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
+      const handler = (instance as Record<string, unknown>)[name];
+      if (typeof handler !== 'function') continue;
+      const handlerPaths: unknown = Reflect.getMetadata(PATH_METADATA, handler);
+      if (handlerPaths === undefined) continue; // not a route handler
+      const methodCode: unknown = Reflect.getMetadata(METHOD_METADATA, handler);
+      const method = RequestMethod[(methodCode ?? RequestMethod.GET) as RequestMethod];
+      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+        handler as (...args: unknown[]) => unknown,
+        metatype as new (...args: unknown[]) => unknown,
+      ]);
+      for (const prefix of controllerPaths) {
+        for (const suffix of pathList(handlerPaths)) {
+          routes.push({ method, path: joinPath(prefix, suffix), rule, source: `${metatype.name}.${name}` });
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function pathList(value: unknown): string[] {
+  if (value === undefined) return [''];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function joinPath(...parts: string[]): string {
+  const segments = parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter((part) => part.length > 0);
+  return `/${segments.join('/')}`;
+}
+
+function tableLine(route: DiscoveredRoute): string {
+  const rule = route.rule;
+  if (!rule) return `${route.method} ${route.path} UNDECLARED`;
+  return `${route.method} ${route.path} ${rule.surface} ${rule.permission}${rule.personalData ? ' personalData' : ''}`;
+}
+
+/**
+ * The reviewed access table, sorted. A failure here means a route was added, removed or changed access: check
+ * the route against the contract's Surfaces table and Authentication rules, then update this list.
+ */
+const EXPECTED_ROUTES = [
+  'DELETE /api/v2/auth/keys/:keyId session keys.manage',
+  'GET /api/v2/auth/credits session credits.read',
+  'GET /api/v2/auth/credits/usage session credits.read',
+  'GET /api/v2/auth/keys session keys.manage',
+  'GET /api/v2/common/caller-ip public caller.ip',
+  'GET /api/v2/common/credits personal_api credits.read',
+  'GET /health/live public service.health',
+  'GET /health/ready public service.health',
+  'POST /api/v2/auth/keys session keys.manage',
+  'POST /api/v2/auth/login public auth.login',
+  'POST /api/v2/auth/logout session auth.logout',
+  'POST /api/v2/auth/tokens session tokens.create',
+];
+
+/** Contract, Surfaces: which prefixes carry which credential. */
+const PERSONAL_API_PREFIX = /^\/api\/v2\/common(\/|$)/;
+const SESSION_PREFIX = /^\/api\/v2\/(auth|organizations|data)(\/|$)/;
+
+/** Routes fastify serves that are not Nest controllers (so the guard never sees them): documentation only. */
+function isDocumentationRoute(method: string, path: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return (
+    path === '/api/v2/openapi.json' ||
+    path === '/api/v2/openapi.yaml' ||
+    path === '/api/v2/docs' ||
+    path.startsWith('/api/v2/docs/')
+  );
+}
+
+/**
+ * The (method, path) pairs fastify serves, from its printRoutes tree (fastify keeps no public route list).
+ * Each line is `<indent><branch><segment> (<METHODS>)`, the indent four characters per level; a node's path is
+ * its ancestors' segments followed by its own.
+ */
+function fastifyRoutes(app: INestApplication): Array<{ method: string; path: string }> {
+  const fastify = app.getHttpAdapter().getInstance() as { printRoutes(options: object): string };
+  const tree = fastify.printRoutes({ commonPrefix: false });
+  const stack: string[] = [];
+  const found: Array<{ method: string; path: string }> = [];
+  for (const line of tree.split('\n')) {
+    if (line.trim().length === 0) continue;
+    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) throw new Error(`unexpected printRoutes line: ${JSON.stringify(line)}`);
+    const depth = (match[1] ?? '').length / 4;
+    stack.length = depth;
+    stack.push(match[2] ?? '');
+    const path = stack.join('').replace(/\/{2,}/g, '/');
+    for (const method of (match[3] ?? '').split(',').map((m) => m.trim())) {
+      if (method) found.push({ method, path });
+    }
+  }
+  return found;
+}
+
+/** A controller someone forgot to declare: no @Access on the class or the handlers. */
+let undeclaredCalls = 0;
+@Controller('test-only/undeclared')
+class UndeclaredController {
+  @Get()
+  read(): { reached: true } {
+    undeclaredCalls += 1;
+    return { reached: true };
+  }
+
+  @Post()
+  write(): { reached: true } {
+    undeclaredCalls += 1;
+    return { reached: true };
+  }
+}
+
+@Module({ controllers: [UndeclaredController] })
+class UndeclaredModule {}
+
+describe('route inventory', () => {
+  let service: TestService;
+  let routes: DiscoveredRoute[];
+
+  beforeAll(async () => {
+    // DiscoveryModule only provides DiscoveryService and MetadataScanner: it adds no route.
+    service = await startTestService('pglite', { modules: [DiscoveryModule] });
+    routes = discoverRoutes(service.app);
+  });
+
+  afterAll(async () => {
+    await service?.dispose();
+  });
+
+  it('finds the controllers’ routes (the discovery itself works)', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(EXPECTED_ROUTES.length);
+    expect(routes.map((route) => `${route.method} ${route.path}`)).toContain('POST /api/v2/auth/login');
+  });
+
+  it('every route declares an access rule: a surface and a known permission', () => {
+    const undeclared = routes
+      .filter((route) => !route.rule?.surface || !route.rule.permission)
+      .map((route) => `${route.method} ${route.path} (${route.source})`);
+    expect(undeclared).toEqual([]);
+    const unknownPermission = routes
+      .filter((route) => route.rule && !(PERMISSIONS as readonly string[]).includes(route.rule.permission))
+      .map((route) => `${route.method} ${route.path}: ${route.rule?.permission}`);
+    expect(unknownPermission).toEqual([]);
+    const unknownSurface = routes
+      .filter((route) => route.rule && !['public', 'personal_api', 'session'].includes(route.rule.surface))
+      .map((route) => `${route.method} ${route.path}: ${route.rule?.surface}`);
+    expect(unknownSurface).toEqual([]);
+  });
+
+  it('the access table is exactly the reviewed one', () => {
+    const table = routes.map(tableLine).sort();
+    expect(new Set(table).size).toBe(table.length); // no route registered twice
+    expect(table).toEqual([...EXPECTED_ROUTES].sort());
+  });
+
+  it('surfaces sit under the contract’s prefixes', () => {
+    const misplaced = routes
+      .filter((route) => {
+        switch (route.rule?.surface) {
+          case 'personal_api':
+            return !PERSONAL_API_PREFIX.test(route.path);
+          case 'session':
+            return !SESSION_PREFIX.test(route.path);
+          default:
+            return false;
+        }
+      })
+      .map(tableLine);
+    expect(misplaced).toEqual([]);
+    // Nothing under a credentialed prefix is silently public except the reviewed exceptions.
+    const publicUnderCredentialedPrefix = routes
+      .filter(
+        (route) =>
+          route.rule?.surface === 'public' &&
+          (PERSONAL_API_PREFIX.test(route.path) || SESSION_PREFIX.test(route.path)),
+      )
+      .map((route) => `${route.method} ${route.path}`)
+      .sort();
+    expect(publicUnderCredentialedPrefix).toEqual([
+      'GET /api/v2/common/caller-ip', // contract, Authentication 9
+      'POST /api/v2/auth/login', // signing in is how a session starts
+    ]);
+  });
+
+  it('every route fastify serves is a guarded Nest route or a documentation route', () => {
+    const served = fastifyRoutes(service.app);
+    const nest = new Set(routes.map((route) => `${route.method} ${route.path}`));
+    // The parse must see the Nest routes, or an unreadable tree would pass vacuously.
+    for (const route of nest) {
+      expect(served.map((entry) => `${entry.method} ${entry.path}`)).toContain(route);
+    }
+    const unguarded = served
+      .filter((entry) => !nest.has(`${entry.method} ${entry.path}`))
+      // fastify answers HEAD for every GET route with the GET handler (and the GET's guard).
+      .filter((entry) => !(entry.method === 'HEAD' && nest.has(`GET ${entry.path}`)))
+      .filter((entry) => !isDocumentationRoute(entry.method, entry.path))
+      .map((entry) => `${entry.method} ${entry.path}`);
+    expect(unguarded).toEqual([]);
+  });
+
+  describe('a route without an access rule', () => {
+    let withUndeclared: TestService;
+
+    beforeAll(async () => {
+      withUndeclared = await startTestService('pglite', { modules: [DiscoveryModule, UndeclaredModule] });
+    });
+
+    afterAll(async () => {
+      await withUndeclared?.dispose();
+    });
+
+    it('is listed by the inventory check', () => {
+      const undeclared = discoverRoutes(withUndeclared.app)
+        .filter((route) => !route.rule)
+        .map((route) => `${route.method} ${route.path} (${route.source})`)
+        .sort();
+      expect(undeclared).toEqual([
+        'GET /test-only/undeclared (UndeclaredController.read)',
+        'POST /test-only/undeclared (UndeclaredController.write)',
+      ]);
+    });
+
+    it('is refused at runtime with 403 forbidden, before its handler runs', async () => {
+      for (const method of ['GET', 'POST'] as const) {
+        const response = await withUndeclared.app.inject({
+          method,
+          url: '/test-only/undeclared',
+          ...(method === 'POST' ? { payload: {} } : {}),
+        });
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toMatchObject({ code: 'forbidden' });
+      }
+      // Whatever the caller brings: a (bogus) key or bearer token does not open it either.
+      const withKey = await withUndeclared.app.inject({
+        method: 'GET',
+        url: '/test-only/undeclared',
+        headers: { 'x-api-key': 'exr_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
+      });
+      expect(withKey.statusCode).toBe(403);
+      expect(withKey.json()).toMatchObject({ code: 'forbidden' });
+      expect(undeclaredCalls).toBe(0);
+    });
+  });
+});
