@@ -9,7 +9,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 const packages = lock.packages;
-const OS = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd'];
+const OS = [
+  'darwin',
+  'linux',
+  'win32',
+  'android',
+  'freebsd',
+  'openharmony',
+  'sunos',
+  'aix',
+  'netbsd',
+  'openbsd',
+];
 const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32', 'mips64el'];
 let added = 0;
 for (const [location, entry] of Object.entries(packages)) {
@@ -21,7 +32,12 @@ for (const [location, entry] of Object.entries(packages)) {
     const os = OS.find((candidate) => parts.includes(candidate));
     const cpu = CPU.find((candidate) => parts.includes(candidate));
     if (!os || !cpu) continue; // not a per-platform binary package: leave it to npm
-    const libc = parts.includes('musl') || parts.includes('musleabihf') ? ['musl'] : os === 'linux' ? ['glibc'] : undefined;
+    const libc =
+      parts.includes('musl') || parts.includes('musleabihf')
+        ? ['musl']
+        : os === 'linux'
+          ? ['glibc']
+          : undefined;
     packages[key] = {
       version: String(version).replace(/^[\^~]/, ''),
       ...(entry.dev ? { dev: true } : {}),
@@ -33,7 +49,9 @@ for (const [location, entry] of Object.entries(packages)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+const sorted = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 lock.packages = sorted;
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`complete-lockfile: added ${added} platform entries`);
