@@ -1,0 +1,227 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
+import type { Principal } from '../../platform/auth/access.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { openEventStream } from '../../platform/http/event-stream.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
+import type { ChargingRequest } from '../../credits/http/service-credits.interceptor.js';
+import { FIELDS, fieldsOf, isDataset, type Dataset } from '../domain/datasets.js';
+import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE } from '../domain/pricing.js';
+import { normalizeSearchRequest } from '../domain/search-request.js';
+import type { Caller, SearchEngine, SearchOutcome } from '../search-engine.js';
+import type { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
+
+/**
+ * What the personal API routes and their browser twins do, once: the controllers only differ by surface.
+ */
+export class SearchHandler {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly accounts: AccountDirectory,
+  ) {}
+
+  /** POST /search: SSE unless `stream: false`. A disconnect cancels the remaining datasets. */
+  async search(
+    principal: Principal,
+    body: SearchBody,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<SearchOutcome | void> {
+    const searchRequest = normalizeSearchRequest(body);
+    const caller = await this.caller(principal, request);
+    if (!searchRequest.stream) {
+      const outcome = await this.engine.unified(searchRequest, caller, () => undefined, abortOnClose(reply));
+      (request as ChargingRequest).creditsCharged = outcome.credits_charged;
+      return outcome;
+    }
+    // Refusals (invalid query, entitlement, credits) are answered as plain errors before the stream opens.
+    this.engine.plan(searchRequest, caller);
+    const stream = openEventStream(request, reply);
+    try {
+      await this.engine.unified(searchRequest, caller, (chunk) => stream.send(chunk), stream.closed);
+    } catch (error) {
+      const refusal = error instanceof ServiceError ? error : null;
+      stream.send({
+        type: 'error',
+        code: refusal?.code ?? 'internal_error',
+        message: refusal?.message ?? 'the search failed',
+      } as { type: string });
+      if (!refusal) request.log.error({ err: error }, 'search stream failed');
+    } finally {
+      stream.end();
+    }
+  }
+
+  /** POST /search/more: one dataset's next page, priced by depth. */
+  async more(principal: Principal, body: SearchMoreBody, request: FastifyRequest, reply: FastifyReply) {
+    const dataset = datasetOf(body.dataset);
+    if (!Number.isInteger(body.page) || body.page < 2) throw invalid('page', 'page must be 2 or more');
+    const searchRequest = normalizeSearchRequest({ ...body, stream: false });
+    const offset = (body.page - 1) * searchRequest.perTypeLimit;
+    if (offset >= MAX_SEARCH_OFFSET)
+      throw invalid('page', `paging stops at ${MAX_SEARCH_OFFSET} records; use an export to read further`);
+    const caller = await this.caller(principal, request);
+    const outcome = await this.engine.page(
+      dataset,
+      searchRequest,
+      { offset, limit: searchRequest.perTypeLimit },
+      caller,
+      abortOnClose(reply),
+    );
+    (request as ChargingRequest).creditsCharged = outcome.charged;
+    return {
+      dataset,
+      page: body.page,
+      per_type_limit: searchRequest.perTypeLimit,
+      status: outcome.status,
+      results: outcome.items,
+      total: outcome.total,
+      lower_bound: outcome.lowerBound,
+      capped: outcome.capped,
+      credits_charged: outcome.charged,
+    };
+  }
+
+  /** POST /{dataset}: rows (`data[]`) or facet counts (`aggregate: true`). */
+  async dataset(
+    principal: Principal,
+    datasetParam: string,
+    body: DatasetSearchBody,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    const dataset = datasetOf(datasetParam);
+    const perPage = body.results_per_page ?? 10;
+    const page = body.page ?? 1;
+    if (!Number.isInteger(page) || page < 1) throw invalid('page', 'page must be an integer from 1');
+    const offset = (page - 1) * perPage;
+    if (offset >= MAX_SEARCH_OFFSET)
+      throw invalid('page', `paging stops at ${MAX_SEARCH_OFFSET} records; use an export to read further`);
+    const include = includedFields(dataset, body.include);
+    const searchRequest = normalizeSearchRequest({
+      raw_query: body.raw_query,
+      time_frame: body.time_frame,
+      broad: body.broad,
+      stream: false,
+    });
+    const caller = await this.caller(principal, request);
+    if (body.aggregate) {
+      const fields =
+        include === 'all'
+          ? fieldsOf(dataset)
+              .filter((f) => f.aggregatable)
+              .map((f) => f.name)
+          : include;
+      const { facets, charged } = await this.engine.aggregate(
+        dataset,
+        searchRequest,
+        fields,
+        caller,
+        abortOnClose(reply),
+      );
+      (request as ChargingRequest).creditsCharged = charged;
+      return { dataset, aggregate: true, facets, credits_charged: charged };
+    }
+    const outcome = await this.engine.page(
+      dataset,
+      searchRequest,
+      { offset, limit: perPage },
+      caller,
+      abortOnClose(reply),
+    );
+    if (outcome.status !== 'ok') {
+      throw new ServiceError(
+        outcome.status === 'timeout' ? 'lookup_unavailable' : 'not_ready',
+        outcome.message ?? `${dataset} did not answer`,
+        {
+          status: outcome.status,
+        },
+      );
+    }
+    (request as ChargingRequest).creditsCharged = outcome.charged;
+    return {
+      dataset,
+      page,
+      results_per_page: perPage,
+      total: outcome.total,
+      lower_bound: outcome.lowerBound,
+      data: outcome.items.map((item) => project(item.raw, include)),
+      credits_charged: outcome.charged,
+    };
+  }
+
+  /** GET /search/fields: the vocabulary, free. */
+  fields() {
+    return {
+      datasets: ['hosts', 'dns', 'vhosts', 'whois'],
+      prices: { ...DATASET_PRICE, favicon_search: FAVICON_SEARCH_PRICE },
+      fields: FIELDS.map((field) => ({
+        name: field.name,
+        type: field.type,
+        datasets: field.datasets,
+        description: field.description,
+        multiple: field.multiple ?? false,
+        aggregatable: field.aggregatable ?? false,
+        entitlement: field.entitlement ?? null,
+      })),
+    };
+  }
+
+  private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
+    const account = await this.accounts.account(principal.accountId);
+    if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
+    return {
+      principal,
+      plan: this.accounts.plan(account),
+      envelope: envelopeFor(principal, String(request.id)),
+    };
+  }
+}
+
+function datasetOf(value: string): Dataset {
+  if (!isDataset(value))
+    throw new ServiceError('not_found', `no dataset ${value} (hosts, dns, vhosts, whois)`);
+  return value;
+}
+
+function includedFields(dataset: Dataset, include: string | undefined): 'all' | string[] {
+  if (include === undefined || include.trim() === '' || include.trim() === 'all') return 'all';
+  const names = include
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const known = new Set(fieldsOf(dataset).map((f) => f.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw invalid('include', `unknown fields for ${dataset}: ${unknown.join(', ')}`);
+  return names;
+}
+
+function project(record: Record<string, unknown>, include: 'all' | string[]): Record<string, unknown> {
+  if (include === 'all') return record;
+  const picked: Record<string, unknown> = { id: record.id };
+  if ('vulnerability_ref' in record) picked.vulnerability_ref = record.vulnerability_ref;
+  for (const path of include) {
+    const value = path
+      .split('.')
+      .reduce<unknown>(
+        (node, part) =>
+          node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined,
+        record,
+      );
+    if (value !== undefined) picked[path] = value;
+  }
+  return picked;
+}
+
+function invalid(field: string, problem: string): ServiceError {
+  return new ServiceError('invalid_input', problem, { fields: [{ field, problems: [problem] }] });
+}
+
+/** Aborts when the client goes away before the answer is written (the response closes unfinished). */
+function abortOnClose(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

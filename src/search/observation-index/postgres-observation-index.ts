@@ -1,0 +1,256 @@
+/**
+ * ObservationIndex over PostgreSQL (a server, or PGlite in or out of this process). Passes
+ * test/contract/observation-index.contract.ts. Layout, indexes and the query compiler: postgres-query-compiler.ts.
+ *
+ * - write: validated and normalized first (one invalid record refuses the batch), then one transaction of
+ *   set-based upserts (one jsonb parameter per chunk of rows).
+ * - search: a count capped at countLimit + 1, then the page, read filter-first when the count shows few
+ *   matches (see PageStrategy in the compiler).
+ * - Abort: the call rejects with the signal's reason (AbortError, or e.g. TimeoutError for
+ *   AbortSignal.timeout), and the signal is checked before every statement.
+ *   - PostgreSQL server: a call with a signal runs on one pinned connection (a transaction); when the signal
+ *     aborts, `pg_cancel_backend(pid)` is sent from another pooled connection and the running statement ends
+ *     with 57014. The cancel is awaited before the pinned connection is released, so it cannot hit a later,
+ *     unrelated statement (a cancel that reaches a backend waiting for a command is discarded by PostgreSQL).
+ *   - PGlite through its socket (another process owns it): one session, no cancel; the call rejects at once
+ *     and the running statement finishes in the owner's process, holding the session until then.
+ *   - PGlite in this process: a running statement cannot be interrupted and even blocks this thread (the
+ *     timer of a deadline fires only when it ends). The abort lands between statements: the call rejects after
+ *     the current statement and runs no further one.
+ */
+import { pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../platform/database/sql-database.js';
+import { DATASETS, type Dataset } from '../domain/datasets.js';
+import {
+  aggregatableField,
+  assertDataset,
+  normalizeBatch,
+  pageRequest,
+  positiveInteger,
+  raceAbort,
+  throwIfAborted,
+  totalFromCount,
+  totalFromPage,
+  type Facets,
+  type FacetValue,
+  type ObservationIndex,
+  type ObservationQuery,
+  type ObservationRecord,
+  type SearchPage,
+} from './observation-index.port.js';
+import {
+  aggregateStatement,
+  countStatement,
+  FILTER_FIRST_MAX_MATCHES,
+  layoutOf,
+  searchStatement,
+  streamStatement,
+  tableDdl,
+  tableOf,
+  upsertSql,
+  writeRows,
+  type PageStrategy,
+  type SqlSelectorCompiler,
+  type SqlStatement,
+} from './postgres-query-compiler.js';
+
+export interface PostgresObservationIndexOptions {
+  /** Compiles `cve:`/`kev:` selectors (enrichment context); without it such queries fail. */
+  readonly selectors?: SqlSelectorCompiler;
+  /** Rows per INSERT statement of a write (default 500). */
+  readonly writeChunk?: number;
+}
+
+const QUERY_CANCELED = '57014';
+/** Serializes the DDL of init across processes (concurrent CREATE ... IF NOT EXISTS can still collide). */
+const DDL_ADVISORY_LOCK = 0x6f62_7378; // 'obsx'
+
+export class PostgresObservationIndex implements ObservationIndex {
+  readonly kind: string;
+  private readonly selectors: SqlSelectorCompiler | undefined;
+  private readonly writeChunk: number;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    options: PostgresObservationIndexOptions = {},
+  ) {
+    this.kind = db.kind;
+    this.selectors = options.selectors;
+    this.writeChunk = positiveInteger(options.writeChunk ?? 500, 'writeChunk');
+  }
+
+  async init(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(${DDL_ADVISORY_LOCK})`);
+      await tx.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      for (const dataset of DATASETS) {
+        const layout = layoutOf(dataset);
+        for (const statement of tableDdl(dataset)) await tx.query(statement);
+        // Each index carries its DDL as comment: a changed definition replaces the index.
+        const { rows } = await tx.query<{ name: string; ddl: string | null }>(
+          `SELECT i.relname AS name, obj_description(i.oid, 'pg_class') AS ddl
+             FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE x.indrelid = to_regclass($1)`,
+          [layout.table],
+        );
+        const existing = new Map(rows.map((row) => [row.name, row.ddl]));
+        for (const index of layout.indexes) {
+          if (existing.has(index.name)) {
+            if (existing.get(index.name) === index.ddl) continue;
+            await tx.query(`DROP INDEX ${index.name}`);
+          }
+          await tx.query(index.ddl);
+          await tx.query(`COMMENT ON INDEX ${index.name} IS ${literal(index.ddl)}`);
+        }
+      }
+    });
+  }
+
+  async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
+    const observations = normalizeBatch(dataset, records);
+    if (observations.length === 0) return;
+    const sql = upsertSql(dataset);
+    await this.db.transaction(async (tx) => {
+      for (let start = 0; start < observations.length; start += this.writeChunk) {
+        await tx.query(sql, [writeRows(dataset, observations.slice(start, start + this.writeChunk))]);
+      }
+    });
+  }
+
+  async count(dataset: Dataset): Promise<number> {
+    const { rows } = await this.db.query<{ count: string }>(
+      `SELECT count(*)::text AS count FROM ${tableOf(dataset)}`,
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async get(dataset: Dataset, id: string): Promise<ObservationRecord | null> {
+    const { rows } = await this.db.query<{ doc: ObservationRecord }>(
+      `SELECT doc FROM ${tableOf(dataset)} WHERE id = $1::text`,
+      [id],
+    );
+    return rows[0]?.doc ?? null;
+  }
+
+  async search(
+    dataset: Dataset,
+    query: ObservationQuery,
+    page: { offset: number; limit: number; countLimit?: number },
+    signal?: AbortSignal,
+  ): Promise<SearchPage> {
+    const request = pageRequest(page);
+    // Compiled before anything runs: an invalid query fails without touching the database.
+    const countSql = countStatement(dataset, query, request.countLimit + 1, this.selectors);
+    const pageSql = (strategy: PageStrategy) =>
+      searchStatement(dataset, query, request, this.selectors, strategy);
+    return this.read(signal, async (sql) => {
+      // The count comes first: it chooses how the page is read (see PageStrategy).
+      const [row] = await run<{ count: string }>(sql, countSql);
+      const counted = Number(row?.count ?? 0);
+      const exact = counted <= request.countLimit;
+      let records: ObservationRecord[] = [];
+      if (request.limit > 0 && (!exact || counted > request.offset)) {
+        const strategy = exact && counted <= FILTER_FIRST_MAX_MATCHES ? 'filter-first' : 'ordered';
+        records = (await run<{ doc: ObservationRecord }>(sql, pageSql(strategy))).map((r) => r.doc);
+        // A page that is not full ends the result: it tells the total even past countLimit.
+        const total = totalFromPage(request, records.length);
+        if (total !== undefined) return { records, total, totalIsLowerBound: false };
+      }
+      return { records, ...totalFromCount(request, records.length, counted) };
+    });
+  }
+
+  async aggregate(
+    dataset: Dataset,
+    query: ObservationQuery,
+    fields: readonly string[],
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<Facets> {
+    assertDataset(dataset);
+    positiveInteger(limit, 'limit');
+    const names = [...new Set(fields)];
+    for (const name of names) aggregatableField(dataset, name);
+    const statements = names.map(
+      (name) => [name, aggregateStatement(dataset, query, name, limit, this.selectors)] as const,
+    );
+    return this.read(signal, async (sql) => {
+      const facets: Facets = {};
+      for (const [name, statement] of statements) {
+        const rows = await run<{ value: FacetValue; count: string }>(sql, statement);
+        facets[name] = rows.map((row) => ({ value: row.value, count: Number(row.count) }));
+      }
+      return facets;
+    });
+  }
+
+  async *stream(
+    dataset: Dataset,
+    query: ObservationQuery,
+    batchSize: number,
+    signal?: AbortSignal,
+  ): AsyncIterable<ObservationRecord[]> {
+    positiveInteger(batchSize, 'batchSize');
+    let afterId = '';
+    for (;;) {
+      const statement = streamStatement(dataset, query, afterId, batchSize, this.selectors);
+      const rows = await this.read(signal, (sql) =>
+        run<{ id: string; doc: ObservationRecord }>(sql, statement),
+      );
+      if (rows.length > 0) yield rows.map((row) => row.doc);
+      if (rows.length < batchSize) return;
+      afterId = rows[rows.length - 1]!.id;
+    }
+  }
+
+  async clear(dataset: Dataset): Promise<void> {
+    await this.db.query(`TRUNCATE ${tableOf(dataset)}`);
+  }
+
+  /**
+   * Runs reads under the signal (see the file comment). Without a signal, straight on the pool.
+   */
+  private read<T>(signal: AbortSignal | undefined, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+    if (!signal) return work(this.db);
+    throwIfAborted(signal);
+    // In-process PGlite runs each statement synchronously on this thread: nothing (not even the timer that
+    // aborts a deadline) runs until it ends. A macrotask turn before each statement lets a due abort land.
+    const yieldFirst = this.db.kind === 'pglite';
+    const checked = (executor: SqlExecutor): SqlExecutor => ({
+      query: async (text, params) => {
+        if (yieldFirst) await new Promise((resolve) => setTimeout(resolve, 0));
+        throwIfAborted(signal);
+        return executor.query(text, params);
+      },
+    });
+    if (this.db.kind !== 'postgres') return raceAbort(work(checked(this.db)), signal);
+    const pinned = this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pid = rows[0]?.pid;
+      let cancelling: Promise<unknown> | undefined;
+      const cancel = (): void => {
+        cancelling = this.db.query('SELECT pg_cancel_backend($1::integer)', [pid]).catch(() => undefined);
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return await work(checked(tx));
+      } catch (error) {
+        if (signal.aborted && pgErrorCode(error) === QUERY_CANCELED) throw signal.reason;
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', cancel);
+        // The cancel must land before the connection is reused by anyone else.
+        if (cancelling) await cancelling;
+      }
+    });
+    return raceAbort(pinned, signal);
+  }
+}
+
+async function run<R>(sql: SqlExecutor, statement: SqlStatement): Promise<R[]> {
+  return (await sql.query<R>(statement.text, statement.params)).rows;
+}
+
+/** A string literal for DDL (COMMENT takes no parameters). */
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

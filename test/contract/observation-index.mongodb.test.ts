@@ -1,0 +1,390 @@
+/**
+ * The ObservationIndex contract against MongoDB. The server comes from MONGODB_URL (a replica set, e.g.
+ * `mongodb://localhost:27017/exposure?replicaSet=rs0`: writes are transactions), else from a throwaway
+ * `mongo:7` container started as the single-node replica set `rs0` (testcontainers). Every open() gets a fresh
+ * database, dropped on dispose. Without a server, the leg is registered with describe.skip, so jest reports
+ * it as skipped, with the reason on the console.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { MongoClient, type Db, type Document } from 'mongodb';
+import type { Dataset } from '../../src/search/domain/datasets.js';
+import { MongoObservationIndex } from '../../src/search/observation-index/mongodb-observation-index.js';
+import {
+  compileQuery,
+  facetPipelines,
+  indexesOf,
+  toStored,
+  type StoredObservation,
+} from '../../src/search/observation-index/mongodb-query-compiler.js';
+import {
+  normalizeBatch,
+  SelectorNotConfiguredError,
+  sinceOf,
+} from '../../src/search/observation-index/observation-index.port.js';
+import {
+  FIXTURE_NOW,
+  FIXTURES,
+  HOSTS,
+  MATCH_CASES,
+  observationIndexContract,
+  q,
+  type ObservationIndexUnderTest,
+} from './observation-index.contract.js';
+
+const LABEL = 'mongodb';
+const IMAGE = 'mongo:7';
+const RUNTIME_DETECTION_TIMEOUT_MS = 5_000;
+const CONTAINER_START_TIMEOUT_MS = 180_000;
+const INITIATE_REPLICA_SET =
+  "try { rs.status().ok } catch (e) { rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'localhost:27017' }] }).ok }";
+
+type Target = { readonly url: string; stop(): Promise<void> } | { readonly skipped: string };
+
+async function resolveTarget(): Promise<Target> {
+  const url = process.env.MONGODB_URL;
+  if (url) return { url, stop: async () => undefined };
+
+  let testcontainers: typeof import('testcontainers');
+  try {
+    testcontainers = await import('testcontainers');
+    await withTimeout(
+      testcontainers.getContainerRuntimeClient(),
+      RUNTIME_DETECTION_TIMEOUT_MS,
+      'container runtime detection',
+    );
+  } catch (error) {
+    return { skipped: `no MONGODB_URL and no container runtime (${reasonOf(error)})` };
+  }
+
+  let started: { stop(): Promise<unknown> } | undefined;
+  try {
+    const { GenericContainer, Wait } = testcontainers;
+    const container = await withTimeout(
+      new GenericContainer(IMAGE)
+        .withCommand(['--replSet', 'rs0', '--bind_ip_all'])
+        .withExposedPorts(27017)
+        .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+        .withStartupTimeout(CONTAINER_START_TIMEOUT_MS)
+        .start(),
+      CONTAINER_START_TIMEOUT_MS + 5_000,
+      `starting ${IMAGE}`,
+    );
+    started = container;
+    const initiated = await container.exec(['mongosh', '--quiet', '--eval', INITIATE_REPLICA_SET]);
+    if (initiated.exitCode !== 0) throw new Error(`rs.initiate failed: ${initiated.output}`);
+    // The member is known as localhost:27017 inside the container: connect directly to the mapped port.
+    const address = `${container.getHost()}:${container.getMappedPort(27017)}`;
+    const containerUrl = `mongodb://${address}/?directConnection=true`;
+    await waitForPrimary(containerUrl);
+    return { url: containerUrl, stop: async () => void (await container.stop()) };
+  } catch (error) {
+    await started?.stop().catch(() => undefined);
+    return {
+      skipped: `no MONGODB_URL, and the container runtime could not start ${IMAGE} (${reasonOf(error)})`,
+    };
+  }
+}
+
+async function waitForPrimary(url: string, timeoutMs = 30_000): Promise<void> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        const hello = await client.db('admin').command({ hello: 1 });
+        if (hello.isWritablePrimary === true) return;
+      } catch {
+        // not reachable yet
+      }
+      if (Date.now() > deadline) throw new Error(`replica set primary not elected within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+const target = await resolveTarget();
+
+if ('skipped' in target) {
+  announceSkip(`MongoDB observation index leg skipped: ${target.skipped}`);
+  describe.skip(`ObservationIndex contract: ${LABEL} (skipped: ${target.skipped})`, () => {
+    // Registered so every contract case shows up as skipped; open() is never called.
+    observationIndexContract(LABEL, () => Promise.reject(new Error('skipped')));
+  });
+} else {
+  let shared: MongoClient | null = null;
+  const client = async (): Promise<MongoClient> => {
+    if (!shared) {
+      shared = new MongoClient(target.url, { writeConcern: { w: 'majority' }, ignoreUndefined: true });
+      await shared.connect();
+    }
+    return shared;
+  };
+  afterAll(async () => {
+    await shared?.close();
+    await target.stop();
+  });
+
+  observationIndexContract(LABEL, async (): Promise<ObservationIndexUnderTest> => {
+    const mongo = await client();
+    const dbName = `observations_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+    const index = new MongoObservationIndex(mongo, dbName);
+    await index.init();
+    return { index, dispose: async () => void (await mongo.db(dbName).dropDatabase()) };
+  });
+}
+
+/**
+ * console.info, as for every notice; jest's default (non-verbose) reporter drops the buffered console output of
+ * a file whose tests are all skipped, so then the line goes to stderr as well and is never silent.
+ */
+function announceSkip(message: string): void {
+  console.info(message);
+  if (console.constructor.name === 'BufferedConsole') process.stderr.write(`${message}\n`);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Without a server, the compiled filters and facet pipelines are still checked: a minimal interpreter of the
+ * operators the compiler emits (MongoDB semantics: a path through arrays matches any element, ranges compare
+ * values of the same type only, $nor matches documents without the field, PCRE `\A`/`\z` anchors) runs every
+ * match case of the contract over the stored form of the fixture. It proves the compiler's normalization and
+ * operators, not MongoDB itself: the contract leg above does that wherever a server is available.
+ */
+describe('MongoDB observation index compiler (in memory)', () => {
+  const storedOf = (dataset: Dataset): StoredObservation[] =>
+    normalizeBatch(dataset, FIXTURES[dataset]).map((observation) => toStored(dataset, observation));
+
+  it.each(MATCH_CASES)('$name', async ({ dataset, ast, expected }) => {
+    const filter = await compileQuery(dataset, { ast });
+    const found = storedOf(dataset).filter((document) => matches(document, filter as Document));
+    expect(found.map((document) => document._id).sort()).toEqual([...expected].sort());
+  });
+
+  it('keeps the time frame', async () => {
+    const filter = await compileQuery('hosts', {
+      ast: q.exact('product', 'nginx'),
+      since: sinceOf('last_7d', FIXTURE_NOW),
+    });
+    const found = storedOf('hosts').filter((document) => matches(document, filter as Document));
+    expect(found.map((document) => document._id).sort()).toEqual(['h01', 'h02', 'h06', 'h12']);
+  });
+
+  it('builds facets counting lowercased values and array elements', () => {
+    const facets = facetPipelines('whois', ['status', 'registrant.country'], 2);
+    const documents = storedOf('whois');
+    expect(runFacet(documents, facets.f0!)).toEqual([
+      { _id: 'clienttransferprohibited', count: 3 },
+      { _id: 'clientdeleteprohibited', count: 2 },
+    ]);
+    expect(runFacet(documents, facets.f1!)).toEqual([
+      { _id: 'fr', count: 2 },
+      { _id: 'us', count: 2 },
+    ]);
+    const hosts = facetPipelines('hosts', ['shared_edge', 'port'], 3);
+    expect(runFacet(storedOf('hosts'), hosts.f0!)).toEqual([
+      { _id: false, count: 3 },
+      { _id: true, count: 2 },
+    ]);
+    expect(runFacet(storedOf('hosts'), hosts.f1!)).toEqual([
+      { _id: 443, count: 8 },
+      { _id: 80, count: 4 },
+      { _id: 22, count: 3 },
+    ]);
+  });
+
+  it('stores CIDR-searchable forms of addresses', () => {
+    const [v6] = normalizeBatch('hosts', [HOSTS.find((record) => record.id === 'h06')!]);
+    const [v4] = normalizeBatch('hosts', [HOSTS.find((record) => record.id === 'h10')!]);
+    expect(toStored('hosts', v6!).n6).toEqual({ ip: '20010db8000000000000000000000006' });
+    expect(toStored('hosts', v4!).n4).toEqual({ ip: 0x0a010203 });
+    expect(toStored('hosts', v4!).k.ip).toBe('10.1.2.3');
+  });
+
+  it('refuses a selector without a selector compiler, and calls the one configured', async () => {
+    await expect(compileQuery('hosts', { ast: q.selector('kev', 'true') })).rejects.toThrow(
+      SelectorNotConfiguredError,
+    );
+    const seen: string[] = [];
+    const filter = await compileQuery(
+      'hosts',
+      { ast: q.and(q.exact('port', 443), q.selector('cve', 'CVE-2021-23017')) },
+      {
+        db: {} as Db,
+        selectors: {
+          compile: (node, context) => {
+            seen.push(`${node.selector}:${node.value}@${context.collection}`);
+            return { _id: { $in: ['h02'] } };
+          },
+        },
+      },
+    );
+    expect(seen).toEqual(['cve:CVE-2021-23017@obs_hosts']);
+    expect(
+      storedOf('hosts')
+        .filter((document) => matches(document, filter as Document))
+        .map((d) => d._id),
+    ).toEqual(['h02']);
+  });
+
+  it('declares one index per searchable stored value, within MongoDB limits', () => {
+    for (const dataset of ['hosts', 'dns', 'vhosts', 'whois'] as const) {
+      const indexes = indexesOf(dataset);
+      expect(indexes.length).toBeLessThan(64);
+      expect(new Set(indexes.map((index) => index.name)).size).toBe(indexes.length);
+    }
+    expect(indexesOf('hosts').map((index) => index.name)).toEqual(
+      expect.arrayContaining([
+        'recent',
+        'k_product',
+        'k_hostnames',
+        'k_http__status',
+        't_first_seen',
+        'n4_ip',
+        'n6_ip',
+      ]),
+    );
+  });
+});
+
+// --- a minimal interpreter of the filters the compiler emits -------------------------------------------------
+
+function valuesAt(document: unknown, path: string): unknown[] {
+  let current: unknown[] = [document];
+  for (const segment of path.split('.')) {
+    const next: unknown[] = [];
+    for (const value of current) {
+      if (Array.isArray(value)) {
+        for (const element of value) {
+          if (element !== null && typeof element === 'object' && segment in element) {
+            next.push((element as Record<string, unknown>)[segment]);
+          }
+        }
+      } else if (value !== null && typeof value === 'object' && segment in value) {
+        next.push((value as Record<string, unknown>)[segment]);
+      }
+    }
+    current = next;
+  }
+  // A path ending on an array offers the array and each of its elements.
+  return current.flatMap((value) => (Array.isArray(value) ? [value, ...value] : [value]));
+}
+
+const kindOf = (value: unknown): string => (value instanceof Date ? 'date' : typeof value);
+
+function compare(a: unknown, b: unknown): number | undefined {
+  if (kindOf(a) !== kindOf(b)) return undefined;
+  const x = a instanceof Date ? a.getTime() : (a as number | string);
+  const y = b instanceof Date ? b.getTime() : (b as number | string);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function pcre(pattern: string, options: string): RegExp {
+  return new RegExp(pattern.replaceAll('\\A', '^').replaceAll('\\z', '$'), options.includes('i') ? 'i' : '');
+}
+
+function matches(document: unknown, filter: Document): boolean {
+  return Object.entries(filter).every(([key, condition]) => {
+    if (key === '$and') return (condition as Document[]).every((part) => matches(document, part));
+    if (key === '$or') return (condition as Document[]).some((part) => matches(document, part));
+    if (key === '$nor') return !(condition as Document[]).some((part) => matches(document, part));
+    if (key.startsWith('$')) throw new Error(`operator ${key} not interpreted`);
+    const values = valuesAt(document, key);
+    const isOperators =
+      condition !== null &&
+      typeof condition === 'object' &&
+      !(condition instanceof Date) &&
+      Object.keys(condition).every((operator) => operator.startsWith('$'));
+    if (!isOperators) return values.some((value) => compare(value, condition) === 0);
+    return Object.entries(condition as Document).every(([operator, operand]) => {
+      switch (operator) {
+        case '$exists':
+          return values.length > 0 === operand;
+        case '$type':
+          return values.some((value) => typeof value === 'number');
+        case '$in':
+          return values.some((value) =>
+            (operand as unknown[]).some((candidate) => compare(value, candidate) === 0),
+          );
+        case '$gt':
+          return values.some(
+            (value) => (compare(value, operand) ?? 0) > 0 && compare(value, operand) !== undefined,
+          );
+        case '$gte':
+          return values.some(
+            (value) => compare(value, operand) !== undefined && compare(value, operand)! >= 0,
+          );
+        case '$lt':
+          return values.some(
+            (value) => compare(value, operand) !== undefined && compare(value, operand)! < 0,
+          );
+        case '$lte':
+          return values.some(
+            (value) => compare(value, operand) !== undefined && compare(value, operand)! <= 0,
+          );
+        case '$regex': {
+          const regex = pcre(
+            operand as string,
+            ((condition as Document).$options as string | undefined) ?? '',
+          );
+          return values.some((value) => typeof value === 'string' && regex.test(value));
+        }
+        case '$options':
+          return true;
+        default:
+          throw new Error(`operator ${operator} not interpreted`);
+      }
+    });
+  });
+}
+
+function runFacet(documents: readonly StoredObservation[], stages: readonly Document[]): Document[] {
+  let rows: Document[] = [...documents];
+  for (const stage of stages) {
+    const [name, spec] = Object.entries(stage)[0] as [string, Document];
+    switch (name) {
+      case '$project':
+        rows = rows.map((row) => {
+          const values = valuesAt(row, String(spec.value).slice(1));
+          return values.length > 0 ? { value: values[0] } : {};
+        });
+        break;
+      case '$unwind':
+        rows = rows.flatMap((row) =>
+          Array.isArray(row.value) ? row.value.map((value) => ({ value })) : [row],
+        );
+        break;
+      case '$match':
+        rows = rows.filter((row) => row.value !== undefined && row.value !== null);
+        break;
+      case '$group': {
+        const counts = new Map<unknown, number>();
+        for (const row of rows) counts.set(row.value, (counts.get(row.value) ?? 0) + 1);
+        rows = [...counts].map(([value, count]) => ({ _id: value, count }));
+        break;
+      }
+      case '$sort':
+        rows.sort((a, b) => b.count - a.count || (compare(a._id, b._id) ?? 0));
+        break;
+      case '$limit':
+        rows = rows.slice(0, spec as unknown as number);
+        break;
+      default:
+        throw new Error(`stage ${name} not interpreted`);
+    }
+  }
+  return rows;
+}
