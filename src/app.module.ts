@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { CreditsModule } from './credits/credits.module.js';
+import { SearchModule } from './search/search.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -43,6 +44,7 @@ export class AppModule {
         AuthModule,
         AccountsModule,
         CreditsModule,
+        SearchModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

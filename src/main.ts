@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import pino from 'pino';
 import { seedDemoAccount, type DemoAccount } from './accounts/demo-seed.js';
 import { ReservationSweeper } from './credits/reservation-sweeper.js';
+import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
@@ -31,6 +32,11 @@ async function main(): Promise<void> {
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context, app.get(CommandBus))
     : null;
+  if (config.seedDemo) {
+    // An empty index gets ~10,000 generated observations per dataset, so the demo has something to find.
+    const corpus = await loadDemoCorpus(context.observations, context.clock.now());
+    if (corpus.loaded) log.info({ datasets: corpus.datasets.map((d) => d.dataset) }, 'demo corpus loaded');
+  }
 
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -6,6 +6,7 @@ import type { ProjectionDefinition } from './projections/projection-definition.j
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
+import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
 
 export type LogFunction = (
@@ -81,6 +82,10 @@ export class ServiceContext {
   async readYourWrites(projections: readonly string[], position: string | null): Promise<boolean> {
     if (position === null || !this.projectionsFollowed) return true;
     return this.projections.waitFor(projections, position, this.config.projectionWaitMs);
+  }
+
+  get observations(): ObservationIndex {
+    return this.storage.observations;
   }
 
   get rateLimiter(): RateLimiter {

@@ -342,6 +342,31 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'POST /api/v2/auth/tokens': { status: 201, body: async () => ({}) },
   'GET /api/v2/auth/credits': { status: 200 },
   'GET /api/v2/auth/credits/usage': { status: 200 },
+  'POST /api/v2/common/data/search': {
+    status: 200,
+    body: async () => ({ raw_query: 'nginx', stream: false }),
+  },
+  'POST /api/v2/common/data/search/more': {
+    status: 200,
+    body: async () => ({ raw_query: 'nginx', dataset: 'hosts', page: 2 }),
+  },
+  'GET /api/v2/common/data/search/fields': { status: 200 },
+  'POST /api/v2/common/data/:dataset': {
+    status: 200,
+    params: async () => ({ dataset: 'hosts' }),
+    body: async () => ({ raw_query: 'nginx' }),
+  },
+  'POST /api/v2/data/search': { status: 200, body: async () => ({ raw_query: 'nginx', stream: false }) },
+  'POST /api/v2/data/search/more': {
+    status: 200,
+    body: async () => ({ raw_query: 'nginx', dataset: 'dns', page: 2 }),
+  },
+  'GET /api/v2/data/search/fields': { status: 200 },
+  'POST /api/v2/data/:dataset': {
+    status: 200,
+    params: async () => ({ dataset: 'whois' }),
+    body: async () => ({ raw_query: 'example' }),
+  },
 };
 
 function fillPath(path: string, params: Readonly<Record<string, string>>): string {

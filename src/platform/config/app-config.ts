@@ -23,6 +23,8 @@ export interface AppConfig {
   readonly projectionWaitMs: number;
   /** Seed the demo account and data on an empty store (SEED_DEMO, default true). */
   readonly seedDemo: boolean;
+  /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
+  readonly searchDeadlineMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -71,6 +73,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
   const seedDemo = parseBoolean('SEED_DEMO', text('SEED_DEMO'), true, problems);
+  const searchDeadlineMs = parseInteger(
+    'SEARCH_DEADLINE_MS',
+    text('SEARCH_DEADLINE_MS'),
+    8000,
+    1,
+    120_000,
+    problems,
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -83,6 +93,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: logLevelRaw as LogLevel,
     projectionWaitMs,
     seedDemo,
+    searchDeadlineMs,
   };
 }
 

@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
+import { ROUTE_BODY_LIMITS } from './body-limits.js';
 import { HttpErrorFilter } from './http-error.filter.js';
 import { createValidationPipe } from './validation.js';
 
@@ -40,6 +41,11 @@ export async function createHttpApp(
     },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  // Routes register at init: give each its contract body limit first.
+  fastify.addHook('onRoute', (route: { url: string; bodyLimit?: number }) => {
+    const limit = ROUTE_BODY_LIMITS[route.url];
+    if (limit !== undefined) route.bodyLimit = limit;
+  });
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
   });

@@ -6,6 +6,8 @@ import type { EventStore } from '../event-store/event-store.port.js';
 import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
+import type { ObservationIndex } from '../../search/observation-index/observation-index.port.js';
+import { PostgresObservationIndex } from '../../search/observation-index/postgres-observation-index.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
 
@@ -18,6 +20,8 @@ import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js
 export interface Storage {
   readonly eventStore: EventStore;
   readonly readStore: ReadStore;
+  /** The four observation datasets (hosts, dns, vhosts, whois) the search engine reads. */
+  readonly observations: ObservationIndex;
   /** Rate limits shared by every instance on the same read-model database. */
   readonly rateLimiter: RateLimiter;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
@@ -82,10 +86,23 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     }
     await rateLimiter.init();
 
+    let observations: ObservationIndex;
+    if (config.mongodbUrl) {
+      const { MongoObservationIndex } =
+        await import('../../search/observation-index/mongodb-observation-index.js');
+      const mongoIndex = await MongoObservationIndex.connect(config.mongodbUrl);
+      closers.push(() => mongoIndex.close());
+      observations = mongoIndex;
+    } else {
+      observations = new PostgresObservationIndex(opened!.db);
+    }
+    await observations.init();
+
     return {
       eventStore,
       readStore,
       rateLimiter,
+      observations,
       sql: opened?.db,
       sqlRole: opened?.role,
       close: async () => {

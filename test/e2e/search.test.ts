@@ -1,0 +1,324 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CommandBus } from '@nestjs/cqrs';
+import pg from 'pg';
+import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
+import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
+import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
+import { DATASETS } from '../../src/search/domain/datasets.js';
+import { writeGenerated } from '../../src/search/data/demo-corpus.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
+const NOW = new Date();
+
+async function seed(service: TestService): Promise<{ accountId: string; key: string }> {
+  for (const dataset of DATASETS) {
+    await writeGenerated(service.context.observations, dataset, { count: 300, seed: 'search-e2e', now: NOW });
+  }
+  const bus = service.app.get(CommandBus);
+  const { accountId } = await bus.execute(
+    new RegisterAccount(`search-${Date.now()}@example.com`, 'professional', undefined, operator()),
+  );
+  const { key } = await bus.execute(new IssueApiKey(accountId, 'search', operator()));
+  return { accountId, key };
+}
+
+/** Reads an SSE body chunk by chunk, as a real client does. */
+async function readEvents(
+  response: Response,
+  onEvent?: (event: Record<string, unknown>) => boolean | void,
+): Promise<Array<Record<string, unknown>>> {
+  const events: Array<Record<string, unknown>> = [];
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let boundary;
+    while ((boundary = buffer.indexOf('\n\n')) !== -1) {
+      const frame = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      const data = frame
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      if (!data) continue;
+      const event = JSON.parse(data) as Record<string, unknown>;
+      events.push(event);
+      if (onEvent?.(event) === true) {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+  return events;
+}
+
+describe('unified search over HTTP (PGlite)', () => {
+  let service: TestService;
+  let key: string;
+  let accountId: string;
+  let base: string;
+
+  beforeAll(async () => {
+    service = await startTestService('pglite');
+    ({ key, accountId } = await seed(service));
+    await service.app.listen(0, '127.0.0.1');
+    base = await service.app.getUrl();
+    base = base.replace('[::1]', '127.0.0.1');
+  });
+  afterAll(async () => {
+    await service.dispose();
+  });
+
+  const post = (body: unknown, extra: Record<string, string> = {}) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/search',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', ...extra },
+      payload: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('enforces every limit of the search request', async () => {
+    const tooBig = await post({ raw_query: 'nginx', pad: 'x'.repeat(5000) });
+    expect(tooBig.statusCode).toBe(413);
+    expect(tooBig.json().code).toBe('payload_too_large');
+    for (const body of [
+      { raw_query: '   ' },
+      { raw_query: 'a'.repeat(513) },
+      { raw_query: 'x', per_type_limit: 0 },
+      { raw_query: 'x', per_type_limit: -3 },
+      { raw_query: 'x', time_frame: 'forever' },
+      {},
+    ]) {
+      const response = await post({ ...body, stream: false });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().code).toBe('invalid_input');
+    }
+    const syntax = await post({ raw_query: 'port:443 AND (nginx', stream: false });
+    expect(syntax.statusCode).toBe(422);
+    expect(syntax.json()).toMatchObject({ code: 'invalid_query', details: { position: expect.any(Number) } });
+    const capped = await post({ raw_query: 'port:443', per_type_limit: 1000, stream: false });
+    expect(capped.statusCode).toBe(200);
+    expect(capped.json().query.per_type_limit).toBe(25);
+    expect(capped.json().results.hosts.length).toBeLessThanOrEqual(25);
+  });
+
+  it('stream:false answers one JSON document with per-dataset status, totals and vulnerability refs on hosts', async () => {
+    const response = await post({ raw_query: 'port:443', stream: false });
+    expect(response.statusCode).toBe(200);
+    const outcome = response.json();
+    expect(outcome.per_type_status).toEqual({
+      hosts: 'ok',
+      dns: 'invalid_query',
+      vhosts: 'ok',
+      whois: 'invalid_query',
+    });
+    expect(outcome.partial).toBe(false);
+    expect(outcome.results.hosts.length).toBeGreaterThan(0);
+    for (const item of outcome.results.hosts) {
+      expect(item.raw.port).toBe(443);
+      expect(item.raw.vulnerability_ref).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+    expect(outcome.totals.dns).toEqual({ count: null, lower_bound: false }); // not applicable is never zero
+    expect(outcome.credits_charged).toBe(1);
+  });
+
+  it('SSE: a real HTTP client reads partial, results and facets chunks, ending with final', async () => {
+    const response = await fetch(`${base}/api/v2/common/data/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ raw_query: 'nginx' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = await readEvents(response);
+    const types = events.map((e) => e.type);
+    expect(types.at(-1)).toBe('final');
+    expect(types.filter((t) => t === 'partial')).toHaveLength(4);
+    expect(types).toContain('results');
+    const final = events.at(-1)!;
+    expect(Object.keys(final.per_type_status as object).sort()).toEqual(['dns', 'hosts', 'vhosts', 'whois']);
+  });
+
+  it('charges match the pricing table and usage categories; the fields vocabulary is free', async () => {
+    const queries = service.app.get(CreditQueries);
+    const before = await queries.usage(accountId);
+    await post({ raw_query: 'port:22', stream: false }); // hosts + vhosts answer: 1 credit, host
+    const whois = await post({ raw_query: 'registrar:*', stream: false, broad: true });
+    expect([200, 422]).toContain(whois.statusCode);
+    const word = (await post({ raw_query: 'example', stream: false })).json(); // every dataset applies: whois answers → 3
+    expect(word.per_type_status.whois).toBe('ok');
+    expect(word.credits_charged).toBe(3);
+    const fields = await service.app.inject({
+      method: 'GET',
+      url: '/api/v2/common/data/search/fields',
+      headers: { 'x-api-key': key },
+    });
+    expect(fields.statusCode).toBe(200);
+    expect(fields.json().fields.find((f: { name: string }) => f.name === 'favicon.hash')).toMatchObject({
+      type: 'integer',
+    });
+    await service.context.readYourWrites(
+      ['credit-usage'],
+      await service.context.storage.eventStore.headPosition(),
+    );
+    const after = await queries.usage(accountId);
+    const delta = (category: string) =>
+      (after.usage.find((u) => u.category === category)?.credits ?? 0) -
+      (before.usage.find((u) => u.category === category)?.credits ?? 0);
+    expect(delta('host')).toBeGreaterThanOrEqual(1);
+    expect(delta('whois')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('single-dataset search pages with results_per_page 10/30/50 and aggregates facets', async () => {
+    const page = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/hosts',
+      headers: { 'x-api-key': key },
+      payload: { raw_query: 'port:443', results_per_page: 10, page: 1, include: 'ip,port' },
+    });
+    expect(page.statusCode).toBe(200);
+    const body = page.json();
+    expect(body.data.length).toBeLessThanOrEqual(10);
+    expect(Object.keys(body.data[0]).sort()).toEqual(['id', 'ip', 'port', 'vulnerability_ref']);
+    const bad = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/hosts',
+      headers: { 'x-api-key': key },
+      payload: { raw_query: 'x', results_per_page: 20 },
+    });
+    expect(bad.statusCode).toBe(422);
+    const facets = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/hosts',
+      headers: { 'x-api-key': key },
+      payload: { raw_query: 'port:443', aggregate: true, include: 'country' },
+    });
+    expect(facets.statusCode).toBe(200);
+    expect(facets.json().facets.country.length).toBeGreaterThan(0);
+    const unknown = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/planets',
+      headers: { 'x-api-key': key },
+      payload: { raw_query: 'x' },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe('search deadlines and disconnects (PostgreSQL server, a dataset held by a lock)', () => {
+  let service: TestService;
+  let key: string;
+  let accountId: string;
+  let locker: pg.Client;
+  let monitor: pg.Client;
+  let base: string;
+
+  beforeAll(async () => {
+    service = await startTestService('postgres', { env: { SEARCH_DEADLINE_MS: '1500' } });
+    ({ key, accountId } = await seed(service));
+    await service.app.listen(0, '127.0.0.1');
+    base = (await service.app.getUrl()).replace('[::1]', '127.0.0.1');
+    locker = new pg.Client({ connectionString: service.database!.url });
+    await locker.connect();
+    // pg_stat_activity is snapshotted once per transaction: watch from outside the locking one.
+    monitor = new pg.Client({ connectionString: service.database!.url });
+    await monitor.connect();
+  });
+  afterAll(async () => {
+    await locker.end();
+    await monitor.end();
+    await service.dispose();
+  });
+
+  async function holdLock(table: string): Promise<() => Promise<void>> {
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    return async () => {
+      await locker.query('ROLLBACK');
+    };
+  }
+
+  it('a dataset past its deadline is timeout, partial is true, and its count is not zero; the others answer', async () => {
+    const release = await holdLock('obs_whois');
+    try {
+      const response = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search',
+        headers: { 'x-api-key': key },
+        payload: { raw_query: 'example', stream: false },
+      });
+      const outcome = response.json();
+      expect(outcome.per_type_status.whois).toBe('timeout');
+      expect(outcome.per_type_timed_out).toEqual(['whois']);
+      expect(outcome.partial).toBe(true);
+      expect(outcome.totals.whois.count).toBeNull();
+      expect(outcome.per_type_status.hosts).toBe('ok');
+      expect(outcome.credits_charged).toBe(1); // whois did not answer: not charged at its price
+    } finally {
+      await release();
+    }
+  });
+
+  it('a search whose every dataset failed charges nothing', async () => {
+    const queries = service.app.get(CreditQueries);
+    await service.context.readYourWrites(
+      ['credit-state'],
+      await service.context.storage.eventStore.headPosition(),
+    );
+    const before = (await queries.creditState(accountId)).credits_used;
+    const release = await holdLock('obs_whois');
+    try {
+      const outcome = (
+        await service.app.inject({
+          method: 'POST',
+          url: '/api/v2/common/data/search',
+          headers: { 'x-api-key': key },
+          payload: { raw_query: 'registrar:a*', stream: false },
+        })
+      ).json();
+      expect(outcome.per_type_status.whois).toBe('timeout');
+      expect(outcome.credits_charged).toBe(0);
+    } finally {
+      await release();
+    }
+    await service.context.readYourWrites(
+      ['credit-state'],
+      await service.context.storage.eventStore.headPosition(),
+    );
+    expect((await queries.creditState(accountId)).credits_used).toBe(before);
+  });
+
+  it('a client that disconnects cancels the remaining work', async () => {
+    const release = await holdLock('obs_whois');
+    try {
+      const controller = new AbortController();
+      const response = await fetch(`${base}/api/v2/common/data/search`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ raw_query: 'example' }),
+        signal: controller.signal,
+      });
+      await readEvents(response, (event) => event.type === 'results').catch(() => undefined);
+      const waiting = async () =>
+        Number(
+          (
+            await monitor.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%obs_whois%'`,
+            )
+          ).rows[0].n,
+        );
+      expect(await waiting()).toBeGreaterThan(0);
+      controller.abort();
+      const deadline = Date.now() + 1000; // well before the 1.5 s dataset deadline would end it
+      while ((await waiting()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await waiting()).toBe(0);
+    } finally {
+      await release();
+    }
+  });
+});
