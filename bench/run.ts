@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchCredits } from './credits.bench.js';
+import { benchSearch } from './search.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import {
   formatMeasurements,
@@ -37,6 +38,12 @@ for (const target of only && only !== 'credits' ? [] : (['pglite', 'postgres'] a
     `benchmarking the credit ledger on ${target} (${ledgerPairs} reservation+settlement pairs)…\n`,
   );
   measurements.push(...(await benchCredits(target, ledgerPairs)));
+}
+
+if (!only || only === 'search') {
+  const hosts = Number(process.env.BENCH_SEARCH_HOSTS ?? 1_000_000);
+  process.stderr.write(`benchmarking search over ${hosts.toLocaleString('en-US')} hosts…\n`);
+  measurements.push(...(await benchSearch(hosts)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
