@@ -1,0 +1,272 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import { startProgress } from '../../platform/cli/progress.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { DATASETS, isDataset, type Dataset } from '../domain/datasets.js';
+import type { ObservationIndex } from '../observation-index/observation-index.port.js';
+import { GENERATE_BATCH_SIZE, writeGenerated, type GeneratedWrite } from './demo-corpus.js';
+import { generateRecords } from './generator.js';
+import { importNdjson, NdjsonImportError, type NdjsonImportSummary } from './ndjson-import.js';
+
+const MAX_COUNT = 100_000_000;
+const SHOWN_PROBLEMS = 20;
+
+/**
+ * `data generate` fills the observation index with a realistic deterministic corpus; `data import` loads an
+ * NDJSON file. Exit codes: 0 done, 3 some import lines rejected (nothing written with --strict), 1 failure.
+ */
+export function registerDataCommands(program: Command, runtime: CliRuntime): void {
+  const data = program.command('data').description('observation data: generated corpus and NDJSON import');
+
+  data
+    .command('generate')
+    .description(
+      'generate realistic observations (same seed, count and --now: same records) and write them to the index ' +
+        'in batches of 1,000; generate every dataset with the same seed and count so that they share domains',
+    )
+    .requiredOption('--dataset <dataset>', `${DATASETS.join(', ')} or all`)
+    .requiredOption('--count <n>', 'records per dataset')
+    .requiredOption('--seed <seed>', 'any text')
+    .option('--now <time>', 'reference time (ISO 8601): observations fall in the two years before it', '')
+    .option('--replace', 'clear each dataset before writing')
+    .option('--out <path>', 'write NDJSON instead (a file, or a directory of <dataset>.ndjson with --dataset all)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(
+        runtime,
+        async (options: {
+          dataset: string;
+          count: string;
+          seed: string;
+          now: string;
+          replace?: boolean;
+          out?: string;
+          json?: boolean;
+        }) => {
+          const datasets = datasetsOption(options.dataset);
+          const count = countOption(options.count);
+          const json = Boolean(options.json);
+          let now: Date;
+          let index: ObservationIndex | undefined;
+          if (options.out) {
+            now = nowOption(options.now) ?? new Date();
+          } else {
+            const context = await runtime.open();
+            index = observationIndexOf(context);
+            now = nowOption(options.now) ?? context.clock.now();
+          }
+          const results: Array<GeneratedWrite & { file?: string }> = [];
+          for (const dataset of datasets) {
+            const progress = startProgress(`generating ${dataset}`, { json, total: count, unit: 'records' });
+            let result: GeneratedWrite & { file?: string };
+            if (index) {
+              if (options.replace) await index.clear(dataset);
+              result = await writeGenerated(index, dataset, {
+                count,
+                seed: options.seed,
+                now,
+                batchSize: GENERATE_BATCH_SIZE,
+                onProgress: (written) => progress.update(written),
+              });
+            } else {
+              const file = await outputFile(options.out!, dataset, datasets.length > 1);
+              result = { ...(await writeNdjson(file, dataset, count, options.seed, now, (n) => progress.update(n))), file };
+            }
+            progress.stop();
+            results.push(result);
+          }
+          runtime.print(
+            json,
+            {
+              seed: options.seed,
+              now: now.toISOString(),
+              count,
+              generated: results.map((r) => ({
+                dataset: r.dataset,
+                records: r.records,
+                seconds: r.seconds,
+                records_per_second: r.recordsPerSecond,
+                ...(r.file ? { file: r.file } : {}),
+              })),
+            },
+            () => results.map(describeGenerated).join('\n'),
+          );
+        },
+      ),
+    );
+
+  data
+    .command('import')
+    .description(
+      'import an NDJSON file (one record per line) into a dataset: valid lines are written in atomic batches, ' +
+        'bad lines are reported with their line number and skipped; --strict writes nothing if any line is bad',
+    )
+    .argument('<dataset>', DATASETS.join(', '))
+    .argument('<file>', 'NDJSON file')
+    .option('--strict', 'validate the whole file first and write nothing if any line is bad')
+    .option('--batch-size <n>', 'records per atomic write', '1000')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(
+        runtime,
+        async (datasetText: string, file: string, options: { strict?: boolean; batchSize: string; json?: boolean }) => {
+          if (!isDataset(datasetText)) throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')})`);
+          const batchSize = Number(options.batchSize);
+          if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
+            throw new Error('--batch-size must be from 1 to 10000');
+          const json = Boolean(options.json);
+          const size = (await stat(file)).size;
+          const index = observationIndexOf(await runtime.open());
+          const started = performance.now();
+          let phase = '';
+          const progress = startProgress(`importing ${datasetText}`, { json, total: size, unit: 'bytes' });
+          try {
+            const summary = await importNdjson(index, datasetText, file, {
+              batchSize,
+              strict: Boolean(options.strict),
+              onProgress: (p) => {
+                phase = p.phase;
+                progress.update(p.bytesRead, {
+                  detail: `${p.phase}: ${p.read.toLocaleString('en-US')} lines, ${p.imported.toLocaleString('en-US')} imported, ${p.rejected.toLocaleString('en-US')} rejected`,
+                });
+              },
+            });
+            const seconds = (performance.now() - started) / 1000;
+            progress.stop();
+            runtime.print(json, importJson(summary, seconds), () => describeImport(summary, seconds));
+            return summary.rejected > 0 ? 3 : 0;
+          } catch (error) {
+            progress.stop();
+            if (!(error instanceof NdjsonImportError)) throw error;
+            const seconds = (performance.now() - started) / 1000;
+            runtime.print(json, { ...importJson(error.summary, seconds), error: error.message }, () =>
+              [`error${phase ? ` while ${phase}` : ''}: ${error.message}`, describeImport(error.summary, seconds)].join(
+                '\n',
+              ),
+            );
+            return 1;
+          }
+        },
+      ),
+    );
+}
+
+/**
+ * The service context's observation index. It is opened with the configured storage by the service context
+ * (`ServiceContext.observations`); this is the one place the CLI reaches for it.
+ */
+function observationIndexOf(context: ServiceContext): ObservationIndex {
+  const index = (context as ServiceContext & { readonly observations?: ObservationIndex }).observations;
+  if (!index) throw new Error('the observation index is not available in this service context');
+  return index;
+}
+
+function datasetsOption(value: string): Dataset[] {
+  const text = value.trim().toLowerCase();
+  if (text === 'all') return [...DATASETS];
+  if (!isDataset(text)) throw new Error(`--dataset must be one of ${DATASETS.join(', ')} or all, got "${value}"`);
+  return [text];
+}
+
+function countOption(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(count) || count < 1 || count > MAX_COUNT)
+    throw new Error(`--count must be a whole number from 1 to ${MAX_COUNT.toLocaleString('en-US')}`);
+  return count;
+}
+
+function nowOption(value: string): Date | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new Error(`--now must be an ISO 8601 date-time, got "${value}"`);
+  return new Date(ms);
+}
+
+async function outputFile(out: string, dataset: Dataset, many: boolean): Promise<string> {
+  if (!many) return out;
+  await mkdir(out, { recursive: true });
+  return join(out, `${dataset}.ndjson`);
+}
+
+async function writeNdjson(
+  file: string,
+  dataset: Dataset,
+  count: number,
+  seed: string,
+  now: Date,
+  onProgress: (written: number) => void,
+): Promise<GeneratedWrite> {
+  const started = performance.now();
+  const stream = createWriteStream(file, { encoding: 'utf8' });
+  let written = 0;
+  let chunk = '';
+  const drain = async () => {
+    if (!stream.write(chunk)) await once(stream, 'drain');
+    chunk = '';
+  };
+  try {
+    for (const record of generateRecords(dataset, { count, seed, now })) {
+      chunk += `${JSON.stringify(record)}\n`;
+      if (++written % GENERATE_BATCH_SIZE === 0) {
+        await drain();
+        onProgress(written);
+      }
+    }
+    await drain();
+    onProgress(written);
+  } finally {
+    stream.end();
+    await once(stream, 'close');
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    dataset,
+    records: written,
+    seconds: Math.round(seconds * 1000) / 1000,
+    recordsPerSecond: seconds > 0 ? Math.round(written / seconds) : written,
+  };
+}
+
+function describeGenerated(result: GeneratedWrite & { file?: string }): string {
+  return (
+    `${result.dataset}: ${result.records.toLocaleString('en-US')} records in ${result.seconds.toFixed(2)} s ` +
+    `(${result.recordsPerSecond.toLocaleString('en-US')} records/s)${result.file ? ` → ${result.file}` : ''}`
+  );
+}
+
+function importJson(summary: NdjsonImportSummary, seconds: number): Record<string, unknown> {
+  return {
+    dataset: summary.dataset,
+    file: summary.file,
+    strict: summary.strict,
+    read: summary.read,
+    imported: summary.imported,
+    rejected: summary.rejected,
+    blank: summary.blank,
+    batches: summary.batches,
+    aborted: summary.aborted,
+    seconds: Math.round(seconds * 1000) / 1000,
+    records_per_second: seconds > 0 ? Math.round(summary.imported / seconds) : summary.imported,
+    problems: summary.problems,
+    problems_truncated: summary.problemsTruncated,
+  };
+}
+
+function describeImport(summary: NdjsonImportSummary, seconds: number): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const lines = [
+    summary.aborted
+      ? `${summary.dataset} from ${summary.file}: ${n(summary.rejected)} of ${n(summary.read)} lines rejected, nothing written (--strict)`
+      : `${summary.dataset} from ${summary.file}: ${n(summary.imported)} of ${n(summary.read)} lines imported, ` +
+        `${n(summary.rejected)} rejected, in ${seconds.toFixed(2)} s ` +
+        `(${n(seconds > 0 ? Math.round(summary.imported / seconds) : summary.imported)} records/s)`,
+  ];
+  for (const problem of summary.problems.slice(0, SHOWN_PROBLEMS)) lines.push(`  line ${problem.line}: ${problem.reason}`);
+  const hidden = summary.rejected - Math.min(summary.problems.length, SHOWN_PROBLEMS);
+  if (hidden > 0) lines.push(`  … ${n(hidden)} more rejected lines (--json lists the first ${summary.problems.length})`);
+  return lines.join('\n');
+}
