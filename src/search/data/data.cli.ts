@@ -33,7 +33,10 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
     .requiredOption('--seed <seed>', 'any text')
     .option('--now <time>', 'reference time (ISO 8601): observations fall in the two years before it', '')
     .option('--replace', 'clear each dataset before writing')
-    .option('--out <path>', 'write NDJSON instead (a file, or a directory of <dataset>.ndjson with --dataset all)')
+    .option(
+      '--out <path>',
+      'write NDJSON instead (a file, or a directory of <dataset>.ndjson with --dataset all)',
+    )
     .option('--json', 'machine-readable output')
     .action(
       action(
@@ -74,7 +77,10 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
               });
             } else {
               const file = await outputFile(options.out!, dataset, datasets.length > 1);
-              result = { ...(await writeNdjson(file, dataset, count, options.seed, now, (n) => progress.update(n))), file };
+              result = {
+                ...(await writeNdjson(file, dataset, count, options.seed, now, (n) => progress.update(n))),
+                file,
+              };
             }
             progress.stop();
             results.push(result);
@@ -113,8 +119,13 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
     .action(
       action(
         runtime,
-        async (datasetText: string, file: string, options: { strict?: boolean; batchSize: string; json?: boolean }) => {
-          if (!isDataset(datasetText)) throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')})`);
+        async (
+          datasetText: string,
+          file: string,
+          options: { strict?: boolean; batchSize: string; json?: boolean },
+        ) => {
+          if (!isDataset(datasetText))
+            throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')})`);
           const batchSize = Number(options.batchSize);
           if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
             throw new Error('--batch-size must be from 1 to 10000');
@@ -144,9 +155,10 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
             if (!(error instanceof NdjsonImportError)) throw error;
             const seconds = (performance.now() - started) / 1000;
             runtime.print(json, { ...importJson(error.summary, seconds), error: error.message }, () =>
-              [`error${phase ? ` while ${phase}` : ''}: ${error.message}`, describeImport(error.summary, seconds)].join(
-                '\n',
-              ),
+              [
+                `error${phase ? ` while ${phase}` : ''}: ${error.message}`,
+                describeImport(error.summary, seconds),
+              ].join('\n'),
             );
             return 1;
           }
@@ -168,7 +180,8 @@ function observationIndexOf(context: ServiceContext): ObservationIndex {
 function datasetsOption(value: string): Dataset[] {
   const text = value.trim().toLowerCase();
   if (text === 'all') return [...DATASETS];
-  if (!isDataset(text)) throw new Error(`--dataset must be one of ${DATASETS.join(', ')} or all, got "${value}"`);
+  if (!isDataset(text))
+    throw new Error(`--dataset must be one of ${DATASETS.join(', ')} or all, got "${value}"`);
   return [text];
 }
 
@@ -265,8 +278,10 @@ function describeImport(summary: NdjsonImportSummary, seconds: number): string {
         `${n(summary.rejected)} rejected, in ${seconds.toFixed(2)} s ` +
         `(${n(seconds > 0 ? Math.round(summary.imported / seconds) : summary.imported)} records/s)`,
   ];
-  for (const problem of summary.problems.slice(0, SHOWN_PROBLEMS)) lines.push(`  line ${problem.line}: ${problem.reason}`);
+  for (const problem of summary.problems.slice(0, SHOWN_PROBLEMS))
+    lines.push(`  line ${problem.line}: ${problem.reason}`);
   const hidden = summary.rejected - Math.min(summary.problems.length, SHOWN_PROBLEMS);
-  if (hidden > 0) lines.push(`  … ${n(hidden)} more rejected lines (--json lists the first ${summary.problems.length})`);
+  if (hidden > 0)
+    lines.push(`  … ${n(hidden)} more rejected lines (--json lists the first ${summary.problems.length})`);
   return lines.join('\n');
 }

@@ -69,7 +69,10 @@ export type DemoCorpusResult =
 export async function loadDemoCorpus(
   index: Pick<ObservationIndex, 'write' | 'count'>,
   now: Date,
-  options: { readonly count?: number; readonly onProgress?: (dataset: Dataset, written: number) => void } = {},
+  options: {
+    readonly count?: number;
+    readonly onProgress?: (dataset: Dataset, written: number) => void;
+  } = {},
 ): Promise<DemoCorpusResult> {
   for (const dataset of DATASETS) {
     const stored = await index.count(dataset);

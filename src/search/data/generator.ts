@@ -168,7 +168,8 @@ class Rng {
   constructor(seed: readonly number[], stream: number, index: number, salt = 0) {
     this.a = seed[0]! ^ fmix32(Math.imul(stream, 0x632be5ab) ^ salt);
     this.b = seed[1]! ^ fmix32(index >>> 0);
-    this.c = seed[2]! ^ fmix32(Math.imul(index >>> 0, 0x27d4eb2d) ^ seed[3]! ^ Math.floor(index / 4294967296));
+    this.c =
+      seed[2]! ^ fmix32(Math.imul(index >>> 0, 0x27d4eb2d) ^ seed[3]! ^ Math.floor(index / 4294967296));
     for (let i = 0; i < 12; i++) this.u32();
   }
 
@@ -249,7 +250,10 @@ function weighted<T>(rows: ReadonlyArray<readonly [T, number]>): Weighted<T> {
 
 function hexOf(seed: readonly number[], stream: number, index: number, salt: number, length: number): string {
   let out = '';
-  for (let i = 0; out.length < length; i++) out += hash(seed, stream, index, salt + i * 7919).toString(16).padStart(8, '0');
+  for (let i = 0; out.length < length; i++)
+    out += hash(seed, stream, index, salt + i * 7919)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, length);
 }
 
@@ -303,7 +307,23 @@ const AWS_REGIONS: Readonly<Record<string, string>> = {
   ca: 'ca-central-1.compute',
 };
 
-const COMCAST_STATES = ['ca', 'pa', 'il', 'fl', 'ga', 'co', 'wa', 'or', 'md', 'va', 'tx', 'mn', 'nj', 'ma', 'mi'];
+const COMCAST_STATES = [
+  'ca',
+  'pa',
+  'il',
+  'fl',
+  'ga',
+  'co',
+  'wa',
+  'or',
+  'md',
+  'va',
+  'tx',
+  'mn',
+  'nj',
+  'ma',
+  'mi',
+];
 
 const net = (
   name: string,
@@ -490,7 +510,10 @@ const NETWORKS: readonly Network[] = [
       ['jp', 8],
       ['sg', 10],
     ],
-    { v6: [0x2600, 0x3c00], rdns: (ip, _c, rng) => `li${rng.between(100, 2400)}-${ip[3]}.members.linode.com` },
+    {
+      v6: [0x2600, 0x3c00],
+      rdns: (ip, _c, rng) => `li${rng.between(100, 2400)}-${ip[3]}.members.linode.com`,
+    },
   ),
   net(
     'vultr',
@@ -515,7 +538,14 @@ const NETWORKS: readonly Network[] = [
     'Contabo GmbH',
     'hosting',
     16,
-    ['161.97.64.0/18', '167.86.64.0/18', '173.212.192.0/18', '207.180.192.0/18', '62.171.128.0/18', '5.189.128.0/17'],
+    [
+      '161.97.64.0/18',
+      '167.86.64.0/18',
+      '173.212.192.0/18',
+      '207.180.192.0/18',
+      '62.171.128.0/18',
+      '5.189.128.0/17',
+    ],
     [
       ['de', 80],
       ['us', 12],
@@ -573,7 +603,14 @@ const NETWORKS: readonly Network[] = [
     'Oracle Corporation',
     'cloud',
     14,
-    ['129.146.0.0/16', '132.145.0.0/16', '140.238.0.0/16', '150.136.0.0/16', '152.67.0.0/16', '158.101.0.0/16'],
+    [
+      '129.146.0.0/16',
+      '132.145.0.0/16',
+      '140.238.0.0/16',
+      '150.136.0.0/16',
+      '152.67.0.0/16',
+      '158.101.0.0/16',
+    ],
     [
       ['us', 45],
       ['de', 10],
@@ -652,12 +689,27 @@ const NETWORKS: readonly Network[] = [
       rdns: (ip, _c, rng) => `c-${ip.join('-')}.hsd1.${rng.pick(COMCAST_STATES)}.comcast.net`,
     },
   ),
-  net('charter', 20115, 'Charter Communications', 'isp', 20, ['66.168.0.0/14', '71.80.0.0/13', '97.80.0.0/13'], [
-    ['us', 100],
-  ]),
-  net('att', 7018, 'AT&T Services, Inc.', 'isp', 20, ['99.0.0.0/10', '107.192.0.0/10', '75.0.0.0/11'], [['us', 100]], {
-    rdns: (ip) => `${ip.join('-')}.lightspeed.sntcca.sbcglobal.net`,
-  }),
+  net(
+    'charter',
+    20115,
+    'Charter Communications',
+    'isp',
+    20,
+    ['66.168.0.0/14', '71.80.0.0/13', '97.80.0.0/13'],
+    [['us', 100]],
+  ),
+  net(
+    'att',
+    7018,
+    'AT&T Services, Inc.',
+    'isp',
+    20,
+    ['99.0.0.0/10', '107.192.0.0/10', '75.0.0.0/11'],
+    [['us', 100]],
+    {
+      rdns: (ip) => `${ip.join('-')}.lightspeed.sntcca.sbcglobal.net`,
+    },
+  ),
   net(
     'dtag',
     3320,
@@ -685,36 +737,103 @@ const NETWORKS: readonly Network[] = [
         `lfbn-${rng.pick(['idf1', 'lyo1', 'mar1', 'tou1', 'lil1', 'bor1', 'nan1', 'str1'])}-1-${rng.between(1, 1999)}-${ip[3]}.w${ip[0]}-${ip[1]}.abo.wanadoo.fr`,
     },
   ),
-  net('free', 12322, 'Free SAS', 'isp', 10, ['78.192.0.0/10', '82.64.0.0/10', '88.160.0.0/11'], [['fr', 100]], {
-    v6: [0x2a01, 0xe0a],
-    rdns: (ip) => `${ip.join('-')}.subs.proxad.net`,
-  }),
-  net('bt', 2856, 'British Telecommunications PLC', 'isp', 12, ['81.128.0.0/11', '86.128.0.0/10', '109.144.0.0/12'], [
-    ['gb', 100],
-  ]),
-  net('telefonica', 3352, 'Telefonica de Espana S.A.U.', 'isp', 10, ['80.24.0.0/13', '83.32.0.0/11', '88.0.0.0/11'], [
-    ['es', 100],
-  ]),
-  net('rostelecom', 12389, 'PJSC Rostelecom', 'isp', 22, ['95.24.0.0/13', '109.184.0.0/13', '178.64.0.0/12'], [
-    ['ru', 100],
-  ]),
-  net('turktelekom', 9121, 'Turk Telekomunikasyon Anonim Sirketi', 'isp', 12, ['78.160.0.0/11', '88.224.0.0/11'], [
-    ['tr', 100],
-  ]),
+  net(
+    'free',
+    12322,
+    'Free SAS',
+    'isp',
+    10,
+    ['78.192.0.0/10', '82.64.0.0/10', '88.160.0.0/11'],
+    [['fr', 100]],
+    {
+      v6: [0x2a01, 0xe0a],
+      rdns: (ip) => `${ip.join('-')}.subs.proxad.net`,
+    },
+  ),
+  net(
+    'bt',
+    2856,
+    'British Telecommunications PLC',
+    'isp',
+    12,
+    ['81.128.0.0/11', '86.128.0.0/10', '109.144.0.0/12'],
+    [['gb', 100]],
+  ),
+  net(
+    'telefonica',
+    3352,
+    'Telefonica de Espana S.A.U.',
+    'isp',
+    10,
+    ['80.24.0.0/13', '83.32.0.0/11', '88.0.0.0/11'],
+    [['es', 100]],
+  ),
+  net(
+    'rostelecom',
+    12389,
+    'PJSC Rostelecom',
+    'isp',
+    22,
+    ['95.24.0.0/13', '109.184.0.0/13', '178.64.0.0/12'],
+    [['ru', 100]],
+  ),
+  net(
+    'turktelekom',
+    9121,
+    'Turk Telekomunikasyon Anonim Sirketi',
+    'isp',
+    12,
+    ['78.160.0.0/11', '88.224.0.0/11'],
+    [['tr', 100]],
+  ),
   net('vnpt', 45899, 'VNPT Corp', 'isp', 15, ['113.160.0.0/11', '14.160.0.0/11'], [['vn', 100]]),
-  net('telkom', 7713, 'PT Telekomunikasi Indonesia', 'isp', 10, ['36.64.0.0/11', '118.96.0.0/13'], [['id', 100]]),
+  net(
+    'telkom',
+    7713,
+    'PT Telekomunikasi Indonesia',
+    'isp',
+    10,
+    ['36.64.0.0/11', '118.96.0.0/13'],
+    [['id', 100]],
+  ),
   net('airtel', 9498, 'Bharti Airtel Ltd.', 'isp', 12, ['122.160.0.0/12', '182.64.0.0/12'], [['in', 100]]),
-  net('claro', 28573, 'Claro NXT Telecomunicacoes Ltda', 'isp', 15, ['177.0.0.0/12', '179.96.0.0/12', '189.0.0.0/12'], [
-    ['br', 100],
-  ]),
-  net('ntt', 4713, 'NTT Communications Corporation', 'isp', 12, ['114.144.0.0/12', '153.128.0.0/11', '180.0.0.0/12'], [
-    ['jp', 100],
-  ]),
-  net('hinet', 3462, 'Data Communication Business Group', 'isp', 14, ['1.160.0.0/12', '114.32.0.0/12', '36.224.0.0/12'], [
-    ['tw', 100],
-  ]),
+  net(
+    'claro',
+    28573,
+    'Claro NXT Telecomunicacoes Ltda',
+    'isp',
+    15,
+    ['177.0.0.0/12', '179.96.0.0/12', '189.0.0.0/12'],
+    [['br', 100]],
+  ),
+  net(
+    'ntt',
+    4713,
+    'NTT Communications Corporation',
+    'isp',
+    12,
+    ['114.144.0.0/12', '153.128.0.0/11', '180.0.0.0/12'],
+    [['jp', 100]],
+  ),
+  net(
+    'hinet',
+    3462,
+    'Data Communication Business Group',
+    'isp',
+    14,
+    ['1.160.0.0/12', '114.32.0.0/12', '36.224.0.0/12'],
+    [['tw', 100]],
+  ),
   net('telstra', 1221, 'Telstra Limited', 'isp', 6, ['58.160.0.0/12', '101.160.0.0/11'], [['au', 100]]),
-  net('rogers', 812, 'Rogers Communications Canada Inc.', 'isp', 6, ['99.224.0.0/11', '174.112.0.0/12'], [['ca', 100]]),
+  net(
+    'rogers',
+    812,
+    'Rogers Communications Canada Inc.',
+    'isp',
+    6,
+    ['99.224.0.0/11', '174.112.0.0/12'],
+    [['ca', 100]],
+  ),
 ];
 
 type CdnId = 'cloudflare' | 'cloudfront' | 'akamai' | 'fastly';
@@ -1029,14 +1148,29 @@ function addressAt(space: AddressSpace, local: number): number[] {
 }
 
 function v6Address(prefix: readonly [number, number], local: number, interfaceId: number): string {
-  const groups = [prefix[0], prefix[1], (local >>> 16) & 0xffff, local & 0xffff, 0, 0, 0, interfaceId & 0xffff];
+  const groups = [
+    prefix[0],
+    prefix[1],
+    (local >>> 16) & 0xffff,
+    local & 0xffff,
+    0,
+    0,
+    0,
+    interfaceId & 0xffff,
+  ];
   return formatIp({ family: 6, bytes: groups.flatMap((group) => [group >> 8, group & 0xff]) });
 }
 
 // ==== software ==============================================================================================
 
-const cpe = (part: 'a' | 'o' | 'h', vendor: string, product: string, version = '*', update = '*', edition = '*') =>
-  `cpe:2.3:${part}:${vendor}:${product}:${version}:${update}:*:*:${edition}:*:*:*`;
+const cpe = (
+  part: 'a' | 'o' | 'h',
+  vendor: string,
+  product: string,
+  version = '*',
+  update = '*',
+  edition = '*',
+) => `cpe:2.3:${part}:${vendor}:${product}:${version}:${update}:*:*:${edition}:*:*:*`;
 
 /** One way a service can look: what the banner announces and what it is identified as. */
 interface Variant {
@@ -1066,10 +1200,21 @@ const nginx = (version: string | undefined, server: string, w: number): [Variant
   w,
 ];
 
-const apache = (version: string | undefined, server: string, w: number, extra: string[] = []): [Variant, number] => [
+const apache = (
+  version: string | undefined,
+  server: string,
+  w: number,
+  extra: string[] = [],
+): [Variant, number] => [
   v('apache httpd', 'apache', version, [cpe('a', 'apache', 'http_server', version), ...extra], {
     server,
-    family: server.includes('Ubuntu') ? 'ubuntu' : server.includes('Debian') ? 'debian' : server.includes('CentOS') ? 'centos' : 'apache',
+    family: server.includes('Ubuntu')
+      ? 'ubuntu'
+      : server.includes('Debian')
+        ? 'debian'
+        : server.includes('CentOS')
+          ? 'centos'
+          : 'apache',
   }),
   w,
 ];
@@ -1116,38 +1261,119 @@ const WEB_SERVERS = weighted<Variant>([
   ]),
   apache('2.2.15', 'Apache/2.2.15 (CentOS)', 0.8),
   [
-    v('internet information services', 'microsoft', '10.0', [cpe('a', 'microsoft', 'internet_information_services', '10.0')], {
-      server: 'Microsoft-IIS/10.0',
-      family: 'iis',
-    }),
+    v(
+      'internet information services',
+      'microsoft',
+      '10.0',
+      [cpe('a', 'microsoft', 'internet_information_services', '10.0')],
+      {
+        server: 'Microsoft-IIS/10.0',
+        family: 'iis',
+      },
+    ),
     7,
   ],
   [
-    v('internet information services', 'microsoft', '8.5', [cpe('a', 'microsoft', 'internet_information_services', '8.5')], {
-      server: 'Microsoft-IIS/8.5',
-      family: 'iis',
-    }),
+    v(
+      'internet information services',
+      'microsoft',
+      '8.5',
+      [cpe('a', 'microsoft', 'internet_information_services', '8.5')],
+      {
+        server: 'Microsoft-IIS/8.5',
+        family: 'iis',
+      },
+    ),
     2,
   ],
   [
-    v('internet information services', 'microsoft', '7.5', [cpe('a', 'microsoft', 'internet_information_services', '7.5')], {
-      server: 'Microsoft-IIS/7.5',
-      family: 'iis',
+    v(
+      'internet information services',
+      'microsoft',
+      '7.5',
+      [cpe('a', 'microsoft', 'internet_information_services', '7.5')],
+      {
+        server: 'Microsoft-IIS/7.5',
+        family: 'iis',
+      },
+    ),
+    1.5,
+  ],
+  [
+    v(
+      'litespeed web server',
+      'litespeedtech',
+      undefined,
+      [cpe('a', 'litespeedtech', 'litespeed_web_server')],
+      { server: 'LiteSpeed', family: 'litespeed' },
+    ),
+    3,
+  ],
+  [
+    v('openresty', 'openresty', '1.21.4.1', [cpe('a', 'openresty', 'openresty', '1.21.4.1')], {
+      server: 'openresty/1.21.4.1',
+      family: 'openresty',
     }),
     1.5,
   ],
-  [v('litespeed web server', 'litespeedtech', undefined, [cpe('a', 'litespeedtech', 'litespeed_web_server')], { server: 'LiteSpeed', family: 'litespeed' }), 3],
-  [v('openresty', 'openresty', '1.21.4.1', [cpe('a', 'openresty', 'openresty', '1.21.4.1')], { server: 'openresty/1.21.4.1', family: 'openresty' }), 1.5],
-  [v('openresty', 'openresty', '1.19.3.1', [cpe('a', 'openresty', 'openresty', '1.19.3.1')], { server: 'openresty/1.19.3.1', family: 'openresty' }), 0.5],
-  [v('caddy', 'caddyserver', undefined, [cpe('a', 'caddyserver', 'caddy')], { server: 'Caddy', family: 'caddy' }), 1.5],
-  [v('lighttpd', 'lighttpd', '1.4.59', [cpe('a', 'lighttpd', 'lighttpd', '1.4.59')], { server: 'lighttpd/1.4.59', family: 'lighttpd' }), 1],
+  [
+    v('openresty', 'openresty', '1.19.3.1', [cpe('a', 'openresty', 'openresty', '1.19.3.1')], {
+      server: 'openresty/1.19.3.1',
+      family: 'openresty',
+    }),
+    0.5,
+  ],
+  [
+    v('caddy', 'caddyserver', undefined, [cpe('a', 'caddyserver', 'caddy')], {
+      server: 'Caddy',
+      family: 'caddy',
+    }),
+    1.5,
+  ],
+  [
+    v('lighttpd', 'lighttpd', '1.4.59', [cpe('a', 'lighttpd', 'lighttpd', '1.4.59')], {
+      server: 'lighttpd/1.4.59',
+      family: 'lighttpd',
+    }),
+    1,
+  ],
   [v('http.sys', 'microsoft', '2.0', [], { server: 'Microsoft-HTTPAPI/2.0', family: 'httpapi' }), 2],
-  [v('tomcat', 'apache', undefined, [cpe('a', 'apache', 'tomcat')], { server: 'Apache-Coyote/1.1', family: 'tomcat' }), 1],
-  [v('jetty', 'eclipse', '9.4.43', [cpe('a', 'eclipse', 'jetty', '9.4.43')], { server: 'Jetty(9.4.43.v20210629)', family: 'jetty' }), 0.8],
-  [v('gunicorn', 'gunicorn', undefined, [cpe('a', 'gunicorn', 'gunicorn')], { server: 'gunicorn', family: 'app' }), 0.8],
+  [
+    v('tomcat', 'apache', undefined, [cpe('a', 'apache', 'tomcat')], {
+      server: 'Apache-Coyote/1.1',
+      family: 'tomcat',
+    }),
+    1,
+  ],
+  [
+    v('jetty', 'eclipse', '9.4.43', [cpe('a', 'eclipse', 'jetty', '9.4.43')], {
+      server: 'Jetty(9.4.43.v20210629)',
+      family: 'jetty',
+    }),
+    0.8,
+  ],
+  [
+    v('gunicorn', 'gunicorn', undefined, [cpe('a', 'gunicorn', 'gunicorn')], {
+      server: 'gunicorn',
+      family: 'app',
+    }),
+    0.8,
+  ],
   [v('kestrel', 'microsoft', undefined, [], { server: 'Kestrel', family: 'app' }), 0.8],
-  [v('werkzeug', 'palletsprojects', '2.0.3', [cpe('a', 'palletsprojects', 'werkzeug', '2.0.3')], { server: 'Werkzeug/2.0.3 Python/3.8.10', family: 'app' }), 0.5],
-  [v('envoy', 'envoyproxy', undefined, [cpe('a', 'envoyproxy', 'envoy')], { server: 'envoy', family: 'app' }), 0.5],
+  [
+    v('werkzeug', 'palletsprojects', '2.0.3', [cpe('a', 'palletsprojects', 'werkzeug', '2.0.3')], {
+      server: 'Werkzeug/2.0.3 Python/3.8.10',
+      family: 'app',
+    }),
+    0.5,
+  ],
+  [
+    v('envoy', 'envoyproxy', undefined, [cpe('a', 'envoyproxy', 'envoy')], {
+      server: 'envoy',
+      family: 'app',
+    }),
+    0.5,
+  ],
 ]);
 
 /** Default pages by server family, for addresses that serve no particular site. */
@@ -1158,7 +1384,7 @@ const DEFAULT_TITLES: Readonly<Record<string, readonly string[]>> = {
   centos: ['Apache HTTP Server Test Page powered by CentOS', 'Testing 123..'],
   apache: ['Index of /', '403 Forbidden', 'Default Web Site Page'],
   iis: ['IIS Windows Server', 'IIS Windows Server', '404 - File or directory not found.'],
-  litespeed: ['Web Server\'s Default Page', 'Domain Default page', '404 Not Found'],
+  litespeed: ["Web Server's Default Page", 'Domain Default page', '404 Not Found'],
   openresty: ['Welcome to OpenResty!', '403 Forbidden'],
   caddy: ['Caddy works!'],
   lighttpd: ['Placeholder page', '404 Not Found'],
@@ -1209,10 +1435,16 @@ const app = (
 ): App => ({ deviceCertShare: 0, ...extra, variants: weighted(rows) });
 
 const exchange = (label: string, build: string, year: string, cu: string, w: number): [Variant, number] => [
-  v('exchange server', 'microsoft', build, [cpe('a', 'microsoft', 'exchange_server', year, `cumulative_update_${cu}`)], {
-    server: 'Microsoft-IIS/10.0',
-    headers: [`X-OWA-Version: ${build}`, 'X-Powered-By: ASP.NET', `X-FEServer: ${label}`],
-  }),
+  v(
+    'exchange server',
+    'microsoft',
+    build,
+    [cpe('a', 'microsoft', 'exchange_server', year, `cumulative_update_${cu}`)],
+    {
+      server: 'Microsoft-IIS/10.0',
+      headers: [`X-OWA-Version: ${build}`, 'X-Powered-By: ASP.NET', `X-FEServer: ${label}`],
+    },
+  ),
   w,
 ];
 
@@ -1236,30 +1468,97 @@ const APPS: Readonly<Record<AppId, App>> = {
       [v('confluence', 'atlassian', '7.13.7', [cpe('a', 'atlassian', 'confluence_server', '7.13.7')]), 2],
       [v('confluence', 'atlassian', '8.3.2', [cpe('a', 'atlassian', 'confluence_data_center', '8.3.2')]), 1],
       [v('confluence', 'atlassian', '8.5.1', [cpe('a', 'atlassian', 'confluence_data_center', '8.5.1')]), 1],
-      [v('confluence', 'atlassian', '8.5.3', [cpe('a', 'atlassian', 'confluence_data_center', '8.5.3')]), 1.5],
-      [v('confluence', 'atlassian', '8.5.16', [cpe('a', 'atlassian', 'confluence_data_center', '8.5.16')]), 2],
+      [
+        v('confluence', 'atlassian', '8.5.3', [cpe('a', 'atlassian', 'confluence_data_center', '8.5.3')]),
+        1.5,
+      ],
+      [
+        v('confluence', 'atlassian', '8.5.16', [cpe('a', 'atlassian', 'confluence_data_center', '8.5.16')]),
+        2,
+      ],
       [v('confluence', 'atlassian', '9.2.1', [cpe('a', 'atlassian', 'confluence_data_center', '9.2.1')]), 1],
     ],
     { title: 'Log In - Confluence', status: 200, favicon: -305179312 },
   ),
   jenkins: app(
     [
-      [v('jenkins', 'jenkins', '2.426.2', [cpe('a', 'jenkins', 'jenkins', '2.426.2', '*', 'lts')], { server: 'Jetty(10.0.18)', headers: ['X-Jenkins: 2.426.2'] }), 2],
-      [v('jenkins', 'jenkins', '2.426.3', [cpe('a', 'jenkins', 'jenkins', '2.426.3', '*', 'lts')], { server: 'Jetty(10.0.18)', headers: ['X-Jenkins: 2.426.3'] }), 2],
-      [v('jenkins', 'jenkins', '2.440', [cpe('a', 'jenkins', 'jenkins', '2.440', '*', '-')], { server: 'Jetty(10.0.18)', headers: ['X-Jenkins: 2.440'] }), 1],
-      [v('jenkins', 'jenkins', '2.452.1', [cpe('a', 'jenkins', 'jenkins', '2.452.1', '*', 'lts')], { server: 'Jetty(10.0.20)', headers: ['X-Jenkins: 2.452.1'] }), 2],
-      [v('jenkins', 'jenkins', '2.479.3', [cpe('a', 'jenkins', 'jenkins', '2.479.3', '*', 'lts')], { server: 'Jetty(12.0.16)', headers: ['X-Jenkins: 2.479.3'] }), 2],
-      [v('jenkins', 'jenkins', '2.138.2', [cpe('a', 'jenkins', 'jenkins', '2.138.2', '*', 'lts')], { server: 'Jetty(9.4.z-SNAPSHOT)', headers: ['X-Jenkins: 2.138.2'] }), 0.5],
+      [
+        v('jenkins', 'jenkins', '2.426.2', [cpe('a', 'jenkins', 'jenkins', '2.426.2', '*', 'lts')], {
+          server: 'Jetty(10.0.18)',
+          headers: ['X-Jenkins: 2.426.2'],
+        }),
+        2,
+      ],
+      [
+        v('jenkins', 'jenkins', '2.426.3', [cpe('a', 'jenkins', 'jenkins', '2.426.3', '*', 'lts')], {
+          server: 'Jetty(10.0.18)',
+          headers: ['X-Jenkins: 2.426.3'],
+        }),
+        2,
+      ],
+      [
+        v('jenkins', 'jenkins', '2.440', [cpe('a', 'jenkins', 'jenkins', '2.440', '*', '-')], {
+          server: 'Jetty(10.0.18)',
+          headers: ['X-Jenkins: 2.440'],
+        }),
+        1,
+      ],
+      [
+        v('jenkins', 'jenkins', '2.452.1', [cpe('a', 'jenkins', 'jenkins', '2.452.1', '*', 'lts')], {
+          server: 'Jetty(10.0.20)',
+          headers: ['X-Jenkins: 2.452.1'],
+        }),
+        2,
+      ],
+      [
+        v('jenkins', 'jenkins', '2.479.3', [cpe('a', 'jenkins', 'jenkins', '2.479.3', '*', 'lts')], {
+          server: 'Jetty(12.0.16)',
+          headers: ['X-Jenkins: 2.479.3'],
+        }),
+        2,
+      ],
+      [
+        v('jenkins', 'jenkins', '2.138.2', [cpe('a', 'jenkins', 'jenkins', '2.138.2', '*', 'lts')], {
+          server: 'Jetty(9.4.z-SNAPSHOT)',
+          headers: ['X-Jenkins: 2.138.2'],
+        }),
+        0.5,
+      ],
     ],
     { title: 'Sign in [Jenkins]', status: 403, favicon: 81586312 },
   ),
   gitlab: app(
     [
-      [v('gitlab', 'gitlab', '13.10.2', [cpe('a', 'gitlab', 'gitlab', '13.10.2', '*', 'community')], { server: 'nginx' }), 1],
-      [v('gitlab', 'gitlab', '13.9.5', [cpe('a', 'gitlab', 'gitlab', '13.9.5', '*', 'community')], { server: 'nginx' }), 0.5],
-      [v('gitlab', 'gitlab', '13.10.3', [cpe('a', 'gitlab', 'gitlab', '13.10.3', '*', 'community')], { server: 'nginx' }), 1],
-      [v('gitlab', 'gitlab', '16.7.2', [cpe('a', 'gitlab', 'gitlab', '16.7.2', '*', 'community')], { server: 'nginx' }), 2],
-      [v('gitlab', 'gitlab', '17.5.1', [cpe('a', 'gitlab', 'gitlab', '17.5.1', '*', 'enterprise')], { server: 'nginx' }), 2],
+      [
+        v('gitlab', 'gitlab', '13.10.2', [cpe('a', 'gitlab', 'gitlab', '13.10.2', '*', 'community')], {
+          server: 'nginx',
+        }),
+        1,
+      ],
+      [
+        v('gitlab', 'gitlab', '13.9.5', [cpe('a', 'gitlab', 'gitlab', '13.9.5', '*', 'community')], {
+          server: 'nginx',
+        }),
+        0.5,
+      ],
+      [
+        v('gitlab', 'gitlab', '13.10.3', [cpe('a', 'gitlab', 'gitlab', '13.10.3', '*', 'community')], {
+          server: 'nginx',
+        }),
+        1,
+      ],
+      [
+        v('gitlab', 'gitlab', '16.7.2', [cpe('a', 'gitlab', 'gitlab', '16.7.2', '*', 'community')], {
+          server: 'nginx',
+        }),
+        2,
+      ],
+      [
+        v('gitlab', 'gitlab', '17.5.1', [cpe('a', 'gitlab', 'gitlab', '17.5.1', '*', 'enterprise')], {
+          server: 'nginx',
+        }),
+        2,
+      ],
     ],
     { title: 'Sign in · GitLab', status: 200, favicon: 1278323681 },
   ),
@@ -1281,21 +1580,68 @@ const APPS: Readonly<Record<AppId, App>> = {
   panos: app(
     [
       [v('pan-os', 'paloaltonetworks', '10.2.8', [cpe('o', 'paloaltonetworks', 'pan-os', '10.2.8', '-')]), 1],
-      [v('pan-os', 'paloaltonetworks', '10.2.9-h1', [cpe('o', 'paloaltonetworks', 'pan-os', '10.2.9', 'h1')]), 1],
-      [v('pan-os', 'paloaltonetworks', '10.2.11', [cpe('o', 'paloaltonetworks', 'pan-os', '10.2.11', '-')]), 1],
-      [v('pan-os', 'paloaltonetworks', '10.2.12-h2', [cpe('o', 'paloaltonetworks', 'pan-os', '10.2.12', 'h2')]), 1],
-      [v('pan-os', 'paloaltonetworks', '11.1.0', [cpe('o', 'paloaltonetworks', 'pan-os', '11.1.0', '-')]), 0.5],
-      [v('pan-os', 'paloaltonetworks', '11.1.2-h3', [cpe('o', 'paloaltonetworks', 'pan-os', '11.1.2', 'h3')]), 1],
+      [
+        v('pan-os', 'paloaltonetworks', '10.2.9-h1', [
+          cpe('o', 'paloaltonetworks', 'pan-os', '10.2.9', 'h1'),
+        ]),
+        1,
+      ],
+      [
+        v('pan-os', 'paloaltonetworks', '10.2.11', [cpe('o', 'paloaltonetworks', 'pan-os', '10.2.11', '-')]),
+        1,
+      ],
+      [
+        v('pan-os', 'paloaltonetworks', '10.2.12-h2', [
+          cpe('o', 'paloaltonetworks', 'pan-os', '10.2.12', 'h2'),
+        ]),
+        1,
+      ],
+      [
+        v('pan-os', 'paloaltonetworks', '11.1.0', [cpe('o', 'paloaltonetworks', 'pan-os', '11.1.0', '-')]),
+        0.5,
+      ],
+      [
+        v('pan-os', 'paloaltonetworks', '11.1.2-h3', [
+          cpe('o', 'paloaltonetworks', 'pan-os', '11.1.2', 'h3'),
+        ]),
+        1,
+      ],
       [v('pan-os', 'paloaltonetworks', '11.2.4', [cpe('o', 'paloaltonetworks', 'pan-os', '11.2.4', '-')]), 1],
     ],
-    { title: 'GlobalProtect Portal', status: 200, favicon: -631559155, deviceCertShare: 0.3, device: 'globalprotect' },
+    {
+      title: 'GlobalProtect Portal',
+      status: 200,
+      favicon: -631559155,
+      deviceCertShare: 0.3,
+      device: 'globalprotect',
+    },
   ),
   netscaler: app(
     [
-      [v('netscaler gateway', 'citrix', '13.1-48.47', [cpe('a', 'citrix', 'netscaler_gateway', '13.1-48.47')]), 1],
-      [v('netscaler gateway', 'citrix', '13.1-49.15', [cpe('a', 'citrix', 'netscaler_gateway', '13.1-49.15')]), 1],
-      [v('netscaler gateway', 'citrix', '13.0-92.19', [cpe('a', 'citrix', 'netscaler_gateway', '13.0-92.19')]), 0.5],
-      [v('netscaler gateway', 'citrix', '14.1-12.35', [cpe('a', 'citrix', 'netscaler_gateway', '14.1-12.35')]), 1],
+      [
+        v('netscaler gateway', 'citrix', '13.1-48.47', [
+          cpe('a', 'citrix', 'netscaler_gateway', '13.1-48.47'),
+        ]),
+        1,
+      ],
+      [
+        v('netscaler gateway', 'citrix', '13.1-49.15', [
+          cpe('a', 'citrix', 'netscaler_gateway', '13.1-49.15'),
+        ]),
+        1,
+      ],
+      [
+        v('netscaler gateway', 'citrix', '13.0-92.19', [
+          cpe('a', 'citrix', 'netscaler_gateway', '13.0-92.19'),
+        ]),
+        0.5,
+      ],
+      [
+        v('netscaler gateway', 'citrix', '14.1-12.35', [
+          cpe('a', 'citrix', 'netscaler_gateway', '14.1-12.35'),
+        ]),
+        1,
+      ],
     ],
     { title: 'NetScaler AAA', status: 200, favicon: -1292923998, deviceCertShare: 0.25, device: 'netscaler' },
   ),
@@ -1303,7 +1649,10 @@ const APPS: Readonly<Record<AppId, App>> = {
     [
       [v('connect secure', 'ivanti', '22.7R2.4', [cpe('a', 'ivanti', 'connect_secure', '22.7', 'r2.4')]), 1],
       [v('connect secure', 'ivanti', '22.7R2.5', [cpe('a', 'ivanti', 'connect_secure', '22.7', 'r2.5')]), 1],
-      [v('connect secure', 'ivanti', '9.1R18.2', [cpe('a', 'ivanti', 'connect_secure', '9.1', 'r18.2')]), 0.5],
+      [
+        v('connect secure', 'ivanti', '9.1R18.2', [cpe('a', 'ivanti', 'connect_secure', '9.1', 'r18.2')]),
+        0.5,
+      ],
     ],
     { title: 'Ivanti Connect Secure', status: 200, favicon: -1439222863 },
   ),
@@ -1318,9 +1667,18 @@ const APPS: Readonly<Record<AppId, App>> = {
   ),
   moveit: app(
     [
-      [v('moveit transfer', 'progress', '2022.1.5', [cpe('a', 'progress', 'moveit_transfer', '2022.1.5')]), 1],
-      [v('moveit transfer', 'progress', '2023.0.1', [cpe('a', 'progress', 'moveit_transfer', '2023.0.1')]), 1],
-      [v('moveit transfer', 'progress', '2024.0.2', [cpe('a', 'progress', 'moveit_transfer', '2024.0.2')]), 1],
+      [
+        v('moveit transfer', 'progress', '2022.1.5', [cpe('a', 'progress', 'moveit_transfer', '2022.1.5')]),
+        1,
+      ],
+      [
+        v('moveit transfer', 'progress', '2023.0.1', [cpe('a', 'progress', 'moveit_transfer', '2023.0.1')]),
+        1,
+      ],
+      [
+        v('moveit transfer', 'progress', '2024.0.2', [cpe('a', 'progress', 'moveit_transfer', '2024.0.2')]),
+        1,
+      ],
     ],
     { title: 'MOVEit Transfer Sign On', status: 200, favicon: 989289239, server: 'Microsoft-IIS/10.0' },
   ),
@@ -1334,18 +1692,60 @@ const APPS: Readonly<Record<AppId, App>> = {
   ),
   solr: app(
     [
-      [v('solr', 'apache', '8.11.0', [cpe('a', 'apache', 'solr', '8.11.0'), cpe('a', 'apache', 'log4j', '2.14.1')]), 1],
-      [v('solr', 'apache', '8.11.1', [cpe('a', 'apache', 'solr', '8.11.1'), cpe('a', 'apache', 'log4j', '2.16.0')]), 1],
-      [v('solr', 'apache', '9.4.0', [cpe('a', 'apache', 'solr', '9.4.0'), cpe('a', 'apache', 'log4j', '2.20.0')]), 1],
+      [
+        v('solr', 'apache', '8.11.0', [
+          cpe('a', 'apache', 'solr', '8.11.0'),
+          cpe('a', 'apache', 'log4j', '2.14.1'),
+        ]),
+        1,
+      ],
+      [
+        v('solr', 'apache', '8.11.1', [
+          cpe('a', 'apache', 'solr', '8.11.1'),
+          cpe('a', 'apache', 'log4j', '2.16.0'),
+        ]),
+        1,
+      ],
+      [
+        v('solr', 'apache', '9.4.0', [
+          cpe('a', 'apache', 'solr', '9.4.0'),
+          cpe('a', 'apache', 'log4j', '2.20.0'),
+        ]),
+        1,
+      ],
     ],
     { title: 'Solr Admin', status: 200, favicon: -629047854 },
   ),
   elasticsearch: app(
     [
-      [v('elasticsearch', 'elastic', '7.10.2', [cpe('a', 'elastic', 'elasticsearch', '7.10.2'), cpe('a', 'apache', 'log4j', '2.11.1')]), 2],
-      [v('elasticsearch', 'elastic', '6.8.13', [cpe('a', 'elastic', 'elasticsearch', '6.8.13'), cpe('a', 'apache', 'log4j', '2.11.1')]), 1],
-      [v('elasticsearch', 'elastic', '7.17.9', [cpe('a', 'elastic', 'elasticsearch', '7.17.9'), cpe('a', 'apache', 'log4j', '2.17.1')]), 2],
-      [v('elasticsearch', 'elastic', '8.11.3', [cpe('a', 'elastic', 'elasticsearch', '8.11.3'), cpe('a', 'apache', 'log4j', '2.19.0')]), 1.5],
+      [
+        v('elasticsearch', 'elastic', '7.10.2', [
+          cpe('a', 'elastic', 'elasticsearch', '7.10.2'),
+          cpe('a', 'apache', 'log4j', '2.11.1'),
+        ]),
+        2,
+      ],
+      [
+        v('elasticsearch', 'elastic', '6.8.13', [
+          cpe('a', 'elastic', 'elasticsearch', '6.8.13'),
+          cpe('a', 'apache', 'log4j', '2.11.1'),
+        ]),
+        1,
+      ],
+      [
+        v('elasticsearch', 'elastic', '7.17.9', [
+          cpe('a', 'elastic', 'elasticsearch', '7.17.9'),
+          cpe('a', 'apache', 'log4j', '2.17.1'),
+        ]),
+        2,
+      ],
+      [
+        v('elasticsearch', 'elastic', '8.11.3', [
+          cpe('a', 'elastic', 'elasticsearch', '8.11.3'),
+          cpe('a', 'apache', 'log4j', '2.19.0'),
+        ]),
+        1.5,
+      ],
     ],
     { status: 200 },
   ),
@@ -1366,26 +1766,69 @@ const APPS: Readonly<Record<AppId, App>> = {
   ),
   synology: app(
     [
-      [v('diskstation manager', 'synology', '7.2', [cpe('o', 'synology', 'diskstation_manager', '7.2')], { server: 'nginx' }), 2],
-      [v('diskstation manager', 'synology', '6.2.4', [cpe('o', 'synology', 'diskstation_manager', '6.2.4')], { server: 'nginx' }), 1],
+      [
+        v('diskstation manager', 'synology', '7.2', [cpe('o', 'synology', 'diskstation_manager', '7.2')], {
+          server: 'nginx',
+        }),
+        2,
+      ],
+      [
+        v(
+          'diskstation manager',
+          'synology',
+          '6.2.4',
+          [cpe('o', 'synology', 'diskstation_manager', '6.2.4')],
+          { server: 'nginx' },
+        ),
+        1,
+      ],
     ],
-    { title: 'Synology DiskStation', status: 200, favicon: 1261718730, deviceCertShare: 0.5, device: 'synology' },
+    {
+      title: 'Synology DiskStation',
+      status: 200,
+      favicon: 1261718730,
+      deviceCertShare: 0.5,
+      device: 'synology',
+    },
   ),
   plesk: app(
-    [[v('plesk', 'plesk', '18.0.58', [cpe('a', 'plesk', 'plesk', '18.0.58')], { server: 'sw-cp-server' }), 1]],
-    { title: 'Plesk Obsidian 18.0.58', status: 200, favicon: -134375033, deviceCertShare: 0.6, device: 'plesk' },
+    [
+      [
+        v('plesk', 'plesk', '18.0.58', [cpe('a', 'plesk', 'plesk', '18.0.58')], { server: 'sw-cp-server' }),
+        1,
+      ],
+    ],
+    {
+      title: 'Plesk Obsidian 18.0.58',
+      status: 200,
+      favicon: -134375033,
+      deviceCertShare: 0.6,
+      device: 'plesk',
+    },
   ),
   webmin: app(
     [
-      [v('webmin', 'webmin', '1.890', [cpe('a', 'webmin', 'webmin', '1.890')], { server: 'MiniServ/1.890' }), 0.5],
-      [v('webmin', 'webmin', '2.105', [cpe('a', 'webmin', 'webmin', '2.105')], { server: 'MiniServ/2.105' }), 1],
+      [
+        v('webmin', 'webmin', '1.890', [cpe('a', 'webmin', 'webmin', '1.890')], { server: 'MiniServ/1.890' }),
+        0.5,
+      ],
+      [
+        v('webmin', 'webmin', '2.105', [cpe('a', 'webmin', 'webmin', '2.105')], { server: 'MiniServ/2.105' }),
+        1,
+      ],
     ],
     { title: 'Login to Webmin', status: 200, favicon: 1280907310, deviceCertShare: 0.9, device: 'localhost' },
   ),
   weblogic: app(
     [
-      [v('weblogic server', 'oracle', '12.2.1.3.0', [cpe('a', 'oracle', 'weblogic_server', '12.2.1.3.0')]), 1],
-      [v('weblogic server', 'oracle', '14.1.1.0.0', [cpe('a', 'oracle', 'weblogic_server', '14.1.1.0.0')]), 1],
+      [
+        v('weblogic server', 'oracle', '12.2.1.3.0', [cpe('a', 'oracle', 'weblogic_server', '12.2.1.3.0')]),
+        1,
+      ],
+      [
+        v('weblogic server', 'oracle', '14.1.1.0.0', [cpe('a', 'oracle', 'weblogic_server', '14.1.1.0.0')]),
+        1,
+      ],
     ],
     { title: 'Error 404--Not Found', status: 404 },
   ),
@@ -1408,9 +1851,15 @@ const APPS: Readonly<Record<AppId, App>> = {
 };
 
 const openssh = (version: string, update: string, banner: string, w: number): [Variant, number] => [
-  v('openssh', 'openbsd', update === '-' ? version : `${version}${update}`, [cpe('a', 'openbsd', 'openssh', version, update)], {
-    banner,
-  }),
+  v(
+    'openssh',
+    'openbsd',
+    update === '-' ? version : `${version}${update}`,
+    [cpe('a', 'openbsd', 'openssh', version, update)],
+    {
+      banner,
+    },
+  ),
   w,
 ];
 
@@ -1434,70 +1883,242 @@ const SSH_SERVERS = weighted<Variant>([
   openssh('6.6.1', 'p1', 'SSH-2.0-OpenSSH_6.6.1p1 Ubuntu-2ubuntu2.13', 1),
   openssh('8.6', '-', 'SSH-2.0-OpenSSH_8.6', 0.5),
   openssh('3.5', 'p1', 'SSH-2.0-OpenSSH_3.5p1 FreeBSD-20030924', 0.1),
-  [v('dropbear ssh', 'dropbear_ssh_project', '2019.78', [cpe('a', 'dropbear_ssh_project', 'dropbear_ssh', '2019.78')], { banner: 'SSH-2.0-dropbear_2019.78' }), 3],
-  [v('dropbear ssh', 'dropbear_ssh_project', '2022.83', [cpe('a', 'dropbear_ssh_project', 'dropbear_ssh', '2022.83')], { banner: 'SSH-2.0-dropbear_2022.83' }), 2],
+  [
+    v(
+      'dropbear ssh',
+      'dropbear_ssh_project',
+      '2019.78',
+      [cpe('a', 'dropbear_ssh_project', 'dropbear_ssh', '2019.78')],
+      { banner: 'SSH-2.0-dropbear_2019.78' },
+    ),
+    3,
+  ],
+  [
+    v(
+      'dropbear ssh',
+      'dropbear_ssh_project',
+      '2022.83',
+      [cpe('a', 'dropbear_ssh_project', 'dropbear_ssh', '2022.83')],
+      { banner: 'SSH-2.0-dropbear_2022.83' },
+    ),
+    2,
+  ],
   [v('cisco ssh', 'cisco', '1.25', [], { banner: 'SSH-2.0-Cisco-1.25' }), 1],
   [v('rosssh', 'mikrotik', undefined, [], { banner: 'SSH-2.0-ROSSSH' }), 1],
-  [v('libssh', 'libssh', '0.9.6', [cpe('a', 'libssh', 'libssh', '0.9.6')], { banner: 'SSH-2.0-libssh_0.9.6' }), 0.5],
+  [
+    v('libssh', 'libssh', '0.9.6', [cpe('a', 'libssh', 'libssh', '0.9.6')], {
+      banner: 'SSH-2.0-libssh_0.9.6',
+    }),
+    0.5,
+  ],
 ]);
 
 const variants = (rows: Array<[Variant, number]>) => weighted(rows);
 
 const FTP_SERVERS = variants([
-  [v('vsftpd', 'vsftpd_project', '3.0.3', [cpe('a', 'vsftpd_project', 'vsftpd', '3.0.3')], { banner: '220 (vsFTPd 3.0.3)' }), 6],
-  [v('vsftpd', 'vsftpd_project', '3.0.5', [cpe('a', 'vsftpd_project', 'vsftpd', '3.0.5')], { banner: '220 (vsFTPd 3.0.5)' }), 3],
-  [v('vsftpd', 'vsftpd_project', '2.3.4', [cpe('a', 'vsftpd_project', 'vsftpd', '2.3.4')], { banner: '220 (vsFTPd 2.3.4)' }), 0.2],
-  [v('proftpd', 'proftpd', '1.3.5e', [cpe('a', 'proftpd', 'proftpd', '1.3.5e')], { banner: '220 ProFTPD 1.3.5e Server (Debian) [::ffff:10.0.0.5]' }), 2],
-  [v('proftpd', 'proftpd', '1.3.6c', [cpe('a', 'proftpd', 'proftpd', '1.3.6c')], { banner: '220 ProFTPD 1.3.6c Server (ProFTPD)' }), 2],
-  [v('proftpd', 'proftpd', '1.3.8b', [cpe('a', 'proftpd', 'proftpd', '1.3.8b')], { banner: '220 ProFTPD Server (ProFTPD)' }), 1],
-  [v('pure-ftpd', 'pureftpd', undefined, [cpe('a', 'pureftpd', 'pure-ftpd')], { banner: '220---------- Welcome to Pure-FTPd [privsep] [TLS] ----------' }), 5],
-  [v('ftp service', 'microsoft', undefined, [cpe('a', 'microsoft', 'internet_information_services')], { banner: '220 Microsoft FTP Service' }), 3],
-  [v('filezilla server', 'filezilla-project', '0.9.60', [cpe('a', 'filezilla-project', 'filezilla_server', '0.9.60')], { banner: '220-FileZilla Server 0.9.60 beta' }), 1],
+  [
+    v('vsftpd', 'vsftpd_project', '3.0.3', [cpe('a', 'vsftpd_project', 'vsftpd', '3.0.3')], {
+      banner: '220 (vsFTPd 3.0.3)',
+    }),
+    6,
+  ],
+  [
+    v('vsftpd', 'vsftpd_project', '3.0.5', [cpe('a', 'vsftpd_project', 'vsftpd', '3.0.5')], {
+      banner: '220 (vsFTPd 3.0.5)',
+    }),
+    3,
+  ],
+  [
+    v('vsftpd', 'vsftpd_project', '2.3.4', [cpe('a', 'vsftpd_project', 'vsftpd', '2.3.4')], {
+      banner: '220 (vsFTPd 2.3.4)',
+    }),
+    0.2,
+  ],
+  [
+    v('proftpd', 'proftpd', '1.3.5e', [cpe('a', 'proftpd', 'proftpd', '1.3.5e')], {
+      banner: '220 ProFTPD 1.3.5e Server (Debian) [::ffff:10.0.0.5]',
+    }),
+    2,
+  ],
+  [
+    v('proftpd', 'proftpd', '1.3.6c', [cpe('a', 'proftpd', 'proftpd', '1.3.6c')], {
+      banner: '220 ProFTPD 1.3.6c Server (ProFTPD)',
+    }),
+    2,
+  ],
+  [
+    v('proftpd', 'proftpd', '1.3.8b', [cpe('a', 'proftpd', 'proftpd', '1.3.8b')], {
+      banner: '220 ProFTPD Server (ProFTPD)',
+    }),
+    1,
+  ],
+  [
+    v('pure-ftpd', 'pureftpd', undefined, [cpe('a', 'pureftpd', 'pure-ftpd')], {
+      banner: '220---------- Welcome to Pure-FTPd [privsep] [TLS] ----------',
+    }),
+    5,
+  ],
+  [
+    v('ftp service', 'microsoft', undefined, [cpe('a', 'microsoft', 'internet_information_services')], {
+      banner: '220 Microsoft FTP Service',
+    }),
+    3,
+  ],
+  [
+    v(
+      'filezilla server',
+      'filezilla-project',
+      '0.9.60',
+      [cpe('a', 'filezilla-project', 'filezilla_server', '0.9.60')],
+      { banner: '220-FileZilla Server 0.9.60 beta' },
+    ),
+    1,
+  ],
 ]);
 
 const SMTP_SERVERS = variants([
-  [v('postfix', 'postfix', undefined, [cpe('a', 'postfix', 'postfix')], { banner: '220 {host} ESMTP Postfix (Ubuntu)' }), 10],
-  [v('postfix', 'postfix', undefined, [cpe('a', 'postfix', 'postfix')], { banner: '220 {host} ESMTP Postfix' }), 6],
-  [v('exim', 'exim', '4.96', [cpe('a', 'exim', 'exim', '4.96')], { banner: '220 {host} ESMTP Exim 4.96 Ubuntu' }), 4],
-  [v('exim', 'exim', '4.94.2', [cpe('a', 'exim', 'exim', '4.94.2')], { banner: '220-{host} ESMTP Exim 4.94.2 #2' }), 3],
-  [v('exim', 'exim', '4.91', [cpe('a', 'exim', 'exim', '4.91')], { banner: '220 {host} ESMTP Exim 4.91 #1' }), 0.5],
-  [v('sendmail', 'sendmail', '8.15.2', [cpe('a', 'sendmail', 'sendmail', '8.15.2')], { banner: '220 {host} ESMTP Sendmail 8.15.2/8.15.2' }), 1],
-  [v('exchange server', 'microsoft', undefined, [cpe('a', 'microsoft', 'exchange_server')], { banner: '220 {host} Microsoft ESMTP MAIL Service ready' }), 3],
+  [
+    v('postfix', 'postfix', undefined, [cpe('a', 'postfix', 'postfix')], {
+      banner: '220 {host} ESMTP Postfix (Ubuntu)',
+    }),
+    10,
+  ],
+  [
+    v('postfix', 'postfix', undefined, [cpe('a', 'postfix', 'postfix')], {
+      banner: '220 {host} ESMTP Postfix',
+    }),
+    6,
+  ],
+  [
+    v('exim', 'exim', '4.96', [cpe('a', 'exim', 'exim', '4.96')], {
+      banner: '220 {host} ESMTP Exim 4.96 Ubuntu',
+    }),
+    4,
+  ],
+  [
+    v('exim', 'exim', '4.94.2', [cpe('a', 'exim', 'exim', '4.94.2')], {
+      banner: '220-{host} ESMTP Exim 4.94.2 #2',
+    }),
+    3,
+  ],
+  [
+    v('exim', 'exim', '4.91', [cpe('a', 'exim', 'exim', '4.91')], {
+      banner: '220 {host} ESMTP Exim 4.91 #1',
+    }),
+    0.5,
+  ],
+  [
+    v('sendmail', 'sendmail', '8.15.2', [cpe('a', 'sendmail', 'sendmail', '8.15.2')], {
+      banner: '220 {host} ESMTP Sendmail 8.15.2/8.15.2',
+    }),
+    1,
+  ],
+  [
+    v('exchange server', 'microsoft', undefined, [cpe('a', 'microsoft', 'exchange_server')], {
+      banner: '220 {host} Microsoft ESMTP MAIL Service ready',
+    }),
+    3,
+  ],
 ]);
 
 const IMAP_SERVERS = variants([
-  [v('dovecot', 'dovecot', undefined, [cpe('a', 'dovecot', 'dovecot')], { banner: '* OK [CAPABILITY IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE LITERAL+ STARTTLS AUTH=PLAIN] Dovecot (Ubuntu) ready.' }), 8],
-  [v('courier imap', 'courier-mta', undefined, [], { banner: '* OK [CAPABILITY IMAP4rev1 UIDPLUS CHILDREN NAMESPACE THREAD=ORDEREDSUBJECT SORT QUOTA IDLE ACL ACL2=UNION STARTTLS] Courier-IMAP ready.' }), 2],
+  [
+    v('dovecot', 'dovecot', undefined, [cpe('a', 'dovecot', 'dovecot')], {
+      banner:
+        '* OK [CAPABILITY IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE LITERAL+ STARTTLS AUTH=PLAIN] Dovecot (Ubuntu) ready.',
+    }),
+    8,
+  ],
+  [
+    v('courier imap', 'courier-mta', undefined, [], {
+      banner:
+        '* OK [CAPABILITY IMAP4rev1 UIDPLUS CHILDREN NAMESPACE THREAD=ORDEREDSUBJECT SORT QUOTA IDLE ACL ACL2=UNION STARTTLS] Courier-IMAP ready.',
+    }),
+    2,
+  ],
 ]);
 
 const POP3_SERVERS = variants([
-  [v('dovecot', 'dovecot', undefined, [cpe('a', 'dovecot', 'dovecot')], { banner: '+OK Dovecot (Ubuntu) ready.' }), 8],
+  [
+    v('dovecot', 'dovecot', undefined, [cpe('a', 'dovecot', 'dovecot')], {
+      banner: '+OK Dovecot (Ubuntu) ready.',
+    }),
+    8,
+  ],
   [v('courier pop3', 'courier-mta', undefined, [], { banner: '+OK Hello there.' }), 2],
 ]);
 
 const DNS_SERVERS = variants([
-  [v('bind', 'isc', '9.16.1', [cpe('a', 'isc', 'bind', '9.16.1')], { banner: 'version.bind: 9.16.1-Ubuntu' }), 4],
-  [v('bind', 'isc', '9.18.28', [cpe('a', 'isc', 'bind', '9.18.28')], { banner: 'version.bind: 9.18.28-0ubuntu0.22.04.1-Ubuntu' }), 4],
-  [v('bind', 'isc', '9.11.4', [cpe('a', 'isc', 'bind', '9.11.4', 'p2')], { banner: 'version.bind: 9.11.4-P2-RedHat-9.11.4-26.P2.el7_9.16' }), 2],
-  [v('dnsmasq', 'thekelleys', '2.80', [cpe('a', 'thekelleys', 'dnsmasq', '2.80')], { banner: 'version.bind: dnsmasq-2.80' }), 4],
-  [v('dnsmasq', 'thekelleys', '2.90', [cpe('a', 'thekelleys', 'dnsmasq', '2.90')], { banner: 'version.bind: dnsmasq-2.90' }), 2],
-  [v('unbound', 'nlnetlabs', '1.13.1', [cpe('a', 'nlnetlabs', 'unbound', '1.13.1')], { banner: 'version.bind: unbound 1.13.1' }), 2],
+  [
+    v('bind', 'isc', '9.16.1', [cpe('a', 'isc', 'bind', '9.16.1')], {
+      banner: 'version.bind: 9.16.1-Ubuntu',
+    }),
+    4,
+  ],
+  [
+    v('bind', 'isc', '9.18.28', [cpe('a', 'isc', 'bind', '9.18.28')], {
+      banner: 'version.bind: 9.18.28-0ubuntu0.22.04.1-Ubuntu',
+    }),
+    4,
+  ],
+  [
+    v('bind', 'isc', '9.11.4', [cpe('a', 'isc', 'bind', '9.11.4', 'p2')], {
+      banner: 'version.bind: 9.11.4-P2-RedHat-9.11.4-26.P2.el7_9.16',
+    }),
+    2,
+  ],
+  [
+    v('dnsmasq', 'thekelleys', '2.80', [cpe('a', 'thekelleys', 'dnsmasq', '2.80')], {
+      banner: 'version.bind: dnsmasq-2.80',
+    }),
+    4,
+  ],
+  [
+    v('dnsmasq', 'thekelleys', '2.90', [cpe('a', 'thekelleys', 'dnsmasq', '2.90')], {
+      banner: 'version.bind: dnsmasq-2.90',
+    }),
+    2,
+  ],
+  [
+    v('unbound', 'nlnetlabs', '1.13.1', [cpe('a', 'nlnetlabs', 'unbound', '1.13.1')], {
+      banner: 'version.bind: unbound 1.13.1',
+    }),
+    2,
+  ],
 ]);
 
 const MYSQL_SERVERS = variants([
   [v('mysql', 'oracle', '5.7.41', [cpe('a', 'oracle', 'mysql', '5.7.41')], { banner: '5.7.41-log' }), 3],
   [v('mysql', 'oracle', '5.7.44', [cpe('a', 'oracle', 'mysql', '5.7.44')], { banner: '5.7.44' }), 2],
   [v('mysql', 'oracle', '8.0.32', [cpe('a', 'oracle', 'mysql', '8.0.32')], { banner: '8.0.32' }), 2],
-  [v('mysql', 'oracle', '8.0.36', [cpe('a', 'oracle', 'mysql', '8.0.36')], { banner: '8.0.36-0ubuntu0.22.04.1' }), 3],
+  [
+    v('mysql', 'oracle', '8.0.36', [cpe('a', 'oracle', 'mysql', '8.0.36')], {
+      banner: '8.0.36-0ubuntu0.22.04.1',
+    }),
+    3,
+  ],
   [v('mysql', 'oracle', '5.1.55', [cpe('a', 'oracle', 'mysql', '5.1.55')], { banner: '5.1.55' }), 0.3],
-  [v('mariadb', 'mariadb', '10.6.16', [cpe('a', 'mariadb', 'mariadb', '10.6.16')], { banner: '5.5.5-10.6.16-MariaDB-0+deb12u1' }), 3],
-  [v('mariadb', 'mariadb', '10.3.39', [cpe('a', 'mariadb', 'mariadb', '10.3.39')], { banner: '5.5.5-10.3.39-MariaDB-0+deb10u1' }), 1],
+  [
+    v('mariadb', 'mariadb', '10.6.16', [cpe('a', 'mariadb', 'mariadb', '10.6.16')], {
+      banner: '5.5.5-10.6.16-MariaDB-0+deb12u1',
+    }),
+    3,
+  ],
+  [
+    v('mariadb', 'mariadb', '10.3.39', [cpe('a', 'mariadb', 'mariadb', '10.3.39')], {
+      banner: '5.5.5-10.3.39-MariaDB-0+deb10u1',
+    }),
+    1,
+  ],
 ]);
 
 const REDIS_SERVERS = variants(
   ['5.0.7', '6.0.16', '6.2.6', '7.0.15', '7.2.4'].map((version, index) => [
     v('redis', 'redis', version, [cpe('a', 'redis', 'redis', version)], {
-      banner: index % 2 ? '-NOAUTH Authentication required.' : `# Server\r\nredis_version:${version}\r\nredis_mode:standalone`,
+      banner:
+        index % 2
+          ? '-NOAUTH Authentication required.'
+          : `# Server\r\nredis_version:${version}\r\nredis_mode:standalone`,
     }),
     [3, 2, 3, 2, 2][index]!,
   ]),
@@ -1514,68 +2135,221 @@ const MONGODB_SERVERS = variants(
 
 /** Fixed services: one variant each, or a short table. */
 const SINGLE = {
-  rdp: variants([[v('remote desktop protocol', 'microsoft', undefined, [cpe('o', 'microsoft', 'windows')], { banner: 'Remote Desktop Protocol\nNLA: required (CredSSP)' }), 1]]),
-  smb: variants([
-    [v('windows smb', 'microsoft', undefined, [cpe('o', 'microsoft', 'windows')], { banner: 'SMB Status: Authentication: enabled SMBv1: disabled' }), 3],
-    [v('samba', 'samba', '4.15.13', [cpe('a', 'samba', 'samba', '4.15.13')], { banner: 'SMB Status: Authentication: enabled Samba 4.15.13-Ubuntu' }), 1],
+  rdp: variants([
+    [
+      v('remote desktop protocol', 'microsoft', undefined, [cpe('o', 'microsoft', 'windows')], {
+        banner: 'Remote Desktop Protocol\nNLA: required (CredSSP)',
+      }),
+      1,
+    ],
   ]),
-  postgresql: variants([[v('postgresql', 'postgresql', undefined, [cpe('a', 'postgresql', 'postgresql')], { banner: 'FATAL: no pg_hba.conf entry for host' }), 1]]),
+  smb: variants([
+    [
+      v('windows smb', 'microsoft', undefined, [cpe('o', 'microsoft', 'windows')], {
+        banner: 'SMB Status: Authentication: enabled SMBv1: disabled',
+      }),
+      3,
+    ],
+    [
+      v('samba', 'samba', '4.15.13', [cpe('a', 'samba', 'samba', '4.15.13')], {
+        banner: 'SMB Status: Authentication: enabled Samba 4.15.13-Ubuntu',
+      }),
+      1,
+    ],
+  ]),
+  postgresql: variants([
+    [
+      v('postgresql', 'postgresql', undefined, [cpe('a', 'postgresql', 'postgresql')], {
+        banner: 'FATAL: no pg_hba.conf entry for host',
+      }),
+      1,
+    ],
+  ]),
   memcached: variants([
-    [v('memcached', 'memcached', '1.5.6', [cpe('a', 'memcached', 'memcached', '1.5.6')], { banner: 'STAT version 1.5.6' }), 1],
-    [v('memcached', 'memcached', '1.6.21', [cpe('a', 'memcached', 'memcached', '1.6.21')], { banner: 'STAT version 1.6.21' }), 1],
+    [
+      v('memcached', 'memcached', '1.5.6', [cpe('a', 'memcached', 'memcached', '1.5.6')], {
+        banner: 'STAT version 1.5.6',
+      }),
+      1,
+    ],
+    [
+      v('memcached', 'memcached', '1.6.21', [cpe('a', 'memcached', 'memcached', '1.6.21')], {
+        banner: 'STAT version 1.6.21',
+      }),
+      1,
+    ],
   ]),
   telnet: variants([
-    [v('busybox telnetd', 'busybox', undefined, [cpe('a', 'busybox', 'busybox')], { banner: '\r\nlogin: ' }), 3],
-    [v('cisco telnet', 'cisco', undefined, [], { banner: '\r\n\r\nUser Access Verification\r\n\r\nUsername: ' }), 1],
+    [
+      v('busybox telnetd', 'busybox', undefined, [cpe('a', 'busybox', 'busybox')], { banner: '\r\nlogin: ' }),
+      3,
+    ],
+    [
+      v('cisco telnet', 'cisco', undefined, [], {
+        banner: '\r\n\r\nUser Access Verification\r\n\r\nUsername: ',
+      }),
+      1,
+    ],
     [v('zxhn telnet', 'zte', undefined, [], { banner: 'F660\r\nLogin: ' }), 1],
   ]),
   snmp: variants([
-    [v('net-snmp', 'net-snmp', '5.7.3', [cpe('a', 'net-snmp', 'net-snmp', '5.7.3')], { banner: 'sysDescr: Linux router 3.10.14 #1 SMP mips' }), 2],
-    [v('cisco snmp', 'cisco', undefined, [], { banner: 'sysDescr: Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 15.0(2)SE11' }), 1],
+    [
+      v('net-snmp', 'net-snmp', '5.7.3', [cpe('a', 'net-snmp', 'net-snmp', '5.7.3')], {
+        banner: 'sysDescr: Linux router 3.10.14 #1 SMP mips',
+      }),
+      2,
+    ],
+    [
+      v('cisco snmp', 'cisco', undefined, [], {
+        banner: 'sysDescr: Cisco IOS Software, C2960 Software (C2960-LANBASEK9-M), Version 15.0(2)SE11',
+      }),
+      1,
+    ],
   ]),
-  ntp: variants([[v('ntpd', 'ntp', '4.2.8p15', [cpe('a', 'ntp', 'ntp', '4.2.8', 'p15')], { banner: 'version="ntpd 4.2.8p15@1.3728-o", stratum=2' }), 1]]),
-  ike: variants([[v('ike', 'ietf', undefined, [], { banner: 'IKE(v2) Vendor IDs: RFC 3706 DPD, NAT-Traversal' }), 1]]),
-  openvpn: variants([[v('openvpn', 'openvpn', undefined, [cpe('a', 'openvpn', 'openvpn')], { banner: 'OpenVPN P_CONTROL_HARD_RESET_SERVER_V2' }), 1]]),
+  ntp: variants([
+    [
+      v('ntpd', 'ntp', '4.2.8p15', [cpe('a', 'ntp', 'ntp', '4.2.8', 'p15')], {
+        banner: 'version="ntpd 4.2.8p15@1.3728-o", stratum=2',
+      }),
+      1,
+    ],
+  ]),
+  ike: variants([
+    [v('ike', 'ietf', undefined, [], { banner: 'IKE(v2) Vendor IDs: RFC 3706 DPD, NAT-Traversal' }), 1],
+  ]),
+  openvpn: variants([
+    [
+      v('openvpn', 'openvpn', undefined, [cpe('a', 'openvpn', 'openvpn')], {
+        banner: 'OpenVPN P_CONTROL_HARD_RESET_SERVER_V2',
+      }),
+      1,
+    ],
+  ]),
   sip: variants([
-    [v('asterisk', 'digium', '16.30.0', [cpe('a', 'digium', 'asterisk', '16.30.0')], { banner: 'SIP/2.0 200 OK\r\nUser-Agent: Asterisk PBX 16.30.0' }), 1],
-    [v('freepbx', 'sangoma', undefined, [], { banner: 'SIP/2.0 200 OK\r\nUser-Agent: FPBX-16.0.40.7(18.20.0)' }), 1],
+    [
+      v('asterisk', 'digium', '16.30.0', [cpe('a', 'digium', 'asterisk', '16.30.0')], {
+        banner: 'SIP/2.0 200 OK\r\nUser-Agent: Asterisk PBX 16.30.0',
+      }),
+      1,
+    ],
+    [
+      v('freepbx', 'sangoma', undefined, [], {
+        banner: 'SIP/2.0 200 OK\r\nUser-Agent: FPBX-16.0.40.7(18.20.0)',
+      }),
+      1,
+    ],
   ]),
-  pptp: variants([[v('pptp', 'mikrotik', undefined, [], { banner: 'PPTP Firmware: 1 Hostname: MikroTik Vendor: MikroTik' }), 1]]),
+  pptp: variants([
+    [
+      v('pptp', 'mikrotik', undefined, [], {
+        banner: 'PPTP Firmware: 1 Hostname: MikroTik Vendor: MikroTik',
+      }),
+      1,
+    ],
+  ]),
   upnp: variants([
-    [v('miniupnpd', 'miniupnp_project', '2.1', [cpe('a', 'miniupnp_project', 'miniupnpd', '2.1')], { banner: 'HTTP/1.1 200 OK\r\nSERVER: Linux/3.14.77 UPnP/1.1 MiniUPnPd/2.1' }), 1],
+    [
+      v('miniupnpd', 'miniupnp_project', '2.1', [cpe('a', 'miniupnp_project', 'miniupnpd', '2.1')], {
+        banner: 'HTTP/1.1 200 OK\r\nSERVER: Linux/3.14.77 UPnP/1.1 MiniUPnPd/2.1',
+      }),
+      1,
+    ],
   ]),
-  vnc: variants([[v('vnc', 'realvnc', undefined, [cpe('a', 'realvnc', 'realvnc')], { banner: 'RFB 003.008' }), 1]]),
-  ldap: variants([[v('active directory ldap', 'microsoft', undefined, [], { banner: 'LDAP: dnsHostName, defaultNamingContext' }), 1]]),
+  vnc: variants([
+    [v('vnc', 'realvnc', undefined, [cpe('a', 'realvnc', 'realvnc')], { banner: 'RFB 003.008' }), 1],
+  ]),
+  ldap: variants([
+    [
+      v('active directory ldap', 'microsoft', undefined, [], {
+        banner: 'LDAP: dnsHostName, defaultNamingContext',
+      }),
+      1,
+    ],
+  ]),
   mssql: variants([
-    [v('sql server', 'microsoft', '2019', [cpe('a', 'microsoft', 'sql_server', '2019')], { banner: 'Microsoft SQL Server 2019 15.00.2000' }), 1],
-    [v('sql server', 'microsoft', '2016', [cpe('a', 'microsoft', 'sql_server', '2016')], { banner: 'Microsoft SQL Server 2016 13.00.5026' }), 1],
+    [
+      v('sql server', 'microsoft', '2019', [cpe('a', 'microsoft', 'sql_server', '2019')], {
+        banner: 'Microsoft SQL Server 2019 15.00.2000',
+      }),
+      1,
+    ],
+    [
+      v('sql server', 'microsoft', '2016', [cpe('a', 'microsoft', 'sql_server', '2016')], {
+        banner: 'Microsoft SQL Server 2016 13.00.5026',
+      }),
+      1,
+    ],
   ]),
   winbox: variants([[v('winbox', 'mikrotik', undefined, [], { banner: 'MikroTik WinBox' }), 1]]),
-  docker: variants([[v('docker', 'docker', '20.10.7', [cpe('a', 'docker', 'docker', '20.10.7')], { banner: '{"Version":"20.10.7","ApiVersion":"1.41","Os":"linux"}' }), 1]]),
-  kubernetes: variants([
-    [v('kubernetes', 'kubernetes', '1.27.3', [cpe('a', 'kubernetes', 'kubernetes', '1.27.3')], { banner: '{"kind":"Status","status":"Failure","code":401}' }), 1],
+  docker: variants([
+    [
+      v('docker', 'docker', '20.10.7', [cpe('a', 'docker', 'docker', '20.10.7')], {
+        banner: '{"Version":"20.10.7","ApiVersion":"1.41","Os":"linux"}',
+      }),
+      1,
+    ],
   ]),
-  printer: variants([[v('jetdirect', 'hp', undefined, [], { banner: '@PJL INFO STATUS CODE=10001 ONLINE=TRUE' }), 1]]),
+  kubernetes: variants([
+    [
+      v('kubernetes', 'kubernetes', '1.27.3', [cpe('a', 'kubernetes', 'kubernetes', '1.27.3')], {
+        banner: '{"kind":"Status","status":"Failure","code":401}',
+      }),
+      1,
+    ],
+  ]),
+  printer: variants([
+    [v('jetdirect', 'hp', undefined, [], { banner: '@PJL INFO STATUS CODE=10001 ONLINE=TRUE' }), 1],
+  ]),
 } satisfies Record<string, Weighted<Variant>>;
 
 /** Protocol names where they differ from the service kind. */
-const PROTOCOLS: Readonly<Record<string, string>> = { printer: 'jetdirect', docker: 'http', kubernetes: 'https', cwmp: 'http' };
+const PROTOCOLS: Readonly<Record<string, string>> = {
+  printer: 'jetdirect',
+  docker: 'http',
+  kubernetes: 'https',
+  cwmp: 'http',
+};
 
 /** Home routers and other CPE on their management pages and TR-069. */
 const CPE_WEB = variants([
   [v('boa', 'boa', '0.94.14rc21', [cpe('a', 'boa', 'boa', '0.94.14rc21')], { server: 'Boa/0.94.14rc21' }), 4],
   [v('goahead', 'embedthis', undefined, [cpe('a', 'embedthis', 'goahead')], { server: 'GoAhead-Webs' }), 3],
-  [v('mini_httpd', 'acme', '1.19', [cpe('a', 'acme', 'mini_httpd', '1.19')], { server: 'mini_httpd/1.19 19dec2003' }), 2],
-  [v('rompager', 'allegrosoft', '4.07', [cpe('a', 'allegrosoft', 'rompager', '4.07')], { server: 'RomPager/4.07 UPnP/1.0' }), 3],
+  [
+    v('mini_httpd', 'acme', '1.19', [cpe('a', 'acme', 'mini_httpd', '1.19')], {
+      server: 'mini_httpd/1.19 19dec2003',
+    }),
+    2,
+  ],
+  [
+    v('rompager', 'allegrosoft', '4.07', [cpe('a', 'allegrosoft', 'rompager', '4.07')], {
+      server: 'RomPager/4.07 UPnP/1.0',
+    }),
+    3,
+  ],
   [v('uhttpd', 'openwrt', undefined, [], { server: 'uhttpd' }), 1],
   [v('micro_httpd', 'acme', undefined, [], { server: 'micro_httpd' }), 1],
   [v('hikvision web server', 'hikvision', undefined, [], { server: 'App-webs/' }), 1],
 ]);
 
-const CPE_TITLES = ['Login', 'TP-LINK', 'ZXHN H108N', 'FRITZ!Box', 'HG8245H', 'Router', 'Web Client', 'NETGEAR Router', ''];
+const CPE_TITLES = [
+  'Login',
+  'TP-LINK',
+  'ZXHN H108N',
+  'FRITZ!Box',
+  'HG8245H',
+  'Router',
+  'Web Client',
+  'NETGEAR Router',
+  '',
+];
 
 const CWMP_SERVERS = variants([
-  [v('rompager', 'allegrosoft', '4.07', [cpe('a', 'allegrosoft', 'rompager', '4.07')], { server: 'RomPager/4.07 UPnP/1.0' }), 3],
+  [
+    v('rompager', 'allegrosoft', '4.07', [cpe('a', 'allegrosoft', 'rompager', '4.07')], {
+      server: 'RomPager/4.07 UPnP/1.0',
+    }),
+    3,
+  ],
   [v('gsoap', 'genivia', '2.8', [cpe('a', 'genivia', 'gsoap', '2.8')], { server: 'gSOAP/2.8' }), 2],
   [v('tr-069 client', 'broadcom', undefined, [], { server: 'TR069' }), 1],
 ]);
@@ -1800,13 +2574,19 @@ function planServices(rng: Rng, kind: NetworkKind): Planned[] {
     case 'devops': {
       const appId = rng.weighted(DEVOPS);
       const port =
-        appId === 'jenkins' ? 8080
-        : appId === 'confluence' ? rng.pick([8090, 443])
-        : appId === 'grafana' ? 3000
-        : appId === 'kibana' ? 5601
-        : appId === 'solr' ? 8983
-        : appId === 'weblogic' ? 7001
-        : 443;
+        appId === 'jenkins'
+          ? 8080
+          : appId === 'confluence'
+            ? rng.pick([8090, 443])
+            : appId === 'grafana'
+              ? 3000
+              : appId === 'kibana'
+                ? 5601
+                : appId === 'solr'
+                  ? 8983
+                  : appId === 'weblogic'
+                    ? 7001
+                    : 443;
       add(port, port === 443 ? 'https' : 'http', appId);
       if (appId === 'gitlab') maybe(0.8, 80, 'http', 'gitlab');
       maybe(0.8, 22, 'ssh');
@@ -1830,16 +2610,16 @@ function planServices(rng: Rng, kind: NetworkKind): Planned[] {
       break;
     case 'misc': {
       const [port, k, transport] = rng.pick<[number, Kind, 'tcp' | 'udp']>([
-          [21, 'ftp', 'tcp'],
-          [21, 'ftp', 'tcp'],
-          [5900, 'vnc', 'tcp'],
-          [9100, 'printer', 'tcp'],
-          [123, 'ntp', 'udp'],
-          [1194, 'openvpn', 'udp'],
-          [389, 'ldap', 'tcp'],
-          [8080, 'http', 'tcp'],
-          [8000, 'http', 'tcp'],
-          [8888, 'http', 'tcp'],
+        [21, 'ftp', 'tcp'],
+        [21, 'ftp', 'tcp'],
+        [5900, 'vnc', 'tcp'],
+        [9100, 'printer', 'tcp'],
+        [123, 'ntp', 'udp'],
+        [1194, 'openvpn', 'udp'],
+        [389, 'ldap', 'tcp'],
+        [8080, 'http', 'tcp'],
+        [8000, 'http', 'tcp'],
+        [8888, 'http', 'tcp'],
       ]);
       add(port, k, undefined, transport);
       maybe(0.3, 22, 'ssh');
@@ -2037,7 +2817,9 @@ function domainProfile(world: World, d: number): DomainProfile {
   const label = `${first}${hyphen ? '-' : ''}${second}${round > 0 ? round + 1 : ''}`;
   const tld = rng.weighted(TLDS);
   const name = `${label}.${tld.suffix}`;
-  const country = tld.country ?? (tld.suffix === 'eu' ? rng.pick(['de', 'fr', 'nl', 'it', 'es', 'pl']) : rng.weighted(GENERIC_COUNTRIES));
+  const country =
+    tld.country ??
+    (tld.suffix === 'eu' ? rng.pick(['de', 'fr', 'nl', 'it', 'es', 'pl']) : rng.weighted(GENERIC_COUNTRIES));
   const organization = `${capitalize(first)} ${capitalize(second)}${round > 0 ? ` ${round + 1}` : ''} ${COMPANY_SUFFIX[country] ?? 'Ltd'}`;
   // A CDN customer is served by edge address d mod edgeCount, so it uses that edge's CDN.
   const cdn: CdnId | undefined =
@@ -2056,7 +2838,9 @@ function domainProfile(world: World, d: number): DomainProfile {
     if (!names.includes(sub)) names.push(sub);
   }
   const wildcard = rng.chance(0.25);
-  const certNames = wildcard ? [`*.${name}`, name] : names.slice(0, Math.min(names.length, rng.chance(0.5) ? 2 : 10));
+  const certNames = wildcard
+    ? [`*.${name}`, name]
+    : names.slice(0, Math.min(names.length, rng.chance(0.5) ? 2 : 10));
   const ca = cdn === 'cloudflare' ? 'gts' : rng.weighted(CAS);
   const display = `${capitalize(first)} ${capitalize(second)}`;
   const title = rng.pick([
@@ -2082,7 +2866,7 @@ function domainProfile(world: World, d: number): DomainProfile {
     names,
     certNames,
     title,
-    favicon: rng.chance(0.35) ? (hash(world.seed, Stream.Domain, d, 99) | 0) : undefined,
+    favicon: rng.chance(0.35) ? hash(world.seed, Stream.Domain, d, 99) | 0 : undefined,
     createdYearsAgo: Math.pow(rng.next(), 1.4) * 27 + 0.1,
   };
 }
@@ -2134,14 +2918,34 @@ const CAS = weighted<CaId>([
   ['zerossl', 5],
 ]);
 
-const CF_NS_NAMES = ['ada', 'bob', 'carl', 'dana', 'elle', 'fred', 'gina', 'hank', 'ivy', 'jim', 'kate', 'lou', 'mia', 'nash', 'olga', 'pete'];
+const CF_NS_NAMES = [
+  'ada',
+  'bob',
+  'carl',
+  'dana',
+  'elle',
+  'fred',
+  'gina',
+  'hank',
+  'ivy',
+  'jim',
+  'kate',
+  'lou',
+  'mia',
+  'nash',
+  'olga',
+  'pete',
+];
 const HETZNER_NS = ['hydrogen.ns.hetzner.com', 'oxygen.ns.hetzner.com', 'helium.ns.hetzner.de'];
 
 function nameServers(domain: DomainProfile): string[] {
   const n = domain.nsNumber;
   switch (domain.ns) {
     case 'cloudflare':
-      return [`${CF_NS_NAMES[n % 16]}.ns.cloudflare.com`, `${CF_NS_NAMES[(n >> 4) % 16 === n % 16 ? (n + 1) % 16 : (n >> 4) % 16]}.ns.cloudflare.com`];
+      return [
+        `${CF_NS_NAMES[n % 16]}.ns.cloudflare.com`,
+        `${CF_NS_NAMES[(n >> 4) % 16 === n % 16 ? (n + 1) % 16 : (n >> 4) % 16]}.ns.cloudflare.com`,
+      ];
     case 'route53':
       return [
         `ns-${n % 512}.awsdns-${n % 64}.com`,
@@ -2157,7 +2961,12 @@ function nameServers(domain: DomainProfile): string[] {
       return ['a', 'b', 'c', 'd'].map((x) => `ns-cloud-${x}${(n % 5) + 1}.googledomains.com`);
     case 'azure': {
       const k = String((n % 9) + 1).padStart(2, '0');
-      return [`ns1-${k}.azure-dns.com`, `ns2-${k}.azure-dns.net`, `ns3-${k}.azure-dns.org`, `ns4-${k}.azure-dns.info`];
+      return [
+        `ns1-${k}.azure-dns.com`,
+        `ns2-${k}.azure-dns.net`,
+        `ns3-${k}.azure-dns.org`,
+        `ns4-${k}.azure-dns.info`,
+      ];
     }
     case 'namecheap':
       return ['dns1.registrar-servers.com', 'dns2.registrar-servers.com'];
@@ -2459,12 +3268,17 @@ interface Certificate {
 
 const LE_SWITCH = Date.UTC(2024, 5, 6);
 
-function issuerOf(ca: CaId, notBefore: number, rng: Rng): { cn: string; organization: string; ec: boolean; days: number; renew: number } {
+function issuerOf(
+  ca: CaId,
+  notBefore: number,
+  rng: Rng,
+): { cn: string; organization: string; ec: boolean; days: number; renew: number } {
   const ec = rng.chance(0.3);
   switch (ca) {
     case 'letsencrypt':
       return {
-        cn: notBefore < LE_SWITCH ? (ec ? 'E1' : 'R3') : ec ? rng.pick(['E5', 'E6']) : rng.pick(['R10', 'R11']),
+        cn:
+          notBefore < LE_SWITCH ? (ec ? 'E1' : 'R3') : ec ? rng.pick(['E5', 'E6']) : rng.pick(['R10', 'R11']),
         organization: "Let's Encrypt",
         ec,
         days: 90,
@@ -2473,17 +3287,53 @@ function issuerOf(ca: CaId, notBefore: number, rng: Rng): { cn: string; organiza
     case 'gts':
       return { cn: ec ? 'WE1' : 'WR1', organization: 'Google Trust Services', ec, days: 90, renew: 60 };
     case 'zerossl':
-      return { cn: ec ? 'ZeroSSL ECC Domain Secure Site CA' : 'ZeroSSL RSA Domain Secure Site CA', organization: 'ZeroSSL', ec, days: 90, renew: 60 };
+      return {
+        cn: ec ? 'ZeroSSL ECC Domain Secure Site CA' : 'ZeroSSL RSA Domain Secure Site CA',
+        organization: 'ZeroSSL',
+        ec,
+        days: 90,
+        renew: 60,
+      };
     case 'digicert':
-      return { cn: 'DigiCert Global G2 TLS RSA SHA256 2020 CA1', organization: 'DigiCert Inc', ec: false, days: 397, renew: 365 };
+      return {
+        cn: 'DigiCert Global G2 TLS RSA SHA256 2020 CA1',
+        organization: 'DigiCert Inc',
+        ec: false,
+        days: 397,
+        renew: 365,
+      };
     case 'sectigo':
-      return { cn: 'Sectigo RSA Domain Validation Secure Server CA', organization: 'Sectigo Limited', ec: false, days: 365, renew: 335 };
+      return {
+        cn: 'Sectigo RSA Domain Validation Secure Server CA',
+        organization: 'Sectigo Limited',
+        ec: false,
+        days: 365,
+        renew: 335,
+      };
     case 'globalsign':
-      return { cn: 'GlobalSign GCC R3 DV TLS CA 2020', organization: 'GlobalSign nv-sa', ec: false, days: 397, renew: 365 };
+      return {
+        cn: 'GlobalSign GCC R3 DV TLS CA 2020',
+        organization: 'GlobalSign nv-sa',
+        ec: false,
+        days: 397,
+        renew: 365,
+      };
     case 'godaddy':
-      return { cn: 'Go Daddy Secure Certificate Authority - G2', organization: 'GoDaddy.com, Inc.', ec: false, days: 397, renew: 365 };
+      return {
+        cn: 'Go Daddy Secure Certificate Authority - G2',
+        organization: 'GoDaddy.com, Inc.',
+        ec: false,
+        days: 397,
+        renew: 365,
+      };
     case 'amazon':
-      return { cn: rng.pick(['Amazon RSA 2048 M02', 'Amazon RSA 2048 M03', 'Amazon RSA 2048 M04']), organization: 'Amazon', ec: false, days: 395, renew: 335 };
+      return {
+        cn: rng.pick(['Amazon RSA 2048 M02', 'Amazon RSA 2048 M03', 'Amazon RSA 2048 M04']),
+        organization: 'Amazon',
+        ec: false,
+        days: 395,
+        renew: 335,
+      };
   }
 }
 
@@ -2511,7 +3361,9 @@ function certificateIssuance(world: World, domain: DomainProfile, issuance: numb
     names: domain.certNames,
     issuerCn: issuer.cn,
     issuerOrganization: issuer.organization,
-    serial: (domain.ca === 'letsencrypt' ? rng.pick(['03', '04', '05', '06']) : '0') + rng.hex(serialLength - (domain.ca === 'letsencrypt' ? 2 : 1)),
+    serial:
+      (domain.ca === 'letsencrypt' ? rng.pick(['03', '04', '05', '06']) : '0') +
+      rng.hex(serialLength - (domain.ca === 'letsencrypt' ? 2 : 1)),
     notBefore,
     notAfter: notBefore + issuer.days * DAY - SECOND,
     selfSigned: false,
@@ -2570,13 +3422,39 @@ function deviceCertificate(world: World, j: number, port: number, id: DeviceCert
   });
   switch (id) {
     case 'localdomain':
-      return make('localhost.localdomain', ['localhost.localdomain'], 'localhost.localdomain', 'SomeOrganization', 1);
+      return make(
+        'localhost.localdomain',
+        ['localhost.localdomain'],
+        'localhost.localdomain',
+        'SomeOrganization',
+        1,
+      );
     case 'localhost':
-      return make('localhost', ['localhost'], 'localhost', 'Internet Widgits Pty Ltd', rng.pick([1, 10]), true, rng.chance(0.2) ? 1024 : 2048);
+      return make(
+        'localhost',
+        ['localhost'],
+        'localhost',
+        'Internet Widgits Pty Ltd',
+        rng.pick([1, 10]),
+        true,
+        rng.chance(0.2) ? 1024 : 2048,
+      );
     case 'ingress':
-      return make('Kubernetes Ingress Controller Fake Certificate', ['ingress.local'], 'Kubernetes Ingress Controller Fake Certificate', 'Acme Co', 1);
+      return make(
+        'Kubernetes Ingress Controller Fake Certificate',
+        ['ingress.local'],
+        'Kubernetes Ingress Controller Fake Certificate',
+        'Acme Co',
+        1,
+      );
     case 'traefik':
-      return make('TRAEFIK DEFAULT CERT', [`${rng.hex(32)}.${rng.hex(32)}.traefik.default`], 'TRAEFIK DEFAULT CERT', 'TRAEFIK DEFAULT CERT', 1);
+      return make(
+        'TRAEFIK DEFAULT CERT',
+        [`${rng.hex(32)}.${rng.hex(32)}.traefik.default`],
+        'TRAEFIK DEFAULT CERT',
+        'TRAEFIK DEFAULT CERT',
+        1,
+      );
     case 'plesk':
       return make('Plesk', [], 'Plesk', 'Plesk', 1);
     case 'synology':
@@ -2592,7 +3470,14 @@ function deviceCertificate(world: World, j: number, port: number, id: DeviceCert
       return make(cn, [], cn, 'Citrix ANG', 10);
     }
     case 'vmca':
-      return make(`vcsa-${rng.digits(2)}.localdomain`, [`vcsa-${rng.digits(2)}.localdomain`], 'CA', 'VMware', 2, false);
+      return make(
+        `vcsa-${rng.digits(2)}.localdomain`,
+        [`vcsa-${rng.digits(2)}.localdomain`],
+        'CA',
+        'VMware',
+        2,
+        false,
+      );
     case 'iosxe': {
       const cn = `IOS-Self-Signed-Certificate-${rng.digits(10)}`;
       return make(cn, [], cn, cn, 20);
@@ -2600,11 +3485,44 @@ function deviceCertificate(world: World, j: number, port: number, id: DeviceCert
   }
 }
 
-const CDN_CERTS: Readonly<Record<CdnId, { cn: string; names: string[]; issuer: string; organization: string; ec: boolean; days: number }>> = {
-  cloudflare: { cn: 'sni.cloudflaressl.com', names: ['sni.cloudflaressl.com'], issuer: 'Cloudflare Inc ECC CA-3', organization: 'Cloudflare, Inc.', ec: true, days: 365 },
-  cloudfront: { cn: '*.cloudfront.net', names: ['*.cloudfront.net', 'cloudfront.net'], issuer: 'Amazon RSA 2048 M01', organization: 'Amazon', ec: false, days: 395 },
-  akamai: { cn: 'a248.e.akamai.net', names: ['a248.e.akamai.net', '*.akamaized.net', '*.akamaihd.net'], issuer: 'DigiCert Global G2 TLS RSA SHA256 2020 CA1', organization: 'DigiCert Inc', ec: false, days: 397 },
-  fastly: { cn: 'default.ssl.fastly.net', names: ['default.ssl.fastly.net', '*.global.ssl.fastly.net'], issuer: 'GlobalSign Atlas R3 DV TLS CA 2024 Q1', organization: 'GlobalSign nv-sa', ec: false, days: 397 },
+const CDN_CERTS: Readonly<
+  Record<
+    CdnId,
+    { cn: string; names: string[]; issuer: string; organization: string; ec: boolean; days: number }
+  >
+> = {
+  cloudflare: {
+    cn: 'sni.cloudflaressl.com',
+    names: ['sni.cloudflaressl.com'],
+    issuer: 'Cloudflare Inc ECC CA-3',
+    organization: 'Cloudflare, Inc.',
+    ec: true,
+    days: 365,
+  },
+  cloudfront: {
+    cn: '*.cloudfront.net',
+    names: ['*.cloudfront.net', 'cloudfront.net'],
+    issuer: 'Amazon RSA 2048 M01',
+    organization: 'Amazon',
+    ec: false,
+    days: 395,
+  },
+  akamai: {
+    cn: 'a248.e.akamai.net',
+    names: ['a248.e.akamai.net', '*.akamaized.net', '*.akamaihd.net'],
+    issuer: 'DigiCert Global G2 TLS RSA SHA256 2020 CA1',
+    organization: 'DigiCert Inc',
+    ec: false,
+    days: 397,
+  },
+  fastly: {
+    cn: 'default.ssl.fastly.net',
+    names: ['default.ssl.fastly.net', '*.global.ssl.fastly.net'],
+    issuer: 'GlobalSign Atlas R3 DV TLS CA 2024 Q1',
+    organization: 'GlobalSign nv-sa',
+    ec: false,
+    days: 397,
+  },
 };
 
 /** One default certificate per CDN, renewed yearly: shared by every edge address of that CDN. */
@@ -2643,7 +3561,9 @@ interface ServiceObservation {
   readonly cert: Certificate | undefined;
 }
 
-const TLS_PORTS: ReadonlySet<number> = new Set([443, 8443, 993, 995, 465, 10443, 4443, 5001, 2083, 2087, 6443, 10000, 2053, 2096, 9443]);
+const TLS_PORTS: ReadonlySet<number> = new Set([
+  443, 8443, 993, 995, 465, 10443, 4443, 5001, 2083, 2087, 6443, 10000, 2053, 2096, 9443,
+]);
 
 const REASONS: Readonly<Record<number, string>> = {
   200: 'OK',
@@ -2656,7 +3576,12 @@ const REASONS: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
 };
 
-function httpBanner(status: number, server: string | undefined, headers: readonly string[], location?: string): string {
+function httpBanner(
+  status: number,
+  server: string | undefined,
+  headers: readonly string[],
+  location?: string,
+): string {
   const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? 'OK'}`];
   if (server) lines.push(`Server: ${server}`);
   lines.push('Content-Type: text/html; charset=UTF-8');
@@ -2691,7 +3616,12 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
   for (const service of planned) {
     const last = Math.max(hostWindow.first, hostWindow.last - rng.next() * 2 * DAY);
     const first = Math.min(last, hostWindow.first + rng.next() * 5 * DAY);
-    const tls = TLS_PORTS.has(service.port) || service.kind === 'https' || service.kind === 'imaps' || service.kind === 'pop3s' || service.kind === 'smtps';
+    const tls =
+      TLS_PORTS.has(service.port) ||
+      service.kind === 'https' ||
+      service.kind === 'imaps' ||
+      service.kind === 'pop3s' ||
+      service.kind === 'smtps';
     const record: Record<string, unknown> = {
       id: hostRecordId(address.ip, service.port, service.transport),
       ip: address.ip,
@@ -2713,7 +3643,13 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
       variant = v(cdn.product, cdn.vendor, undefined, [], { server: cdn.server });
       http = { status: cdn.status, title: cdn.title, server: cdn.server };
       protocol = cdn.ports.some(([p, t]) => p === service.port && t) ? 'https' : 'http';
-      banner = httpBanner(cdn.status, cdn.server, cdn.id === 'cloudflare' ? ['CF-RAY: ' + rng.hex(16) + '-' + rng.pick(['CDG', 'FRA', 'AMS', 'IAD', 'SJC', 'LHR'])] : []);
+      banner = httpBanner(
+        cdn.status,
+        cdn.server,
+        cdn.id === 'cloudflare'
+          ? ['CF-RAY: ' + rng.hex(16) + '-' + rng.pick(['CDG', 'FRA', 'AMS', 'IAD', 'SJC', 'LHR'])]
+          : [],
+      );
       if (protocol === 'https') cert = cdnCertificate(world, cdn.id, last);
     } else if (appDef) {
       variant = rng.weighted(appDef.variants);
@@ -2723,7 +3659,14 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
       const title = redirect ? '301 Moved Permanently' : appDef.title;
       http = { status, ...(title ? { title } : {}), ...(server ? { server } : {}) };
       favicon = redirect ? undefined : appDef.favicon;
-      banner = variant.banner ?? httpBanner(status, server, variant.headers ?? [], redirect ? `https://${hostnames[0] ?? address.ip}/` : undefined);
+      banner =
+        variant.banner ??
+        httpBanner(
+          status,
+          server,
+          variant.headers ?? [],
+          redirect ? `https://${hostnames[0] ?? address.ip}/` : undefined,
+        );
       if (service.app === 'elasticsearch') {
         http = { status: 200 };
         banner = `HTTP/1.1 200 OK\r\ncontent-type: application/json; charset=UTF-8\r\n\r\n{"name":"node-1","cluster_name":"elasticsearch","version":{"number":"${variant.version ?? ''}","build_flavor":"default"},"tagline":"You Know, for Search"}`;
@@ -2752,7 +3695,12 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
                     : undefined;
           http = { status, ...(title ? { title } : {}), ...(web.server ? { server: web.server } : {}) };
           favicon = !redirect && domain?.favicon !== undefined && status === 200 ? domain.favicon : undefined;
-          banner = httpBanner(status, web.server, web.headers ?? [], redirect ? `https://${hostnames[0] ?? address.ip}/` : undefined);
+          banner = httpBanner(
+            status,
+            web.server,
+            web.headers ?? [],
+            redirect ? `https://${hostnames[0] ?? address.ip}/` : undefined,
+          );
           protocol = service.kind === 'https' || tls ? 'https' : 'http';
           break;
         }
@@ -2761,8 +3709,16 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
           variant = service.kind === 'cwmp' ? rng.weighted(CWMP_SERVERS) : cpeWeb;
           const status = service.kind === 'cwmp' ? 401 : rng.pick([200, 200, 200, 401, 302]);
           const title = service.kind === 'cwmp' ? undefined : rng.pick(CPE_TITLES);
-          http = { status, ...(title ? { title } : {}), ...(variant.server ? { server: variant.server } : {}) };
-          banner = httpBanner(status, variant.server, status === 401 ? ['WWW-Authenticate: Digest realm="IgdAuthentication"'] : []);
+          http = {
+            status,
+            ...(title ? { title } : {}),
+            ...(variant.server ? { server: variant.server } : {}),
+          };
+          banner = httpBanner(
+            status,
+            variant.server,
+            status === 401 ? ['WWW-Authenticate: Digest realm="IgdAuthentication"'] : [],
+          );
           protocol = 'http';
           break;
         }
@@ -2825,7 +3781,12 @@ function servicesOf(world: World, j: number): ServiceObservation[] {
       } else if (device && (!domain || rng.chance(deviceShare))) {
         cert = deviceCertificate(world, j, service.port, device);
       } else if (rng.chance(0.5)) {
-        cert = domainCertificate(world, domainProfile(world, offPoolDomain(world, rng)), last, rng.chance(0.08) ? 3 : 0);
+        cert = domainCertificate(
+          world,
+          domainProfile(world, offPoolDomain(world, rng)),
+          last,
+          rng.chance(0.08) ? 3 : 0,
+        );
       } else {
         cert = deviceCertificate(world, j, service.port, rng.weighted(GENERIC_DEVICE_CERTS));
       }
@@ -2885,7 +3846,13 @@ function* hostRecords(world: World): Generator<ObservationRecord> {
 
 // ==== vhosts ================================================================================================
 
-function certificateRecord(cert: Certificate, first: number, last: number, ip?: string, port?: number): VhostRecord {
+function certificateRecord(
+  cert: Certificate,
+  first: number,
+  last: number,
+  ip?: string,
+  port?: number,
+): VhostRecord {
   const record: Record<string, unknown> = { id: vhostRecordId(cert.fingerprint, ip, port) };
   if (ip !== undefined && port !== undefined) {
     record.ip = ip;
@@ -2912,7 +3879,10 @@ function* vhostRecords(world: World): Generator<ObservationRecord> {
   for (let j = 0; j < world.ipCount; j++) {
     for (const { record, cert } of servicesOf(world, j)) {
       if (!cert) continue;
-      const first = Math.max(Date.parse(record.first_seen), Math.min(cert.notBefore, Date.parse(record.last_seen)));
+      const first = Math.max(
+        Date.parse(record.first_seen),
+        Math.min(cert.notBefore, Date.parse(record.last_seen)),
+      );
       yield certificateRecord(cert, first, Date.parse(record.last_seen), record.ip, record.port);
     }
   }
@@ -2983,7 +3953,8 @@ function domainDns(world: World, d: number): DnsRecord[] {
     const edge = addressOf(world, edgeAddressOf(world, d));
     add(domain.name, edge.family === 6 ? 'aaaa' : 'a', edge.ip, 300);
     if (domain.names.includes(`www.${domain.name}`)) {
-      if (domain.cdn === 'cloudflare') add(`www.${domain.name}`, edge.family === 6 ? 'aaaa' : 'a', edge.ip, 300);
+      if (domain.cdn === 'cloudflare')
+        add(`www.${domain.name}`, edge.family === 6 ? 'aaaa' : 'a', edge.ip, 300);
       else add(`www.${domain.name}`, 'cname', CDN_TARGETS[domain.cdn](domain, rng), 300);
     }
   }
@@ -2997,7 +3968,10 @@ function domainDns(world: World, d: number): DnsRecord[] {
   }
   for (const [sub, target] of THIRD_PARTY_CNAMES) {
     if (domain.names.includes(`${sub}.${domain.name}`)) continue;
-    if ((sub === 'autodiscover' && domain.mail === 'microsoft') || (sub !== 'autodiscover' && rng.chance(0.06)))
+    if (
+      (sub === 'autodiscover' && domain.mail === 'microsoft') ||
+      (sub !== 'autodiscover' && rng.chance(0.06))
+    )
       add(`${sub}.${domain.name}`, 'cname', target(domain), 3600);
   }
   for (const mx of mailExchangers(domain)) add(domain.name, 'mx', mx, 3600);
@@ -3018,13 +3992,30 @@ function domainDns(world: World, d: number): DnsRecord[] {
     add(domain.name, 'txt', `google-site-verification=${rng.hex(43)}`, 3600);
   if (domain.mail === 'microsoft') add(domain.name, 'txt', `MS=ms${rng.digits(8)}`.toLowerCase(), 3600);
   if (domain.mail !== 'none' && rng.chance(0.6))
-    add(`_dmarc.${domain.name}`, 'txt', `v=DMARC1; p=${rng.pick(['none', 'quarantine', 'reject'])}; rua=mailto:dmarc@${domain.name}`.toLowerCase(), 3600);
+    add(
+      `_dmarc.${domain.name}`,
+      'txt',
+      `v=DMARC1; p=${rng.pick(['none', 'quarantine', 'reject'])}; rua=mailto:dmarc@${domain.name}`.toLowerCase(),
+      3600,
+    );
   if (rng.chance(0.35)) {
     const primary = servers[0]!;
-    add(domain.name, 'soa', `${primary} hostmaster.${domain.name} ${2024010100 + rng.int(99999)} 7200 3600 1209600 3600`, 3600);
+    add(
+      domain.name,
+      'soa',
+      `${primary} hostmaster.${domain.name} ${2024010100 + rng.int(99999)} 7200 3600 1209600 3600`,
+      3600,
+    );
   }
   if (rng.chance(0.15)) {
-    const issuer = domain.ca === 'letsencrypt' ? 'letsencrypt.org' : domain.ca === 'digicert' ? 'digicert.com' : domain.ca === 'sectigo' ? 'sectigo.com' : 'pki.goog';
+    const issuer =
+      domain.ca === 'letsencrypt'
+        ? 'letsencrypt.org'
+        : domain.ca === 'digicert'
+          ? 'digicert.com'
+          : domain.ca === 'sectigo'
+            ? 'sectigo.com'
+            : 'pki.goog';
     add(domain.name, 'caa', `0 issue "${issuer}"`, 3600);
   }
   return out;
@@ -3076,9 +4067,95 @@ const PRIVACY_ORGS: Readonly<Record<string, string>> = {
   'Gandi SAS': 'Gandi SAS',
 };
 
-const FIRST_NAMES = ['James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'Thomas', 'Sarah', 'Daniel', 'Laura', 'Jean', 'Marie', 'Pierre', 'Sophie', 'Nicolas', 'Camille', 'Lukas', 'Anna', 'Jonas', 'Lea', 'Felix', 'Hannah', 'Hiroshi', 'Yuki', 'Wei', 'Li', 'Carlos', 'Ana', 'Javier', 'Lucia', 'Marco', 'Giulia', 'Jan', 'Eva', 'Olga', 'Ivan'];
-const LAST_NAMES = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Miller', 'Davis', 'Wilson', 'Taylor', 'Martin', 'Dupont', 'Durand', 'Lefebvre', 'Moreau', 'Bernard', 'Müller', 'Schmidt', 'Schneider', 'Fischer', 'Weber', 'Tanaka', 'Suzuki', 'Wang', 'Zhang', 'Garcia', 'Rodriguez', 'Lopez', 'Rossi', 'Bianchi', 'Jansen', 'de Vries', 'Kowalski', 'Nowak', 'Ivanov', 'Petrov'];
-const MAILBOXES = ['gmail.com', 'outlook.com', 'yahoo.com', 'hotmail.com', 'gmx.de', 'orange.fr', 'proton.me', 'icloud.com'];
+const FIRST_NAMES = [
+  'James',
+  'Mary',
+  'John',
+  'Patricia',
+  'Robert',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'David',
+  'Elizabeth',
+  'Thomas',
+  'Sarah',
+  'Daniel',
+  'Laura',
+  'Jean',
+  'Marie',
+  'Pierre',
+  'Sophie',
+  'Nicolas',
+  'Camille',
+  'Lukas',
+  'Anna',
+  'Jonas',
+  'Lea',
+  'Felix',
+  'Hannah',
+  'Hiroshi',
+  'Yuki',
+  'Wei',
+  'Li',
+  'Carlos',
+  'Ana',
+  'Javier',
+  'Lucia',
+  'Marco',
+  'Giulia',
+  'Jan',
+  'Eva',
+  'Olga',
+  'Ivan',
+];
+const LAST_NAMES = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Miller',
+  'Davis',
+  'Wilson',
+  'Taylor',
+  'Martin',
+  'Dupont',
+  'Durand',
+  'Lefebvre',
+  'Moreau',
+  'Bernard',
+  'Müller',
+  'Schmidt',
+  'Schneider',
+  'Fischer',
+  'Weber',
+  'Tanaka',
+  'Suzuki',
+  'Wang',
+  'Zhang',
+  'Garcia',
+  'Rodriguez',
+  'Lopez',
+  'Rossi',
+  'Bianchi',
+  'Jansen',
+  'de Vries',
+  'Kowalski',
+  'Nowak',
+  'Ivanov',
+  'Petrov',
+];
+const MAILBOXES = [
+  'gmail.com',
+  'outlook.com',
+  'yahoo.com',
+  'hotmail.com',
+  'gmx.de',
+  'orange.fr',
+  'proton.me',
+  'icloud.com',
+];
 
 function emailLocal(first: string, last: string): string {
   return `${first}.${last}`
@@ -3099,7 +4176,8 @@ function whoisRecord(world: World, d: number): WhoisRecord {
         : domain.ns === 'route53' && rng.chance(0.4)
           ? 'Amazon Registrar, Inc.'
           : rng.weighted(REGISTRARS);
-  const created = Math.floor((world.now - domain.createdYearsAgo * YEAR) / DAY) * DAY + rng.int(86_400) * SECOND;
+  const created =
+    Math.floor((world.now - domain.createdYearsAgo * YEAR) / DAY) * DAY + rng.int(86_400) * SECOND;
   const yearsHeld = Math.floor((world.now - created) / YEAR);
   const state = rng.next();
   let expires: number;
@@ -3120,7 +4198,10 @@ function whoisRecord(world: World, d: number): WhoisRecord {
           : ['ok'];
   }
   if (expires < created) expires = created + YEAR;
-  const updated = Math.min(world.now - DAY, Math.max(created, world.now - Math.pow(rng.next(), 2) * 3 * YEAR));
+  const updated = Math.min(
+    world.now - DAY,
+    Math.max(created, world.now - Math.pow(rng.next(), 2) * 3 * YEAR),
+  );
   const window = seenWindow(rng, world.now, 2.5);
   const record: Record<string, unknown> = {
     id: domain.name,
@@ -3136,7 +4217,8 @@ function whoisRecord(world: World, d: number): WhoisRecord {
   const registrant: Record<string, string> = { country: domain.country };
   let person: { first: string; last: string } | undefined;
   if (kind < 0.55) registrant.organization = domain.organization.toLowerCase();
-  else if (kind < 0.75) registrant.organization = (PRIVACY_ORGS[registrar] ?? 'Redacted for Privacy').toLowerCase();
+  else if (kind < 0.75)
+    registrant.organization = (PRIVACY_ORGS[registrar] ?? 'Redacted for Privacy').toLowerCase();
   else if (kind < 0.95) {
     person = { first: rng.pick(FIRST_NAMES), last: rng.pick(LAST_NAMES) };
     registrant.name = `${person.first} ${person.last}`.toLowerCase();

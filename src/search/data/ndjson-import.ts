@@ -95,7 +95,8 @@ export function parseNdjsonLine(
   dataset: Dataset,
   text: string,
 ): { ok: true; record: ObservationRecord } | { ok: false; reason: string } {
-  if (text.length > MAX_LINE_CHARS) return { ok: false, reason: `line is longer than ${MAX_LINE_CHARS} characters` };
+  if (text.length > MAX_LINE_CHARS)
+    return { ok: false, reason: `line is longer than ${MAX_LINE_CHARS} characters` };
   let value: unknown;
   try {
     value = JSON.parse(text);
