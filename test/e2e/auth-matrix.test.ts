@@ -14,14 +14,11 @@
  * itself, and fails until it gets a valid request in ROUTE_REQUESTS below.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RequestMethod, type INestApplication } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
 import { IssueApiKey, RegisterAccount, RevokeApiKey } from '../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../src/accounts/domain/plans.js';
-import { ACCESS_RULE, type AccessRule } from '../../src/platform/auth/access.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
@@ -29,58 +26,9 @@ import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
+import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
 import { startTestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Route discovery (the same as test/e2e/route-inventory.test.ts).
-
-interface DiscoveredRoute {
-  readonly method: string;
-  readonly path: string;
-  readonly rule: AccessRule | undefined;
-}
-
-function discoverRoutes(app: INestApplication): DiscoveredRoute[] {
-  const discovery = app.get(DiscoveryService);
-  const scanner = app.get(MetadataScanner);
-  const reflector = new Reflector();
-  const routes: DiscoveredRoute[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const { metatype, instance } = wrapper as { metatype: unknown; instance: unknown };
-    if (typeof metatype !== 'function' || typeof instance !== 'object' || instance === null) continue;
-    const controllerPaths = pathList(Reflect.getMetadata(PATH_METADATA, metatype));
-    for (const name of scanner.getAllMethodNames(Object.getPrototypeOf(instance) as object)) {
-      const handler = (instance as Record<string, unknown>)[name];
-      if (typeof handler !== 'function') continue;
-      const handlerPaths: unknown = Reflect.getMetadata(PATH_METADATA, handler);
-      if (handlerPaths === undefined) continue;
-      const methodCode: unknown = Reflect.getMetadata(METHOD_METADATA, handler);
-      const method = RequestMethod[(methodCode ?? RequestMethod.GET) as RequestMethod];
-      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-        handler as (...args: unknown[]) => unknown,
-        metatype as new (...args: unknown[]) => unknown,
-      ]);
-      for (const prefix of controllerPaths) {
-        for (const suffix of pathList(handlerPaths))
-          routes.push({ method, path: joinPath(prefix, suffix), rule });
-      }
-    }
-  }
-  return routes.sort((a, b) => routeKey(a).localeCompare(routeKey(b)));
-}
-
-function pathList(value: unknown): string[] {
-  if (value === undefined) return [''];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-function joinPath(...parts: string[]): string {
-  const segments = parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter((part) => part.length > 0);
-  return `/${segments.join('/')}`;
-}
-
-const routeKey = (route: { method: string; path: string }): string => `${route.method} ${route.path}`;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The service, its accounts and credentials.
