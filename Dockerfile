@@ -6,9 +6,9 @@ WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json ./
 # --ignore-scripts: no install script is needed to compile or run (skips the `node` dev package's binary
-# download and telemetry hooks); the compiler is TypeScript (tsc), not a native toolchain.
+# download); swc's native compiler comes in its per-platform package, which needs no script.
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json .swcrc ./
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
