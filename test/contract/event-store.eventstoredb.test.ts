@@ -6,6 +6,7 @@
 import { afterAll, describe } from '@jest/globals';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb/eventstoredb-event-store.js';
 import { eventStoreContract, type EventStoreUnderTest } from './event-store.contract.js';
+import { reasonOf, withTimeout } from '../support/external-services.js';
 
 const LABEL = 'eventstoredb';
 const IMAGE = 'docker.eventstore.com/eventstore/eventstore:24.10';
@@ -92,16 +93,4 @@ if ('skipped' in target) {
 function announceSkip(message: string): void {
   console.info(message);
   if (console.constructor.name === 'BufferedConsole') process.stderr.write(`${message}\n`);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

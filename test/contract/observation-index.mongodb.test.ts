@@ -31,6 +31,7 @@ import {
   q,
   type ObservationIndexUnderTest,
 } from './observation-index.contract.js';
+import { reasonOf, withTimeout } from '../support/external-services.js';
 
 const LABEL = 'mongodb';
 const IMAGE = 'mongo:7';
@@ -143,18 +144,6 @@ if ('skipped' in target) {
 function announceSkip(message: string): void {
   console.info(message);
   if (console.constructor.name === 'BufferedConsole') process.stderr.write(`${message}\n`);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, describe } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { MongoReadStore } from '../../src/platform/read-store/mongodb/mongodb-read-store.js';
 import { readStoreContract, type ReadStoreUnderTest } from './read-store.contract.js';
+import { reasonOf, withTimeout } from '../support/external-services.js';
 
 const LABEL = 'mongodb';
 const IMAGE = 'mongo:7';
@@ -127,16 +128,4 @@ if ('skipped' in target) {
 function announceSkip(message: string): void {
   console.info(message);
   if (console.constructor.name === 'BufferedConsole') process.stderr.write(`${message}\n`);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
