@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { CreditsModule } from './credits/credits.module.js';
 import { SearchModule } from './search/search.module.js';
+import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -45,6 +46,7 @@ export class AppModule {
         AccountsModule,
         CreditsModule,
         SearchModule,
+        CatalogueModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

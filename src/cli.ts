@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { registerAccountCommands } from './accounts/cli/account.cli.js';
 import { registerDataCommands } from './search/data/data.cli.js';
+import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
@@ -19,6 +20,7 @@ const program = new Command()
 const runtime = new CliRuntime();
 registerAccountCommands(program, runtime);
 registerDataCommands(program, runtime);
+registerCatalogueCommands(program, runtime);
 registerProjectionCommands(program, runtime);
 registerEventCommands(program, runtime);
 

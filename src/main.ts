@@ -4,6 +4,7 @@ import pino from 'pino';
 import { seedDemoAccount, type DemoAccount } from './accounts/demo-seed.js';
 import { ReservationSweeper } from './credits/reservation-sweeper.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
+import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
@@ -33,6 +34,11 @@ async function main(): Promise<void> {
     ? await seedDemoAccount(context, app.get(CommandBus))
     : null;
   if (config.seedDemo) {
+    // An empty catalogue gets the project's small sample catalogue (before the corpus, whose host writes are
+    // then associated as they land).
+    const sample = await loadSampleCatalogue(context.catalogue, context.observations);
+    if (sample)
+      log.info({ advisories: sample.catalogue.advisories }, 'sample vulnerability catalogue loaded');
     // An empty index gets ~10,000 generated observations per dataset, so the demo has something to find.
     const corpus = await loadDemoCorpus(context.observations, context.clock.now());
     if (corpus.loaded) log.info({ datasets: corpus.datasets.map((d) => d.dataset) }, 'demo corpus loaded');

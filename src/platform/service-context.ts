@@ -7,6 +7,7 @@ import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
 import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
+import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
 
 export type LogFunction = (
@@ -86,6 +87,10 @@ export class ServiceContext {
 
   get observations(): ObservationIndex {
     return this.storage.observations;
+  }
+
+  get catalogue(): CatalogueService {
+    return this.storage.catalogue;
   }
 
   get rateLimiter(): RateLimiter {

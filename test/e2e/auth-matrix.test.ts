@@ -24,6 +24,7 @@ import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js'
 import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
 import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
+import { VulnerabilityRefs } from '../../src/search/vulnerability-ref.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
@@ -315,7 +316,32 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     params: async () => ({ dataset: 'whois' }),
     body: async () => ({ raw_query: 'example' }),
   },
+  'POST /api/v2/common/data/enrich/vulnerabilities': {
+    status: 200,
+    body: async () => ({ reference: sealedRef() }),
+  },
+  'POST /api/v2/data/enrich/vulnerabilities': { status: 200, body: async () => ({ reference: sealedRef() }) },
+  'POST /api/v2/common/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
+  'POST /api/v2/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
 };
+
+/** A vulnerability_ref as search returns it (sealed by the service's own key). */
+function sealedRef(): string {
+  return service.app
+    .get(VulnerabilityRefs)
+    .seal(
+      [
+        {
+          vendor: 'f5',
+          product: 'nginx',
+          version: '1.18.0',
+          cpe: ['cpe:2.3:a:f5:nginx:1.18.0:*:*:*:*:*:*:*'],
+        },
+      ],
+      new Date(),
+    );
+}
+const BADGE_BODY = { items: [{ key: 'one', type: 'ip', value: '192.0.2.10' }] };
 
 function fillPath(path: string, params: Readonly<Record<string, string>>): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {

@@ -10,6 +10,10 @@ import type { ObservationIndex } from '../../search/observation-index/observatio
 import { PostgresObservationIndex } from '../../search/observation-index/postgres-observation-index.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
+import { AssociatedObservationIndex } from '../../catalogue/associated-observation-index.js';
+import { CatalogueService } from '../../catalogue/catalogue-service.js';
+import type { CatalogueStore } from '../../catalogue/store/catalogue-store.port.js';
+import { PostgresCatalogueStore } from '../../catalogue/store/postgres-catalogue-store.js';
 
 /**
  * The storage a process works with, chosen from the configuration:
@@ -24,6 +28,8 @@ export interface Storage {
   readonly observations: ObservationIndex;
   /** Rate limits shared by every instance on the same read-model database. */
   readonly rateLimiter: RateLimiter;
+  /** The vulnerability catalogue and the association index behind `cve:`/`kev:` (beside the observations). */
+  readonly catalogue: CatalogueService;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -86,23 +92,38 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     }
     await rateLimiter.init();
 
-    let observations: ObservationIndex;
+    // The vulnerability catalogue lives beside the observation index: its association table/collection is what
+    // the `cve:`/`kev:` selectors of the index compile to.
+    let catalogueStore: CatalogueStore;
+    let rawObservations: ObservationIndex;
     if (config.mongodbUrl) {
       const { MongoObservationIndex } =
         await import('../../search/observation-index/mongodb-observation-index.js');
-      const mongoIndex = await MongoObservationIndex.connect(config.mongodbUrl);
+      const { MongoCatalogueStore } = await import('../../catalogue/store/mongodb-catalogue-store.js');
+      const mongoCatalogue = await MongoCatalogueStore.connect(config.mongodbUrl);
+      closers.push(() => mongoCatalogue.close());
+      catalogueStore = mongoCatalogue;
+      const mongoIndex = await MongoObservationIndex.connect(config.mongodbUrl, undefined, {
+        selectors: mongoCatalogue.mongoSelectors,
+      });
       closers.push(() => mongoIndex.close());
-      observations = mongoIndex;
+      rawObservations = mongoIndex;
     } else {
-      observations = new PostgresObservationIndex(opened!.db);
+      const sqlCatalogue = new PostgresCatalogueStore(opened!.db);
+      catalogueStore = sqlCatalogue;
+      rawObservations = new PostgresObservationIndex(opened!.db, { selectors: sqlCatalogue.sqlSelectors });
     }
-    await observations.init();
+    await rawObservations.init();
+    await catalogueStore.init();
+    const catalogue = new CatalogueService(catalogueStore, options.clock);
+    const observations: ObservationIndex = new AssociatedObservationIndex(rawObservations, catalogue);
 
     return {
       eventStore,
       readStore,
       rateLimiter,
       observations,
+      catalogue,
       sql: opened?.db,
       sqlRole: opened?.role,
       close: async () => {

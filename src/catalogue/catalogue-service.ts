@@ -1,0 +1,241 @@
+/**
+ * The catalogue context's application service: imports (parse everything, then one atomic commit, then the
+ * association index), the loaded matcher (cached per catalogue version, so a CLI import while the service runs is
+ * picked up at the next request), and the association index maintenance on observation writes.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock } from '../platform/clock/clock.js';
+import type {
+  ObservationIndex,
+  ObservationRecord,
+} from '../search/observation-index/observation-index.port.js';
+import type { QueryNode } from '../search/query-language/ast.js';
+import type { Advisory, CatalogueVersion, KevEntry } from './domain/advisory.js';
+import { CatalogueMatcher } from './domain/matching.js';
+import {
+  collectCatalogueFiles,
+  readCatalogueFile,
+  type KevCatalogue,
+  type ParsedFile,
+} from './import/parse-catalogue-files.js';
+import type { CatalogueStore, HostAssociation, StoredAdvisory } from './store/catalogue-store.port.js';
+
+export interface ImportReport {
+  readonly files: number;
+  readonly advisories_read: number;
+  readonly advisories_added: number;
+  readonly advisories_updated: number;
+  readonly advisories_unchanged: number;
+  /** Older than the stored record of the same CVE (lastModified): kept the stored one. */
+  readonly advisories_older: number;
+  readonly kev_entries: number | null;
+  readonly kev_changed: boolean;
+  readonly changed: boolean;
+  readonly catalogue: CatalogueVersion;
+  readonly associations: ReindexReport | null;
+}
+
+export interface ReindexReport {
+  readonly observations: number;
+  readonly associated_observations: number;
+  readonly associations: number;
+}
+
+export interface ImportProgress {
+  readonly phase: 'read' | 'commit' | 'reindex';
+  readonly done: number;
+  readonly total: number | null;
+}
+
+const ALL: QueryNode = { kind: 'and', children: [], span: { start: 0, end: 0 } };
+const REINDEX_BATCH = 1000;
+
+export function advisoryHash(advisory: Advisory): string {
+  return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
+}
+
+function kevHash(kev: KevCatalogue): string {
+  return createHash('sha256')
+    .update(JSON.stringify([...kev.entries].sort((a, b) => (a.cve_id < b.cve_id ? -1 : 1))))
+    .digest('hex');
+}
+
+export class CatalogueService {
+  private cached: Promise<CatalogueMatcher> | null = null;
+  private cachedVersion = -1;
+
+  constructor(
+    readonly store: CatalogueStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async version(): Promise<CatalogueVersion> {
+    return this.store.version();
+  }
+
+  /** The matcher of the current catalogue version (one cheap version query per call). */
+  async matcher(): Promise<CatalogueMatcher> {
+    const version = await this.store.version();
+    if (!this.cached || this.cachedVersion !== version.version) {
+      this.cachedVersion = version.version;
+      this.cached = this.store
+        .load()
+        .then((snapshot) => new CatalogueMatcher(snapshot.advisories, snapshot.kev, snapshot.version));
+      this.cached.catch(() => {
+        this.cached = null;
+      });
+    }
+    return this.cached;
+  }
+
+  /**
+   * Imports files and folders. Every file is read and validated first: one malformed file (MalformedCatalogueFile,
+   * with its path and reason) and nothing is written. Re-importing the same files changes nothing (idempotent):
+   * the version moves only when an advisory or the KEV catalogue changed.
+   */
+  async importPaths(
+    paths: readonly string[],
+    options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
+  ): Promise<ImportReport> {
+    const files = await collectCatalogueFiles(paths);
+    const parsed: ParsedFile[] = [];
+    for (const file of files) {
+      parsed.push(await readCatalogueFile(file));
+      options.onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
+    }
+    return this.importParsed(parsed, options);
+  }
+
+  async importParsed(
+    parsed: readonly ParsedFile[],
+    options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
+  ): Promise<ImportReport> {
+    // Within one import the latest lastModified of a CVE wins (e.g. an "awaiting analysis" copy beside the
+    // analysed record).
+    const incoming = new Map<string, Advisory>();
+    let read = 0;
+    let kev: KevCatalogue | null = null;
+    for (const file of parsed) {
+      for (const advisory of file.advisories) {
+        read++;
+        const previous = incoming.get(advisory.id);
+        if (!previous || isNewer(advisory, previous)) incoming.set(advisory.id, advisory);
+      }
+      if (file.kev) kev = file.kev; // the last KEV file given wins
+    }
+    const stamps = await this.store.stamps([...incoming.keys()]);
+    const upserts: StoredAdvisory[] = [];
+    let added = 0;
+    let updated = 0;
+    let unchanged = 0;
+    let older = 0;
+    for (const advisory of incoming.values()) {
+      const hash = advisoryHash(advisory);
+      const stored = stamps.get(advisory.id);
+      if (!stored) {
+        added++;
+        upserts.push({ advisory, hash });
+      } else if (stored.hash === hash) unchanged++;
+      else if (
+        stored.last_modified &&
+        advisory.last_modified &&
+        advisory.last_modified < stored.last_modified
+      )
+        older++;
+      else {
+        updated++;
+        upserts.push({ advisory, hash });
+      }
+    }
+    const newKevHash = kev ? kevHash(kev) : null;
+    const kevChanged = kev !== null && newKevHash !== (await this.store.kevHash());
+    const changed = upserts.length > 0 || kevChanged;
+    options.onProgress?.({ phase: 'commit', done: 0, total: 1 });
+    const catalogue = changed
+      ? await this.store.commit({
+          upserts,
+          kev: kevChanged ? { source: kev!.source, entries: kev!.entries, hash: newKevHash! } : null,
+          at: this.clock.now(),
+        })
+      : await this.store.version();
+    options.onProgress?.({ phase: 'commit', done: 1, total: 1 });
+    const associations =
+      changed && options.observations
+        ? await this.reindex(options.observations, (done) =>
+            options.onProgress?.({ phase: 'reindex', done, total: null }),
+          )
+        : null;
+    return {
+      files: parsed.length,
+      advisories_read: read,
+      advisories_added: added,
+      advisories_updated: updated,
+      advisories_unchanged: unchanged,
+      advisories_older: older,
+      kev_entries: kev ? kev.entries.length : null,
+      kev_changed: kevChanged,
+      changed,
+      catalogue,
+      associations,
+    };
+  }
+
+  /**
+   * Rebuilds the association index over every host observation, a batch of observations at a time (each batch
+   * replaces the associations of its observations atomically, so searches never see a hole).
+   */
+  async reindex(observations: ObservationIndex, onProgress?: (done: number) => void): Promise<ReindexReport> {
+    const matcher = await this.matcher();
+    let count = 0;
+    let associated = 0;
+    let associations = 0;
+    for await (const batch of observations.stream('hosts', { ast: ALL }, REINDEX_BATCH)) {
+      const rows = this.associationRows(matcher, batch);
+      await this.store.replaceAssociations(
+        batch.map((record) => record.id),
+        rows,
+      );
+      count += batch.length;
+      associations += rows.length;
+      associated += new Set(rows.map((row) => row.observation_id)).size;
+      onProgress?.(count);
+    }
+    return { observations: count, associated_observations: associated, associations };
+  }
+
+  /** Keeps the association index in step with written host observations. */
+  async observationsWritten(records: readonly ObservationRecord[]): Promise<void> {
+    const matcher = await this.matcher();
+    // With an empty catalogue there is nothing to associate, and nothing was associated before.
+    if (matcher.advisoryCount === 0) return;
+    await this.store.replaceAssociations(
+      records.map((record) => record.id),
+      this.associationRows(matcher, records),
+    );
+  }
+
+  private associationRows(
+    matcher: CatalogueMatcher,
+    records: readonly ObservationRecord[],
+  ): HostAssociation[] {
+    const rows: HostAssociation[] = [];
+    for (const record of records) {
+      const cpes = Array.isArray(record.cpe)
+        ? record.cpe.filter((c): c is string => typeof c === 'string')
+        : [];
+      for (const association of matcher.associationsOf(cpes))
+        rows.push({ observation_id: record.id, ...association });
+    }
+    return rows;
+  }
+
+  kevOf(matcher: CatalogueMatcher, id: string): KevEntry | false | null {
+    return matcher.kevOf(id);
+  }
+}
+
+function isNewer(candidate: Advisory, current: Advisory): boolean {
+  if (!current.last_modified) return true;
+  if (!candidate.last_modified) return false;
+  return candidate.last_modified > current.last_modified;
+}

@@ -1,0 +1,122 @@
+import type { Command } from 'commander';
+import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import { startProgress, type Progress } from '../../platform/cli/progress.js';
+import type { ImportProgress, ImportReport } from '../catalogue-service.js';
+import { MalformedCatalogueFile } from '../import/parse-catalogue-files.js';
+
+/**
+ * `catalogue import <files or folders>`: NVD CVE API 2.0 JSON and the CISA KEV catalogue; idempotent; one malformed
+ * file stops the import before anything is written (exit 3, with its path and reason).
+ * `catalogue status`: the current version. `catalogue reindex`: rebuilds the host → CVE association index.
+ */
+export function registerCatalogueCommands(program: Command, runtime: CliRuntime): void {
+  const catalogue = program
+    .command('catalogue')
+    .description('vulnerability catalogue (NVD CVE records, CISA KEV)');
+
+  catalogue
+    .command('import')
+    .description(
+      'import NVD CVE API 2.0 JSON (single records or {vulnerabilities:[{cve}]}) and the CISA KEV catalogue from ' +
+        'files or folders (recursively, *.json); re-importing the same files changes nothing',
+    )
+    .argument('<paths...>', 'files or folders')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (paths: string[], options: { json?: boolean }) => {
+        const json = Boolean(options.json);
+        const context = await runtime.open();
+        const bars = new Map<ImportProgress['phase'], Progress>();
+        const labels = { read: 'reading files', commit: 'writing catalogue', reindex: 'associating hosts' };
+        const onProgress = (progress: ImportProgress): void => {
+          let bar = bars.get(progress.phase);
+          if (!bar) {
+            for (const [phase, other] of bars) if (phase !== progress.phase) other.stop();
+            bar = startProgress(labels[progress.phase], {
+              json,
+              ...(progress.total !== null ? { total: progress.total } : {}),
+              unit: progress.phase === 'reindex' ? 'hosts' : progress.phase === 'read' ? 'files' : 'steps',
+            });
+            bars.set(progress.phase, bar);
+          }
+          bar.update(progress.done);
+        };
+        try {
+          const report = await context.catalogue.importPaths(paths, {
+            observations: context.observations,
+            onProgress,
+          });
+          for (const bar of bars.values()) bar.stop();
+          runtime.print(json, report, () => describe(report));
+          return 0;
+        } catch (error) {
+          for (const bar of bars.values()) bar.stop();
+          if (!(error instanceof MalformedCatalogueFile)) throw error;
+          runtime.print(
+            json,
+            { error: 'malformed_file', path: error.path, reason: error.reason, written: false },
+            () =>
+              `rejected ${error.path}: ${error.reason}\nnothing was imported; the current catalogue is unchanged`,
+          );
+          return 3;
+        }
+      }),
+    );
+
+  catalogue
+    .command('status')
+    .description('the catalogue version, when it was evaluated, its KEV source and the association count')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (options: { json?: boolean }) => {
+        const context = await runtime.open();
+        const version = await context.catalogue.version();
+        const associations = await context.catalogue.store.associationCount();
+        runtime.print(Boolean(options.json), { ...version, associations }, () =>
+          [
+            `catalogue version ${version.version} (evaluated at ${version.evaluated_at ?? 'never'})`,
+            `  advisories:   ${version.advisories}`,
+            `  KEV:          ${version.kev_source ? `${version.kev_entries} entries, ${version.kev_source.title ?? ''} ${version.kev_source.catalog_version ?? ''}` : 'no KEV catalogue loaded (kev is unknown)'}`,
+            `  associations: ${associations} host→CVE`,
+          ].join('\n'),
+        );
+      }),
+    );
+
+  catalogue
+    .command('reindex')
+    .description('rebuild the association index from host observations to CVEs (cve:/kev: selectors)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (options: { json?: boolean }) => {
+        const json = Boolean(options.json);
+        const context = await runtime.open();
+        const progress = startProgress('associating hosts', { json, unit: 'hosts' });
+        const report = await context.catalogue.reindex(context.observations, (done) => progress.update(done));
+        progress.stop();
+        runtime.print(
+          json,
+          report,
+          () =>
+            `${report.observations} host observations: ${report.associated_observations} associated with ${report.associations} CVE links`,
+        );
+      }),
+    );
+}
+
+function describe(report: ImportReport): string {
+  const lines = [
+    report.changed
+      ? `catalogue version ${report.catalogue.version} (evaluated at ${report.catalogue.evaluated_at})`
+      : `nothing changed: catalogue version ${report.catalogue.version} kept`,
+    `  files:      ${report.files}`,
+    `  advisories: ${report.advisories_read} read, ${report.advisories_added} added, ${report.advisories_updated} updated, ${report.advisories_unchanged} unchanged, ${report.advisories_older} older than stored (kept stored)`,
+    `  KEV:        ${report.kev_entries === null ? 'no KEV file' : `${report.kev_entries} entries${report.kev_changed ? '' : ' (unchanged)'}`}`,
+    `  total:      ${report.catalogue.advisories} advisories, ${report.catalogue.kev_entries} KEV entries`,
+  ];
+  if (report.associations)
+    lines.push(
+      `  hosts:      ${report.associations.observations} observations, ${report.associations.associated_observations} associated (${report.associations.associations} CVE links)`,
+    );
+  return lines.join('\n');
+}
