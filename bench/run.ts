@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchCredits } from './credits.bench.js';
 import { benchSearch } from './search.bench.js';
+import { benchCatalogue } from './catalogue.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import {
   formatMeasurements,
@@ -44,6 +45,11 @@ if (!only || only === 'search') {
   const hosts = Number(process.env.BENCH_SEARCH_HOSTS ?? 1_000_000);
   process.stderr.write(`benchmarking search over ${hosts.toLocaleString('en-US')} hosts…\n`);
   measurements.push(...(await benchSearch(hosts)));
+}
+
+if (!only || only === 'catalogue') {
+  process.stderr.write('benchmarking CPE evaluations against the imported catalogue…\n');
+  measurements.push(...(await benchCatalogue()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
