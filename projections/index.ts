@@ -4,6 +4,7 @@ import { apiKeysProjection } from './api-keys.projection.js';
 import { creditStateProjection } from './credit-state.projection.js';
 import { creditUsageProjection } from './credit-usage.projection.js';
 import { eventStreamsProjection } from './event-streams.projection.js';
+import { exportsProjection } from './exports.projection.js';
 import { openReservationsProjection } from './open-reservations.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
@@ -14,4 +15,5 @@ export const allProjections: readonly ProjectionDefinition[] = [
   creditStateProjection,
   creditUsageProjection,
   openReservationsProjection,
+  exportsProjection,
 ];

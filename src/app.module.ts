@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { CreditsModule } from './credits/credits.module.js';
+import { ExportsModule } from './exports/exports.module.js';
 import { SearchModule } from './search/search.module.js';
 import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
@@ -47,6 +48,7 @@ export class AppModule {
         CreditsModule,
         SearchModule,
         CatalogueModule,
+        ExportsModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

@@ -7,6 +7,7 @@ import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
 import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
+import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
 
@@ -87,6 +88,10 @@ export class ServiceContext {
 
   get observations(): ObservationIndex {
     return this.storage.observations;
+  }
+
+  get files(): ExportFileStore {
+    return this.storage.files;
   }
 
   get catalogue(): CatalogueService {

@@ -25,6 +25,8 @@ import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
 import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { VulnerabilityRefs } from '../../src/search/vulnerability-ref.js';
+import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
+import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
@@ -316,6 +318,21 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     params: async () => ({ dataset: 'whois' }),
     body: async () => ({ raw_query: 'example' }),
   },
+  'POST /api/v2/common/exports/:searchType/estimate': {
+    status: 200,
+    params: async () => ({ searchType: 'hosts' }),
+    body: async () => ({ raw_query: 'port:443' }),
+  },
+  'POST /api/v2/common/exports/:searchType': {
+    status: 202,
+    params: async () => ({ searchType: 'dns' }),
+    body: async () => ({ raw_query: 'type:a', format: 'txt' }),
+  },
+  'GET /api/v2/common/exports': { status: 200 },
+  'GET /api/v2/common/exports/:exportId/poll': { status: 200, params: () => exportOfMain(false) },
+  'GET /api/v2/common/exports/:exportId/download': { status: 200, params: () => exportOfMain(true) },
+  'DELETE /api/v2/common/exports/:exportId': { status: 200, params: () => exportOfMain(false) },
+  'DELETE /api/v2/common/exports': { status: 200 },
   'POST /api/v2/common/data/enrich/vulnerabilities': {
     status: 200,
     body: async () => ({ reference: sealedRef() }),
@@ -342,6 +359,32 @@ function sealedRef(): string {
     );
 }
 const BADGE_BODY = { items: [{ key: 'one', type: 'ip', value: '192.0.2.10' }] };
+
+/** An export of the main account (the index is empty here, so it completes at once with no rows). */
+async function exportOfMain(completed: boolean): Promise<Record<string, string>> {
+  const jobs = service.app.get(ExportJobs);
+  const principal = {
+    accountId: fixture.main.accountId,
+    via: 'api_key',
+    channel: 'api',
+    scopes: [],
+  } as const;
+  const { export_id: exportId } = await jobs.request(
+    principal,
+    'hosts',
+    { raw_query: 'port:443', format: 'csv' },
+    commandEnvelope({
+      actor: `account:${fixture.main.accountId}`,
+      payer: `account:${fixture.main.accountId}`,
+    }),
+  );
+  service.app.get(ExportWorkerPool).nudge();
+  for (let i = 0; completed && i < 400; i++) {
+    if ((await jobs.queries.collection().get(exportId))?.status === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return { exportId };
+}
 
 function fillPath(path: string, params: Readonly<Record<string, string>>): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {

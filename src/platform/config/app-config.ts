@@ -25,6 +25,14 @@ export interface AppConfig {
   readonly seedDemo: boolean;
   /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
   readonly searchDeadlineMs: number;
+  /** Export jobs run at once in this process (EXPORT_WORKERS, default 2; 0 runs none). */
+  readonly exportWorkers: number;
+  /** A running export renews its lease this long; a job whose lease ran out is taken over (EXPORT_LEASE_MS). */
+  readonly exportLeaseMs: number;
+  /** How long a completed export's file stays downloadable (EXPORT_RETENTION_HOURS, default 72). */
+  readonly exportRetentionHours: number;
+  /** Records an export reads from the index per batch (EXPORT_BATCH_SIZE, default 1000). */
+  readonly exportBatchSize: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -82,6 +90,32 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
 
+  const exportWorkers = parseInteger('EXPORT_WORKERS', text('EXPORT_WORKERS'), 2, 0, 16, problems);
+  const exportLeaseMs = parseInteger(
+    'EXPORT_LEASE_MS',
+    text('EXPORT_LEASE_MS'),
+    30_000,
+    500,
+    3_600_000,
+    problems,
+  );
+  const exportBatchSize = parseInteger(
+    'EXPORT_BATCH_SIZE',
+    text('EXPORT_BATCH_SIZE'),
+    1000,
+    1,
+    100_000,
+    problems,
+  );
+  const exportRetentionHours = parseInteger(
+    'EXPORT_RETENTION_HOURS',
+    text('EXPORT_RETENTION_HOURS'),
+    72,
+    1,
+    24 * 90,
+    problems,
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -94,6 +128,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     projectionWaitMs,
     seedDemo,
     searchDeadlineMs,
+    exportWorkers,
+    exportLeaseMs,
+    exportRetentionHours,
+    exportBatchSize,
   };
 }
 

@@ -9,6 +9,8 @@ import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
 import type { ObservationIndex } from '../../search/observation-index/observation-index.port.js';
 import { PostgresObservationIndex } from '../../search/observation-index/postgres-observation-index.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
+import type { ExportFileStore } from '../../exports/files/export-file-store.port.js';
+import { DataDirFileStore } from '../../exports/files/data-dir-file-store.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
 import { AssociatedObservationIndex } from '../../catalogue/associated-observation-index.js';
 import { CatalogueService } from '../../catalogue/catalogue-service.js';
@@ -30,6 +32,8 @@ export interface Storage {
   readonly rateLimiter: RateLimiter;
   /** The vulnerability catalogue and the association index behind `cve:`/`kev:` (beside the observations). */
   readonly catalogue: CatalogueService;
+  /** Export files: MongoDB GridFS when the read store is MongoDB, else the data directory. */
+  readonly files: ExportFileStore;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -118,12 +122,23 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     const catalogue = new CatalogueService(catalogueStore, options.clock);
     const observations: ObservationIndex = new AssociatedObservationIndex(rawObservations, catalogue);
 
+    let files: ExportFileStore;
+    if (config.mongodbUrl) {
+      const { GridFsFileStore } = await import('../../exports/files/gridfs-file-store.js');
+      files = await GridFsFileStore.connect(config.mongodbUrl);
+    } else {
+      files = new DataDirFileStore(config.dataDir);
+    }
+    closers.push(() => files.close());
+    await files.init();
+
     return {
       eventStore,
       readStore,
       rateLimiter,
       observations,
       catalogue,
+      files,
       sql: opened?.db,
       sqlRole: opened?.role,
       close: async () => {

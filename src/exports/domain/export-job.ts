@@ -1,0 +1,546 @@
+/**
+ * The export job stream (`export-<id>`): a search turned into a gzip file, asynchronously. Pure: no I/O, no
+ * clock (the time comes in the context). Contract rules live here: statuses and their transitions, the cost
+ * (ceil(rows / 100) on rows actually written, never more than was reserved), truncation and retention.
+ */
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+
+export const EXPORT_SEARCH_TYPES = ['hosts', 'dns', 'whois', 'vhosts'] as const;
+export type ExportSearchType = (typeof EXPORT_SEARCH_TYPES)[number];
+export const EXPORT_FORMATS = ['json', 'csv', 'txt'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+/** Contract: 1 credit per 100 rows. */
+export const ROWS_PER_CREDIT = 100;
+/** A job interrupted this many times (crash, lost lease) fails instead of starting again. */
+export const MAX_EXPORT_ATTEMPTS = 3;
+
+export function exportStreamId(exportId: string): string {
+  return `export-${exportId}`;
+}
+
+/** Credits for rows actually written: ceil(rows / 100). */
+export function creditsForRows(rows: number): number {
+  return Math.ceil(rows / ROWS_PER_CREDIT);
+}
+
+/** The most rows `credits` pay for. */
+export function rowsForCredits(credits: number): number {
+  return credits * ROWS_PER_CREDIT;
+}
+
+export type TruncationCause = 'credits' | 'quota' | 'growth';
+
+/**
+ * How many rows an export may write, given what the index holds, the credits it could reserve and what is
+ * left of the plan's results quota this cycle; and why it is cut short when it is.
+ */
+export function exportAllowance(input: {
+  readonly matching: number;
+  readonly availableCredits: number;
+  readonly quotaLeft: number;
+}): { rowLimit: number; reserveCredits: number; cause: TruncationCause | null } {
+  const matching = Math.max(0, input.matching);
+  const affordable = rowsForCredits(Math.max(0, input.availableCredits));
+  const quotaLeft = Math.max(0, input.quotaLeft);
+  const rowLimit = Math.min(matching, affordable, quotaLeft);
+  const cause: TruncationCause | null =
+    rowLimit >= matching ? null : quotaLeft < affordable ? 'quota' : 'credits';
+  // A full export reserves for every matching row, rounded up to the next hundred: rows added to the index while
+  // it runs are exported up to what the reservation covers.
+  const reserveCredits =
+    cause === null
+      ? Math.min(creditsForRows(matching), Math.max(0, input.availableCredits))
+      : creditsForRows(rowLimit);
+  const fullLimit = Math.min(rowsForCredits(reserveCredits), quotaLeft);
+  return { rowLimit: cause === null ? fullLimit : rowLimit, reserveCredits, cause };
+}
+
+export function truncationReason(cause: TruncationCause, written: number, matching: number): string {
+  switch (cause) {
+    case 'credits':
+      return `The credit balance covered ${written} of ${matching} matching rows (1 credit per 100 rows), so the export stopped there.`;
+    case 'quota':
+      return `The plan's export results quota for this billing cycle allowed ${written} of ${matching} matching rows, so the export stopped there.`;
+    case 'growth':
+      return `More rows matched while the export ran than when it started; it stopped at the ${written} rows its credit reservation covered.`;
+  }
+}
+
+// --- commands ---------------------------------------------------------------------------------------------
+
+export interface RequestExport {
+  readonly type: 'RequestExport';
+  readonly exportId: string;
+  readonly ownerAccountId: string;
+  readonly payer: string;
+  readonly searchType: ExportSearchType;
+  readonly rawQuery: string;
+  readonly timeFrame: string;
+  /** Resolved from the time frame when requested, so a restarted job exports the same window. */
+  readonly since: string | null;
+  readonly broad: boolean;
+  readonly format: ExportFormat;
+  readonly estimatedCount: number;
+}
+export interface StartExport {
+  readonly type: 'StartExport';
+  readonly workerId: string;
+  readonly reservationId: string | null;
+  readonly reservedCredits: number;
+  readonly rowLimit: number;
+  readonly matching: number;
+  readonly truncationCause: TruncationCause | null;
+  readonly fileKey: string;
+  readonly leaseMs: number;
+}
+export interface RecordProgress {
+  readonly type: 'RecordProgress';
+  readonly workerId: string;
+  readonly attempt: number;
+  readonly rowsWritten: number;
+  readonly leaseMs: number;
+}
+export interface CompleteExport {
+  readonly type: 'CompleteExport';
+  readonly workerId: string;
+  readonly attempt: number;
+  readonly resultsCount: number;
+  readonly fileSizeBytes: number;
+  readonly originalSizeBytes: number;
+  /** Rows were left out (the allowance ran out before the index did). */
+  readonly truncated: boolean;
+  readonly retentionMs: number;
+}
+export interface FailExport {
+  readonly type: 'FailExport';
+  readonly reason: string;
+  /** A worker failing its own attempt; absent when the pool gives up on an interrupted job. */
+  readonly workerId?: string;
+  readonly attempt?: number;
+}
+/** DELETE on the export: cancels a pending or processing job, deletes a finished one. */
+export interface CancelOrDeleteExport {
+  readonly type: 'CancelOrDeleteExport';
+}
+export interface RecordCharge {
+  readonly type: 'RecordCharge';
+}
+export interface ExpireExportFile {
+  readonly type: 'ExpireExportFile';
+}
+
+export type ExportCommand =
+  | RequestExport
+  | StartExport
+  | RecordProgress
+  | CompleteExport
+  | FailExport
+  | CancelOrDeleteExport
+  | RecordCharge
+  | ExpireExportFile;
+
+export interface ExportContext {
+  readonly now: Date;
+}
+
+// --- events -----------------------------------------------------------------------------------------------
+
+export type ExportRequested = DomainEvent<
+  'ExportRequested',
+  Omit<RequestExport, 'type'> & { requestedAt: string }
+>;
+export type ExportStarted = DomainEvent<
+  'ExportStarted',
+  {
+    attempt: number;
+    workerId: string;
+    reservationId: string | null;
+    reservedCredits: number;
+    rowLimit: number;
+    matching: number;
+    truncationCause: TruncationCause | null;
+    fileKey: string;
+    startedAt: string;
+    leaseUntil: string;
+  }
+>;
+export type ExportProgressed = DomainEvent<
+  'ExportProgressed',
+  { attempt: number; rowsWritten: number; leaseUntil: string }
+>;
+export type ExportTruncated = DomainEvent<
+  'ExportTruncated',
+  { attempt: number; resultsCount: number; matching: number; reason: string }
+>;
+export type ExportCompleted = DomainEvent<
+  'ExportCompleted',
+  {
+    attempt: number;
+    resultsCount: number;
+    creditsConsumed: number;
+    fileKey: string;
+    fileSizeBytes: number;
+    originalSizeBytes: number;
+    completedAt: string;
+    expiresAt: string;
+  }
+>;
+export type ExportFailed = DomainEvent<
+  'ExportFailed',
+  { reason: string; resultsCount: 0; creditsConsumed: 0; failedAt: string }
+>;
+export type ExportCancelled = DomainEvent<
+  'ExportCancelled',
+  { wasRunning: boolean; resultsCount: number; creditsConsumed: number; cancelledAt: string }
+>;
+/** The job's charge reached the ledger (settled, or released when nothing was owed). */
+export type ExportCharged = DomainEvent<
+  'ExportCharged',
+  { reservationId: string | null; creditsConsumed: number }
+>;
+export type ExportFileExpired = DomainEvent<'ExportFileExpired', { fileKey: string; expiredAt: string }>;
+export type ExportDeleted = DomainEvent<'ExportDeleted', { fileKey: string | null; deletedAt: string }>;
+
+export type ExportEvent =
+  | ExportRequested
+  | ExportStarted
+  | ExportProgressed
+  | ExportTruncated
+  | ExportCompleted
+  | ExportFailed
+  | ExportCancelled
+  | ExportCharged
+  | ExportFileExpired
+  | ExportDeleted;
+
+// --- state ------------------------------------------------------------------------------------------------
+
+export interface ExportState {
+  readonly status: ExportStatus | 'none' | 'deleted';
+  readonly request: ExportRequested['data'] | null;
+  readonly attempt: number;
+  readonly workerId: string | null;
+  readonly reservationId: string | null;
+  readonly reservedCredits: number;
+  readonly rowLimit: number;
+  readonly matching: number;
+  readonly truncationCause: TruncationCause | null;
+  readonly leaseUntil: string | null;
+  readonly rowsWritten: number;
+  readonly resultsCount: number;
+  readonly creditsConsumed: number;
+  readonly fileKey: string | null;
+  readonly fileSizeBytes: number | null;
+  readonly originalSizeBytes: number | null;
+  readonly wasTruncated: boolean;
+  readonly truncationReason: string | null;
+  readonly failureReason: string | null;
+  readonly expiresAt: string | null;
+  readonly fileExpired: boolean;
+  /** A terminal job whose charge (or release) has not reached the ledger yet. */
+  readonly chargePending: boolean;
+}
+
+const initialState: ExportState = {
+  status: 'none',
+  request: null,
+  attempt: 0,
+  workerId: null,
+  reservationId: null,
+  reservedCredits: 0,
+  rowLimit: 0,
+  matching: 0,
+  truncationCause: null,
+  leaseUntil: null,
+  rowsWritten: 0,
+  resultsCount: 0,
+  creditsConsumed: 0,
+  fileKey: null,
+  fileSizeBytes: null,
+  originalSizeBytes: null,
+  wasTruncated: false,
+  truncationReason: null,
+  failureReason: null,
+  expiresAt: null,
+  fileExpired: false,
+  chargePending: false,
+};
+
+export function isFinished(status: ExportState['status']): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** A processing job whose worker stopped renewing its lease (crashed or lost): the pool may take it over. */
+export function leaseExpired(state: ExportState, now: Date): boolean {
+  return (
+    state.status === 'processing' &&
+    state.leaseUntil !== null &&
+    Date.parse(state.leaseUntil) <= now.getTime()
+  );
+}
+
+function evolve(state: ExportState, event: ExportEvent): ExportState {
+  switch (event.type) {
+    case 'ExportRequested':
+      return { ...initialState, status: 'pending', request: event.data };
+    case 'ExportStarted':
+      return {
+        ...state,
+        status: 'processing',
+        attempt: event.data.attempt,
+        workerId: event.data.workerId,
+        reservationId: event.data.reservationId,
+        reservedCredits: event.data.reservedCredits,
+        rowLimit: event.data.rowLimit,
+        matching: event.data.matching,
+        truncationCause: event.data.truncationCause,
+        fileKey: event.data.fileKey,
+        leaseUntil: event.data.leaseUntil,
+        rowsWritten: 0,
+      };
+    case 'ExportProgressed':
+      return { ...state, rowsWritten: event.data.rowsWritten, leaseUntil: event.data.leaseUntil };
+    case 'ExportTruncated':
+      return { ...state, wasTruncated: true, truncationReason: event.data.reason };
+    case 'ExportCompleted':
+      return {
+        ...state,
+        status: 'completed',
+        workerId: null,
+        leaseUntil: null,
+        rowsWritten: event.data.resultsCount,
+        resultsCount: event.data.resultsCount,
+        creditsConsumed: event.data.creditsConsumed,
+        fileKey: event.data.fileKey,
+        fileSizeBytes: event.data.fileSizeBytes,
+        originalSizeBytes: event.data.originalSizeBytes,
+        expiresAt: event.data.expiresAt,
+        chargePending: state.reservationId !== null,
+      };
+    case 'ExportFailed':
+      return {
+        ...state,
+        status: 'failed',
+        workerId: null,
+        leaseUntil: null,
+        resultsCount: 0,
+        creditsConsumed: 0,
+        failureReason: event.data.reason,
+        chargePending: state.reservationId !== null,
+      };
+    case 'ExportCancelled':
+      return {
+        ...state,
+        status: 'cancelled',
+        workerId: null,
+        leaseUntil: null,
+        resultsCount: event.data.resultsCount,
+        creditsConsumed: event.data.creditsConsumed,
+        chargePending: state.reservationId !== null,
+      };
+    case 'ExportCharged':
+      return { ...state, chargePending: false };
+    case 'ExportFileExpired':
+      return { ...state, fileExpired: true };
+    case 'ExportDeleted':
+      return { ...state, status: 'deleted' };
+  }
+}
+
+function decide(command: ExportCommand, state: ExportState, context: ExportContext): ExportEvent[] {
+  const now = context.now.toISOString();
+  if (command.type !== 'RequestExport' && (state.status === 'none' || state.status === 'deleted')) {
+    throw new ServiceError('not_found', 'No such export.');
+  }
+  switch (command.type) {
+    case 'RequestExport': {
+      if (state.status !== 'none') {
+        // The same request retried (same id) decides nothing; another request cannot reuse the id.
+        if (state.request?.rawQuery === command.rawQuery && state.request.format === command.format)
+          return [];
+        throw new ServiceError('already_exists', 'An export with this id exists.', {
+          export_id: command.exportId,
+        });
+      }
+      if (!Number.isSafeInteger(command.estimatedCount) || command.estimatedCount < 0) {
+        throw new ServiceError('invalid_input', 'estimatedCount must be a non-negative integer');
+      }
+      const { type: _type, ...data } = command;
+      return [{ type: 'ExportRequested', data: { ...data, requestedAt: now } }];
+    }
+
+    case 'StartExport': {
+      if (state.status !== 'pending' && !leaseExpired(state, context.now)) {
+        throw new ServiceError('version_conflict', `The export is ${state.status}; it cannot start.`, {
+          status: state.status,
+        });
+      }
+      if (state.attempt >= MAX_EXPORT_ATTEMPTS) {
+        throw new ServiceError('version_conflict', 'The export used all its attempts.');
+      }
+      if (command.rowLimit > rowsForCredits(command.reservedCredits)) {
+        // Never write a row that the reservation cannot pay for.
+        throw new ServiceError('invalid_input', 'The row limit exceeds what the reservation pays for.', {
+          rowLimit: command.rowLimit,
+          reservedCredits: command.reservedCredits,
+        });
+      }
+      if ((command.reservationId === null) !== (command.reservedCredits === 0)) {
+        throw new ServiceError('invalid_input', 'A reservation id goes with reserved credits.');
+      }
+      return [
+        {
+          type: 'ExportStarted',
+          data: {
+            attempt: state.attempt + 1,
+            workerId: command.workerId,
+            reservationId: command.reservationId,
+            reservedCredits: command.reservedCredits,
+            rowLimit: command.rowLimit,
+            matching: command.matching,
+            truncationCause: command.truncationCause,
+            fileKey: command.fileKey,
+            startedAt: now,
+            leaseUntil: new Date(context.now.getTime() + command.leaseMs).toISOString(),
+          },
+        },
+      ];
+    }
+
+    case 'RecordProgress': {
+      // A worker that lost its job (cancelled, taken over) learns it from the state: nothing is decided.
+      if (!ownsAttempt(state, command)) return [];
+      if (command.rowsWritten < state.rowsWritten || command.rowsWritten > state.rowLimit) {
+        throw new ServiceError('invalid_input', 'Progress must grow and stay within the row limit.', {
+          rowsWritten: command.rowsWritten,
+          rowLimit: state.rowLimit,
+        });
+      }
+      return [
+        {
+          type: 'ExportProgressed',
+          data: {
+            attempt: state.attempt,
+            rowsWritten: command.rowsWritten,
+            leaseUntil: new Date(context.now.getTime() + command.leaseMs).toISOString(),
+          },
+        },
+      ];
+    }
+
+    case 'CompleteExport': {
+      if (!ownsAttempt(state, command)) return [];
+      if (
+        command.resultsCount > state.rowLimit ||
+        creditsForRows(command.resultsCount) > state.reservedCredits
+      ) {
+        throw new ServiceError('invalid_input', 'More rows than the reservation pays for.', {
+          resultsCount: command.resultsCount,
+          rowLimit: state.rowLimit,
+        });
+      }
+      const events: ExportEvent[] = [];
+      if (command.truncated) {
+        events.push({
+          type: 'ExportTruncated',
+          data: {
+            attempt: state.attempt,
+            resultsCount: command.resultsCount,
+            matching: Math.max(state.matching, command.resultsCount + 1),
+            reason: truncationReason(
+              state.truncationCause ?? 'growth',
+              command.resultsCount,
+              Math.max(state.matching, command.resultsCount + 1),
+            ),
+          },
+        });
+      }
+      events.push({
+        type: 'ExportCompleted',
+        data: {
+          attempt: state.attempt,
+          resultsCount: command.resultsCount,
+          creditsConsumed: creditsForRows(command.resultsCount),
+          fileKey: state.fileKey as string,
+          fileSizeBytes: command.fileSizeBytes,
+          originalSizeBytes: command.originalSizeBytes,
+          completedAt: now,
+          expiresAt: new Date(context.now.getTime() + command.retentionMs).toISOString(),
+        },
+      });
+      return events;
+    }
+
+    case 'FailExport': {
+      if (
+        command.workerId !== undefined &&
+        !ownsAttempt(state, { workerId: command.workerId, attempt: command.attempt ?? -1 })
+      )
+        return [];
+      if (isFinished(state.status)) return [];
+      return [
+        {
+          type: 'ExportFailed',
+          data: { reason: command.reason, resultsCount: 0, creditsConsumed: 0, failedAt: now },
+        },
+      ];
+    }
+
+    case 'CancelOrDeleteExport': {
+      if (state.status === 'pending' || state.status === 'processing') {
+        // A running job is charged for the rows it had recorded as written; it stops at its next batch.
+        const rows = state.status === 'processing' ? state.rowsWritten : 0;
+        return [
+          {
+            type: 'ExportCancelled',
+            data: {
+              wasRunning: state.status === 'processing',
+              resultsCount: rows,
+              creditsConsumed: creditsForRows(rows),
+              cancelledAt: now,
+            },
+          },
+        ];
+      }
+      return [
+        {
+          type: 'ExportDeleted',
+          data: {
+            fileKey: state.status === 'completed' && !state.fileExpired ? state.fileKey : null,
+            deletedAt: now,
+          },
+        },
+      ];
+    }
+
+    case 'RecordCharge':
+      if (!state.chargePending) return [];
+      return [
+        {
+          type: 'ExportCharged',
+          data: { reservationId: state.reservationId, creditsConsumed: state.creditsConsumed },
+        },
+      ];
+
+    case 'ExpireExportFile':
+      if (state.status !== 'completed' || state.fileExpired || state.fileKey === null) return [];
+      if (state.expiresAt === null || Date.parse(state.expiresAt) > context.now.getTime()) return [];
+      return [{ type: 'ExportFileExpired', data: { fileKey: state.fileKey, expiredAt: now } }];
+  }
+}
+
+function ownsAttempt(state: ExportState, command: { workerId: string; attempt: number }): boolean {
+  return (
+    state.status === 'processing' && state.workerId === command.workerId && state.attempt === command.attempt
+  );
+}
+
+export const exportDecider: Decider<ExportCommand, ExportEvent, ExportState, ExportContext> = {
+  initialState,
+  evolve,
+  decide,
+};

@@ -1,0 +1,87 @@
+import type { ServiceContext } from '../platform/service-context.js';
+import type { ExportJobs } from './commands/export-jobs.js';
+
+/** Pending uploads untouched this long belong to a writer that died. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes export files whose time is up: a completed export's file at expires_at (recorded on the job as
+ * ExportFileExpired, so polls show it and downloads answer export_expired), files no job refers to any more
+ * (an attempt that crashed after writing, a delete that crashed before removing the file) and abandoned uploads.
+ * Every instance may sweep: each step is idempotent.
+ */
+export class ExportFileSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly jobs: ExportJobs,
+  ) {}
+
+  start(intervalMs = 60_000): void {
+    this.timer ??= setInterval(() => void this.sweepOnce().catch(() => undefined), intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass: returns how many files it deleted. */
+  sweepOnce(): Promise<number> {
+    this.running ??= this.sweep().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async sweep(): Promise<number> {
+    const now = this.context.clock.now();
+    const exports = this.jobs.queries.collection();
+    let deleted = 0;
+    const due = await exports.find(
+      { status: 'completed', file_expired: false, deleted: false, expires_at: { $lte: now.toISOString() } },
+      { sort: [['expires_at', 1]], limit: 1000 },
+    );
+    const positions: string[] = [];
+    for (const document of due) {
+      const result = await this.jobs.run(
+        document.id,
+        { type: 'ExpireExportFile' },
+        this.jobs.systemEnvelope(document.payer, document.id),
+      );
+      if (result.position) positions.push(result.position);
+      if (document.file_key && (await this.context.files.delete(document.file_key))) deleted++;
+    }
+    await this.context.readYourWrites(['exports'], positions.at(-1) ?? null);
+
+    // Files no live job refers to. A key is live while its job is processing (being written or just committed)
+    // or completed, not expired and not deleted.
+    const keys = await this.context.files.list();
+    for (let start = 0; start < keys.length; start += 500) {
+      const chunk = keys.slice(start, start + 500);
+      const referring = await exports.find({ file_key: { $in: chunk } });
+      const live = new Set(
+        referring
+          .filter(
+            (document) =>
+              document.status === 'processing' ||
+              (document.status === 'completed' && !document.file_expired && !document.deleted),
+          )
+          .map((document) => document.file_key),
+      );
+      for (const key of chunk) {
+        // A file of an attempt the read model has not seen yet is left for the next pass.
+        const exportId = key.replace(/-\d+$/, '');
+        const job = referring.find((document) => document.id === exportId) ?? (await exports.get(exportId));
+        if (!job || live.has(key)) continue;
+        if (job.status === 'pending') continue;
+        if (job.status === 'processing' && Number(key.slice(exportId.length + 1)) >= job.attempt) continue;
+        if (await this.context.files.delete(key)) deleted++;
+      }
+    }
+    await this.context.files.removeAbandoned(new Date(now.getTime() - ABANDONED_AFTER_MS));
+    return deleted;
+  }
+}

@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { ExportDocument } from '../../projections/exports.projection.js';
+import type { CreditLedger, Reservation } from '../credits/commands/credit-ledger.js';
+import { ServiceError } from '../platform/errors/service-error.js';
+import type { ServiceContext } from '../platform/service-context.js';
+import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
+import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
+import type { ExportJobs } from './commands/export-jobs.js';
+import { EXPORT_RESERVATION_TTL_MS } from './commands/export-jobs.js';
+import { rowFormatter } from './domain/export-formats.js';
+import { exportAllowance, leaseExpired, MAX_EXPORT_ATTEMPTS, type ExportState } from './domain/export-job.js';
+
+export interface ExportWorkerPoolOptions {
+  /** Jobs run at once in this process. */
+  readonly concurrency: number;
+  /** How long a running job's lease lasts; it is renewed well before (every third of it at the latest). */
+  readonly leaseMs: number;
+  readonly retentionMs: number;
+  readonly pollIntervalMs?: number;
+  /** Records read from the index per batch (one short keyset query each). */
+  readonly batchSize?: number;
+  /** The index rows are read from (default: the service's observation index). */
+  readonly index?: Pick<ObservationIndex, 'stream'>;
+  readonly log?: (
+    level: 'info' | 'warn' | 'error',
+    message: string,
+    fields?: Record<string, unknown>,
+  ) => void;
+}
+
+/**
+ * Runs export jobs inside the service, at most `concurrency` at once. Fed from the event log through the
+ * exports read model: pending jobs, processing jobs whose lease ran out (their worker died: a restart takes them
+ * over, from the start, with a new attempt; after MAX_EXPORT_ATTEMPTS they fail) and finished jobs whose charge
+ * has not reached the ledger. Claiming a job is an append with an expected version, so two instances never run
+ * the same attempt. Rows stream from the observation index into gzip and into the file store, a batch at a time.
+ */
+export class ExportWorkerPool {
+  readonly workerId = `worker-${randomUUID()}`;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly jobs: ExportJobs,
+    private readonly ledger: CreditLedger,
+    private readonly options: ExportWorkerPoolOptions,
+  ) {}
+
+  start(): void {
+    if (this.options.concurrency <= 0 || !this.stopped) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 250);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Stops taking jobs and interrupts the running ones (their leases run out; a later start takes them over). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const job of this.running.values()) job.abort.abort();
+    await this.ticking?.catch(() => undefined);
+    await Promise.all([...this.running.values()].map((job) => job.done.catch(() => undefined)));
+  }
+
+  /** Looks for work now (after a request, instead of waiting for the next poll). */
+  nudge(): void {
+    if (this.stopped || this.ticking) return;
+    this.ticking = this.tick()
+      .catch((error: unknown) =>
+        this.options.log?.('error', 'export pool tick failed', { err: String(error) }),
+      )
+      .finally(() => (this.ticking = undefined));
+  }
+
+  /** Stops a job running here at once (its cancellation is already recorded). */
+  interrupt(exportId: string): void {
+    this.running.get(exportId)?.abort.abort();
+  }
+
+  get active(): number {
+    return this.running.size;
+  }
+
+  private async tick(): Promise<void> {
+    const exports = this.jobs.queries.collection();
+    // Finished jobs whose charge has not reached the ledger (a crash between the two appends).
+    for (const document of await exports.find({ charge_pending: true }, { limit: 50 })) {
+      await this.jobs.settleCharge(document.id);
+    }
+    const free = this.options.concurrency - this.running.size;
+    if (free <= 0) return;
+    const now = this.context.clock.now();
+    const candidates: ExportDocument[] = [
+      ...(await exports.find(
+        { status: 'processing', lease_until: { $lte: now.toISOString() } },
+        { sort: [['created_at', 1]], limit: free },
+      )),
+      ...(await exports.find({ status: 'pending' }, { sort: [['created_at', 1]], limit: free })),
+    ];
+    for (const document of candidates.slice(0, free)) {
+      if (this.running.has(document.id) || this.stopped) continue;
+      const abort = new AbortController();
+      const done = this.runJob(document.id, abort.signal)
+        .catch((error: unknown) =>
+          this.options.log?.('error', 'export job failed', { exportId: document.id, err: String(error) }),
+        )
+        .finally(() => {
+          this.running.delete(document.id);
+          this.nudge();
+        });
+      this.running.set(document.id, { abort, done });
+    }
+  }
+
+  private async runJob(exportId: string, signal: AbortSignal): Promise<void> {
+    const { state } = await this.jobs.load(exportId);
+    const now = this.context.clock.now();
+    if (state.status !== 'pending' && !leaseExpired(state, now)) return;
+    const request = state.request!;
+    const envelope = this.jobs.systemEnvelope(request.payer, exportId);
+
+    if (state.status === 'processing') {
+      // Taken over from a worker that stopped renewing its lease: its reservation is released, its file discarded.
+      if (state.reservationId) await this.ledger.release(this.reservationOf(state), 'failed', envelope);
+      if (state.attempt >= MAX_EXPORT_ATTEMPTS) {
+        await this.fail(
+          exportId,
+          `The export was interrupted ${state.attempt} times and was given up.`,
+          undefined,
+        );
+        return;
+      }
+    }
+
+    let query;
+    try {
+      query = this.jobs.queryOf(state);
+    } catch (error) {
+      await this.fail(exportId, `The query can no longer run: ${(error as Error).message}`, undefined);
+      return;
+    }
+    const matching = await this.jobs.count(request.searchType, query);
+    const quota = await this.jobs.quota(request.ownerAccountId, undefined, exportId);
+    const available = await this.ledger.available(request.payer);
+    const allowance = exportAllowance({
+      matching,
+      availableCredits: available,
+      quotaLeft: quota.max - quota.used,
+    });
+
+    let reservation: Reservation | null = null;
+    if (allowance.reserveCredits > 0) {
+      reservation = await this.ledger.reserve(
+        {
+          payer: request.payer,
+          amount: allowance.reserveCredits,
+          category: 'exports',
+          channel: 'api',
+          ttlMs: EXPORT_RESERVATION_TTL_MS,
+        },
+        envelope,
+      );
+    }
+    const attempt = state.attempt + 1;
+    const fileKey = `${exportId}-${attempt}`;
+    try {
+      await this.jobs.run(
+        exportId,
+        {
+          type: 'StartExport',
+          workerId: this.workerId,
+          reservationId: reservation?.reservationId ?? null,
+          reservedCredits: reservation?.amount ?? 0,
+          rowLimit: allowance.rowLimit,
+          matching,
+          truncationCause: allowance.cause,
+          fileKey,
+          leaseMs: this.options.leaseMs,
+        },
+        envelope,
+      );
+    } catch (error) {
+      // Another worker claimed it, or it was cancelled meanwhile: give the credits back.
+      if (reservation) await this.ledger.release(reservation, 'cancelled', envelope);
+      if (
+        error instanceof WrongExpectedVersion ||
+        (error instanceof ServiceError && error.code !== 'internal_error')
+      )
+        return;
+      throw error;
+    }
+
+    const pending = await this.context.files.create(fileKey);
+    const gzip = createGzip();
+    const stored = pipeline(gzip, pending.sink);
+    stored.catch(() => undefined);
+    const formatter = rowFormatter(request.searchType, request.format);
+    let rows = 0;
+    let originalBytes = 0;
+    let truncated = false;
+    let lastProgress = Date.now();
+    const progressEveryMs = Math.min(2000, Math.floor(this.options.leaseMs / 3));
+    const write = async (text: string): Promise<void> => {
+      if (text === '') return;
+      const chunk = Buffer.from(text, 'utf8');
+      originalBytes += chunk.length;
+      if (!gzip.write(chunk)) await once(gzip, 'drain', { signal });
+    };
+    try {
+      await write(formatter.header);
+      outer: for await (const batch of (this.options.index ?? this.context.observations).stream(
+        request.searchType,
+        query,
+        this.options.batchSize ?? 1000,
+        signal,
+      )) {
+        let text = '';
+        for (const record of batch) {
+          if (rows >= allowance.rowLimit) {
+            truncated = true;
+            break;
+          }
+          text += formatter.row(record);
+          rows++;
+        }
+        await write(text);
+        if (truncated) break outer;
+        if (signal.aborted) throw signal.reason ?? new Error('aborted');
+        if (Date.now() - lastProgress >= progressEveryMs) {
+          lastProgress = Date.now();
+          const progressed = await this.jobs.run(
+            exportId,
+            {
+              type: 'RecordProgress',
+              workerId: this.workerId,
+              attempt,
+              rowsWritten: rows,
+              leaseMs: this.options.leaseMs,
+            },
+            envelope,
+          );
+          if (progressed.events.length === 0) throw new JobLost();
+        }
+      }
+      gzip.end();
+      await stored;
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      const fileSizeBytes = await pending.commit();
+      const completed = await this.jobs.run(
+        exportId,
+        {
+          type: 'CompleteExport',
+          workerId: this.workerId,
+          attempt,
+          resultsCount: rows,
+          fileSizeBytes,
+          originalSizeBytes: originalBytes,
+          truncated,
+          retentionMs: this.options.retentionMs,
+        },
+        envelope,
+      );
+      if (completed.events.length === 0) {
+        // Cancelled (or taken over) while the last bytes were written: the file belongs to no completed job.
+        await this.context.files.delete(fileKey);
+        return;
+      }
+      await this.jobs.settleCharge(exportId);
+    } catch (error) {
+      gzip.destroy();
+      await pending.abort();
+      if (error instanceof JobLost || signal.aborted) return; // cancelled, taken over, or the pool stopped
+      await this.fail(exportId, 'The export failed while writing its file; no credits were charged.', {
+        attempt,
+      });
+      throw error;
+    }
+  }
+
+  private async fail(exportId: string, reason: string, own: { attempt: number } | undefined): Promise<void> {
+    const { state } = await this.jobs.load(exportId);
+    await this.jobs.run(
+      exportId,
+      {
+        type: 'FailExport',
+        reason,
+        ...(own ? { workerId: this.workerId, attempt: own.attempt } : {}),
+      },
+      this.jobs.systemEnvelope(state.request!.payer, exportId),
+    );
+    await this.jobs.settleCharge(exportId);
+  }
+
+  private reservationOf(state: ExportState): Reservation {
+    return {
+      reservationId: state.reservationId!,
+      payer: state.request!.payer,
+      amount: state.reservedCredits,
+      category: 'exports',
+      channel: 'api',
+    };
+  }
+}
+
+/** The job is no longer this worker's (cancelled or taken over): stop without recording anything. */
+class JobLost extends Error {}

@@ -1,0 +1,188 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createGunzip } from 'node:zlib';
+import { Access, type Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { ServiceContext as ServiceContextToken } from '../../platform/service-context.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
+import { ExportJobs } from '../commands/export-jobs.js';
+import { CONTENT_TYPE, FILE_EXTENSION } from '../domain/export-formats.js';
+import type { ExportFormat } from '../domain/export-job.js';
+import { ExportWorkerPool } from '../export-worker-pool.js';
+import { ExportEstimateBody, ExportRequestBody } from './exports.dtos.js';
+
+/** Exports on the personal API. Every route is a personal data request; another account's export is a 404. */
+@ApiTags('exports')
+@Controller('api/v2/common/exports')
+export class ExportsController {
+  constructor(
+    @Inject(ExportJobs) private readonly jobs: ExportJobs,
+    @Inject(ExportWorkerPool) private readonly pool: ExportWorkerPool,
+    @Inject(ServiceContextToken) private readonly context: ServiceContext,
+  ) {}
+
+  @Post(':searchType/estimate')
+  @HttpCode(200)
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({
+    summary:
+      'Estimate an export (free): matching rows, results quota before and after, partial limit, file size',
+  })
+  estimate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('searchType') searchType: string,
+    @Body() body: ExportEstimateBody,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.jobs.estimate(principal, searchType, body, envelopeFor(principal, String(request.id)));
+  }
+
+  @Post(':searchType')
+  @HttpCode(202)
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({
+    summary:
+      'Start an export (json: one JSON document per line; csv: RFC 4180 with header; txt: one primary value per line). ' +
+      'Costs ceil(rows / 100) credits on rows written; truncated to what the balance and quota cover.',
+  })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('searchType') searchType: string,
+    @Body() body: ExportRequestBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const created = await this.jobs.request(
+      principal,
+      searchType,
+      body,
+      envelopeFor(principal, String(request.id)),
+    );
+    this.pool.nudge();
+    return created;
+  }
+
+  @Get()
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({ summary: "All of the caller's exports, newest first (each item is the export job)" })
+  async list(@CurrentPrincipal() principal: Principal) {
+    const now = this.context.clock.now();
+    const documents = await this.jobs.queries.list(principal.accountId);
+    return { exports: documents.map((document) => this.jobs.queries.view(document, now)) };
+  }
+
+  @Get(':exportId/poll')
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
+  async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
+    const document = await this.jobs.queries.owned(principal.accountId, exportId);
+    return this.jobs.queries.view(document, this.context.clock.now());
+  }
+
+  @Get(':exportId/download')
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiProduces('application/x-ndjson', 'text/csv', 'text/plain')
+  @ApiOperation({
+    summary:
+      'The file once completed. With Accept-Encoding: gzip the stored gzip bytes are sent (Content-Encoding: gzip); ' +
+      'otherwise they are decompressed on the fly. 409 export_not_ready before completion, 410 export_expired after.',
+  })
+  async download(
+    @CurrentPrincipal() principal: Principal,
+    @Param('exportId') exportId: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const document = await this.jobs.queries.owned(principal.accountId, exportId);
+    const now = this.context.clock.now();
+    if (document.status !== 'completed') {
+      throw new ServiceError(
+        'export_not_ready',
+        `The export is ${document.status}; only a completed export has a file.`,
+        {
+          status: document.status,
+        },
+      );
+    }
+    const expired =
+      document.file_expired ||
+      (document.expires_at !== null && Date.parse(document.expires_at) <= now.getTime());
+    const stored = expired || !document.file_key ? null : await this.context.files.open(document.file_key);
+    if (!stored) {
+      throw new ServiceError(
+        'export_expired',
+        'The export file expired and was deleted; run the export again.',
+        {
+          expires_at: document.expires_at,
+        },
+      );
+    }
+    const format = document.format as ExportFormat;
+    reply
+      .header('Content-Type', CONTENT_TYPE[format])
+      .header('Content-Disposition', `attachment; filename="export-${document.id}.${FILE_EXTENSION[format]}"`)
+      .header('Vary', 'Accept-Encoding')
+      .header('Cache-Control', 'private, no-store');
+    if (acceptsGzip(request.headers['accept-encoding'])) {
+      reply.header('Content-Encoding', 'gzip');
+      if (document.file_size_bytes !== null) reply.header('Content-Length', String(document.file_size_bytes));
+      return reply.send(stored);
+    }
+    if (document.original_size_bytes !== null)
+      reply.header('Content-Length', String(document.original_size_bytes));
+    const gunzip = createGunzip();
+    stored.on('error', (error) => gunzip.destroy(error));
+    return reply.send(stored.pipe(gunzip));
+  }
+
+  @Delete(':exportId')
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({
+    summary:
+      'Cancel a pending or processing export (a running one is charged for rows already written), ' +
+      'or delete a completed, failed or cancelled one with its file',
+  })
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('exportId') exportId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const result = await this.jobs.cancelOrDelete(
+      principal,
+      exportId,
+      envelopeFor(principal, String(request.id)),
+    );
+    if (result.outcome === 'cancelled') this.pool.interrupt(exportId);
+    const document = await this.jobs.queries.collection().get(exportId);
+    return {
+      export_id: exportId,
+      outcome: result.outcome,
+      ...(result.outcome === 'cancelled' && document
+        ? { export: this.jobs.queries.view(document, this.context.clock.now()) }
+        : {}),
+    };
+  }
+
+  @Delete()
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @ApiOperation({
+    summary: 'Delete every finished export of the caller and cancel the running ones: deleted_count',
+  })
+  async removeAll(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest) {
+    const result = await this.jobs.cancelOrDeleteAll(principal, envelopeFor(principal, String(request.id)));
+    return result;
+  }
+}
+
+/** Whether Accept-Encoding admits gzip (a `q=0` refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return value.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== 'x-gzip') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}

@@ -1,0 +1,62 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { TIME_FRAMES } from '../../search/domain/search-request.js';
+import { EXPORT_FORMATS } from '../domain/export-job.js';
+
+/** Shapes only: the contract's rules (trimming, byte limits, formats) are applied by the export commands. */
+export class ExportEstimateBody {
+  @ApiProperty({
+    description: 'query language; trimmed, nonempty, at most 512 UTF-8 bytes',
+    example: 'port:443',
+  })
+  @IsString()
+  raw_query!: string;
+
+  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
+  @IsOptional()
+  @IsString()
+  time_frame?: string;
+
+  @ApiPropertyOptional({
+    enum: EXPORT_FORMATS,
+    default: 'json',
+    description: 'only used to estimate the file size',
+  })
+  @IsOptional()
+  @IsString()
+  format?: string;
+
+  @ApiPropertyOptional({ default: false, description: 'true disables smart interpretation of bare inputs' })
+  @IsOptional()
+  @IsBoolean()
+  broad?: boolean;
+}
+
+export class ExportRequestBody {
+  @ApiProperty({
+    description: 'query language; trimmed, nonempty, at most 512 UTF-8 bytes',
+    example: 'port:443',
+  })
+  @IsString()
+  raw_query!: string;
+
+  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
+  @IsOptional()
+  @IsString()
+  time_frame?: string;
+
+  @ApiProperty({
+    enum: EXPORT_FORMATS,
+    description:
+      'json: one JSON document per line (NDJSON); csv: RFC 4180 with a header row, nested fields flattened to ' +
+      'dotted columns, lists joined with ";"; txt: one primary value per line (hosts: ip, dns: name, ' +
+      'vhosts: fingerprint, whois: domain)',
+  })
+  @IsString()
+  format!: string;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  broad?: boolean;
+}
