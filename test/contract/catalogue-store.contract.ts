@@ -1,0 +1,188 @@
+/**
+ * The CatalogueStore contract, adapter-neutral, exercised through the CatalogueService the service uses and an
+ * observation index of the same backend with the store's selector compiler: imports (idempotent, versioned, a
+ * malformed file changes nothing), the association index kept in step with observation writes, and the `cve:`/`kev:`
+ * selectors (this extends the observation index contract with real selectors).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AssociatedObservationIndex } from '../../src/catalogue/associated-observation-index.js';
+import { CatalogueService } from '../../src/catalogue/catalogue-service.js';
+import { MalformedCatalogueFile } from '../../src/catalogue/import/parse-catalogue-files.js';
+import type { CatalogueStore } from '../../src/catalogue/store/catalogue-store.port.js';
+import type {
+  ObservationIndex,
+  ObservationRecord,
+} from '../../src/search/observation-index/observation-index.port.js';
+import { QuerySyntaxError } from '../../src/search/query-language/ast.js';
+import { q } from './observation-index.contract.js';
+
+export interface CatalogueUnderTest {
+  readonly store: CatalogueStore;
+  /** An observation index of the same backend, compiling selectors with the store's compiler. */
+  readonly observations: ObservationIndex;
+  dispose(): Promise<void>;
+}
+
+const DATA = join(process.cwd(), '..', 'shared', 'data');
+const AT = new Date('2026-03-01T00:00:00.000Z');
+const cpe = (vendor: string, product: string, version: string, update = '*') =>
+  `cpe:2.3:a:${vendor}:${product}:${version}:${update}:*:*:*:*:*:*`;
+
+function host(id: string, cpes: string[], port = 443): ObservationRecord {
+  return {
+    id,
+    first_seen: '2026-02-01T00:00:00.000Z',
+    last_seen: '2026-02-20T00:00:00.000Z',
+    ip: `198.51.100.${Number(id.replace(/\D/g, '')) % 250}`,
+    port,
+    transport: 'tcp',
+    cpe: cpes,
+  };
+}
+
+const HOSTS = [
+  host('h1', [cpe('apache', 'http_server', '2.4.49')]), // 41773, 42013 (KEV), 25690 (not KEV)
+  host('h2', [cpe('apache', 'http_server', '2.4.55')], 80), // 25690 only: kev:false
+  host('h3', [cpe('f5', 'nginx', '1.26.2')]), // nothing
+  host('h4', [cpe('openssl', 'openssl', '1.0.1f')]), // 2014-0160 (KEV)
+  host('h5', []), // no software identity
+];
+
+export function catalogueStoreContract(label: string, open: () => Promise<CatalogueUnderTest>): void {
+  describe(`CatalogueStore contract: ${label}`, () => {
+    let subject: CatalogueUnderTest;
+    let service: CatalogueService;
+    let index: ObservationIndex;
+    let scratch: string;
+    const ids = async (ast: ReturnType<typeof q.selector>) =>
+      (await index.search('hosts', { ast }, { offset: 0, limit: 50 })).records.map((r) => r.id).sort();
+
+    beforeAll(async () => {
+      subject = await open();
+      service = new CatalogueService(subject.store, { now: () => AT });
+      index = new AssociatedObservationIndex(subject.observations, service);
+      await index.write('hosts', HOSTS);
+      scratch = mkdtempSync(join(tmpdir(), 'catalogue-'));
+    });
+    afterAll(async () => {
+      rmSync(scratch, { recursive: true, force: true });
+      await subject?.dispose();
+    });
+
+    it('starts empty: version 0, no KEV source, no associations', async () => {
+      expect(await subject.store.version()).toMatchObject({ version: 0, advisories: 0, kev_source: null });
+      expect(await subject.store.associationCount()).toBe(0);
+    });
+
+    it('imports the real NVD and KEV files, versioned, and associates the stored hosts', async () => {
+      const report = await service.importPaths([join(DATA, 'nvd'), join(DATA, 'kev')], {
+        observations: index,
+      });
+      expect(report).toMatchObject({
+        files: 41,
+        advisories_read: 40,
+        advisories_added: 39,
+        kev_entries: 1404,
+        kev_changed: true,
+        changed: true,
+        catalogue: {
+          version: 1,
+          evaluated_at: AT.toISOString(),
+          advisories: 39,
+          kev_entries: 1404,
+          kev_source: { catalog_version: '2025.08.25', count: 1404 },
+        },
+        associations: { observations: 5, associated_observations: 3 },
+      });
+      const snapshot = await subject.store.load();
+      // The analysed CVE-2024-3400 (newer lastModified) won over the "awaiting analysis" copy.
+      expect(
+        snapshot.advisories.find((a) => a.id === 'CVE-2024-3400')!.configurations.length,
+      ).toBeGreaterThan(0);
+    });
+
+    it('re-importing the same files changes nothing', async () => {
+      const again = await service.importPaths([join(DATA, 'nvd'), join(DATA, 'kev')], {
+        observations: index,
+      });
+      expect(again).toMatchObject({
+        changed: false,
+        advisories_unchanged: 39,
+        kev_changed: false,
+        associations: null,
+      });
+      expect((await subject.store.version()).version).toBe(1);
+    });
+
+    it('a malformed file is rejected with its path and reason, and the catalogue is untouched', async () => {
+      const good = join(scratch, 'a-good.json');
+      writeFileSync(
+        good,
+        JSON.stringify({ id: 'CVE-2099-0001', lastModified: '2099-01-01', configurations: [] }),
+      );
+      const bad = join(scratch, 'b-bad.json');
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          id: 'CVE-2099-0002',
+          configurations: [{ nodes: [{ operator: 'XOR', cpeMatch: [] }] }],
+        }),
+      );
+      const broken = join(scratch, 'c-broken.json');
+      writeFileSync(broken, '{"id": "CVE-2099-0003", ');
+      for (const [paths, reason] of [
+        [[scratch], /operator "XOR"/],
+        [[good, broken], /not valid JSON/],
+        [[join(scratch, 'missing.json')], /no such file/],
+      ] as const) {
+        const attempt = service.importPaths(paths as readonly string[], { observations: index });
+        await expect(attempt).rejects.toBeInstanceOf(MalformedCatalogueFile);
+        await expect(attempt).rejects.toThrow(reason);
+      }
+      expect(await subject.store.version()).toMatchObject({ version: 1, advisories: 39 });
+      expect((await subject.store.stamps(['CVE-2099-0001'])).size).toBe(0);
+    });
+
+    it('cve: and kev: select over the association index', async () => {
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual(['h1']);
+      expect(await ids(q.selector('cve', 'CVE-2023-25690'))).toEqual(['h1', 'h2']);
+      expect(await ids(q.selector('cve', 'CVE-2014-*'))).toEqual(['h4']);
+      expect(await ids(q.selector('cve', 'CVE-2021-*'))).toEqual(['h1']);
+      expect(await ids(q.selector('cve', '*'))).toEqual(['h1', 'h2', 'h4']);
+      expect(await ids(q.selector('kev', 'true'))).toEqual(['h1', 'h4']);
+      expect(await ids(q.selector('kev', 'false'))).toEqual(['h2']);
+      expect(await ids(q.and(q.selector('cve', '*'), q.exact('port', 80)))).toEqual(['h2']);
+      expect(await ids(q.or(q.selector('kev', 'true'), q.exact('port', 80)))).toEqual(['h1', 'h2', 'h4']);
+      expect(await ids(q.not(q.selector('cve', '*')))).toEqual(['h3', 'h5']);
+      const counted = await index.search('hosts', { ast: q.selector('cve', '*') }, { offset: 0, limit: 1 });
+      expect(counted.total).toBe(3);
+    });
+
+    it('refuses selectors outside hosts', async () => {
+      await expect(
+        index.search('dns', { ast: q.selector('cve', '*') }, { offset: 0, limit: 1 }),
+      ).rejects.toBeInstanceOf(QuerySyntaxError);
+    });
+
+    it('host writes replace their associations; clearing the hosts clears them', async () => {
+      await index.write('hosts', [
+        host('h3', [cpe('f5', 'nginx', '1.4.0')]),
+        host('h1', [cpe('apache', 'http_server', '2.4.56')]),
+      ]);
+      expect(await ids(q.selector('cve', 'CVE-2013-2028'))).toEqual(['h3']);
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual([]);
+      expect((await subject.store.associationsOf(['h3'])).get('h3')!.map((a) => a.cve_id)).toEqual([
+        'CVE-2013-2028',
+        'CVE-2019-20372',
+        'CVE-2021-23017',
+      ]);
+      await index.clear('hosts');
+      expect(await subject.store.associationCount()).toBe(0);
+      await index.write('hosts', HOSTS);
+      expect(await ids(q.selector('kev', 'true'))).toEqual(['h1', 'h4']);
+    });
+  });
+}
