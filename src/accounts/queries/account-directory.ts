@@ -22,14 +22,14 @@ export class AccountDirectory implements PrincipalDirectory {
       : null;
   }
 
-  async accountExists(accountId: string): Promise<boolean> {
-    return (await this.account(accountId)) !== null;
-  }
-
-  async hasPersonalDataEntitlement(accountId: string): Promise<boolean> {
-    const account = await this.account(accountId);
-    if (!account) return false;
-    return hasPersonalDataEntitlement(this.plan(account), await this.purchasedBalance(accountId));
+  async accountStanding(accountId: string): Promise<{ exists: boolean; personalData: boolean }> {
+    // Both reads at once: this runs in front of every personal API request.
+    const [account, purchased] = await Promise.all([
+      this.account(accountId),
+      this.purchasedBalance(accountId),
+    ]);
+    if (!account) return { exists: false, personalData: false };
+    return { exists: true, personalData: hasPersonalDataEntitlement(this.plan(account), purchased) };
   }
 
   async account(accountId: string): Promise<AccountDocument | null> {

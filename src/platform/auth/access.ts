@@ -59,8 +59,8 @@ export interface Principal {
 /** The read-model lookups the guard needs; implemented by the accounts context. */
 export interface PrincipalDirectory {
   findApiKey(keyId: string): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null>;
-  accountExists(accountId: string): Promise<boolean>;
-  hasPersonalDataEntitlement(accountId: string): Promise<boolean>;
+  /** Whether the account exists and may make personal data requests (Authentication 3), read together. */
+  accountStanding(accountId: string): Promise<{ readonly exists: boolean; readonly personalData: boolean }>;
 }
 
 export const PRINCIPAL_DIRECTORY = Symbol('PrincipalDirectory');

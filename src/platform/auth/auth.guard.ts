@@ -92,10 +92,11 @@ export class AuthGuard implements CanActivate {
         keyId: parsed.keyId,
       };
     }
-    if (!(await this.directory.accountExists(principal.accountId))) {
+    const standing = await this.directory.accountStanding(principal.accountId);
+    if (!standing.exists) {
       throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     }
-    if (rule.personalData && !(await this.directory.hasPersonalDataEntitlement(principal.accountId))) {
+    if (rule.personalData && !standing.personalData) {
       throw new ServiceError(
         'entitlement_required',
         'personal data requests need a current paid subscription (Professional or Enterprise) or purchased credits',

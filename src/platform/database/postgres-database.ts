@@ -38,18 +38,24 @@ export class PostgresDatabase implements SqlDatabase {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const executor: SqlExecutor = {
-        query: async <R>(text: string, params?: readonly unknown[]) => {
-          const result = await client.query(text, params as unknown[] | undefined);
-          return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
-        },
-      };
-      const value = await fn(executor);
+      const value = await fn(executorOf(client));
       await client.query('COMMIT');
       return value;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async pinned<T>(fn: (sql: SqlExecutor, backendPid: number) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      // node-postgres keeps the pid the server announced at connection (BackendKeyData); no query needed.
+      const backendPid = (client as unknown as { processID: number | null }).processID;
+      if (backendPid === null) throw new Error('the connection announced no backend process id');
+      return await fn(executorOf(client), backendPid);
     } finally {
       client.release();
     }
@@ -62,4 +68,13 @@ export class PostgresDatabase implements SqlDatabase {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+function executorOf(client: pg.PoolClient): SqlExecutor {
+  return {
+    query: async <R>(text: string, params?: readonly unknown[]) => {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+    },
+  };
 }

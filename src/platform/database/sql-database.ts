@@ -21,6 +21,12 @@ export interface SqlDatabase extends SqlExecutor {
   readonly kind: SqlDatabaseKind;
   /** Runs fn in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn on one pooled connection, outside a transaction, with that connection's backend process id so
+   * another connection can cancel its running statement. Only a PostgreSQL server has it; callers fall back
+   * to `transaction` without it.
+   */
+  pinned?<T>(fn: (sql: SqlExecutor, backendPid: number) => Promise<T>): Promise<T>;
   /** Runs several statements without parameters (DDL). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

@@ -59,16 +59,32 @@ export class EventSourcedRepository {
   ): Promise<HandleResult<TEvent, TState>> {
     return this.locks.run(streamId, async () => {
       const retries = options.expectedVersion === undefined ? (options.conflictRetries ?? 5) : 0;
+      // The first try decides on the cached state without reading the stream: the append's expected version
+      // proves it current. Anything but a successful append on a cached state (a refusal, a no-op, a version
+      // the client did not send, a conflict) is decided again on a fresh read, which is not counted as a retry.
+      let cached = this.cache.get(streamId) as Cached<TState> | undefined;
       for (let attempt = 0; ; attempt++) {
-        const loaded = await this.load(streamId, decider);
+        const optimistic = cached !== undefined;
+        const loaded = cached ?? (await this.load(streamId, decider));
+        cached = undefined;
+        if (optimistic) attempt--;
         if (options.expectedVersion !== undefined && options.expectedVersion !== (loaded.version ?? -1)) {
+          if (optimistic) continue;
           throw new WrongExpectedVersion(streamId, options.expectedVersion, loaded.version);
         }
         const resolvedContext =
           typeof context === 'function' ? (context as (state: TState) => TContext)(loaded.state) : context;
-        const events = decider.decide(command, loaded.state, resolvedContext);
-        if (events.length === 0)
+        let events: readonly TEvent[];
+        try {
+          events = decider.decide(command, loaded.state, resolvedContext);
+        } catch (refusal) {
+          if (optimistic) continue;
+          throw refusal;
+        }
+        if (events.length === 0) {
+          if (optimistic) continue;
           return { events, state: loaded.state, version: loaded.version, position: null };
+        }
         const newEvents: NewEvent[] = events.map((event, index) => ({
           // One command may touch several streams: ids are unique per (command, stream, index).
           id: eventIdFor(`${envelope.commandId}@${streamId}`, index),
@@ -91,6 +107,7 @@ export class EventSourcedRepository {
           return { events, state, version: result.nextExpectedVersion, position: result.position };
         } catch (error) {
           this.cache.delete(streamId);
+          if (error instanceof WrongExpectedVersion && optimistic) continue;
           if (error instanceof WrongExpectedVersion && attempt < retries) {
             // Another process won the race; jitter so the two do not collide again at once.
             await new Promise((resolve) =>

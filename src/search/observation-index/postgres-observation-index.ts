@@ -8,7 +8,8 @@
  *   matches (see PageStrategy in the compiler).
  * - Abort: the call rejects with the signal's reason (AbortError, or e.g. TimeoutError for
  *   AbortSignal.timeout), and the signal is checked before every statement.
- *   - PostgreSQL server: a call with a signal runs on one pinned connection (a transaction); when the signal
+ *   - PostgreSQL server: a call with a signal runs on one pinned connection (no transaction: a read needs none,
+ *     and BEGIN/COMMIT would be two more round trips per search); when the signal
  *     aborts, `pg_cancel_backend(pid)` is sent from another pooled connection and the running statement ends
  *     with 57014. The cancel is awaited before the pinned connection is released, so it cannot hit a later,
  *     unrelated statement (a cancel that reaches a backend waiting for a command is discarded by PostgreSQL).
@@ -223,9 +224,14 @@ export class PostgresObservationIndex implements ObservationIndex {
       },
     });
     if (this.db.kind !== 'postgres') return raceAbort(work(checked(this.db)), signal);
-    const pinned = this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      const pid = rows[0]?.pid;
+    const onOneConnection = <T>(fn: (sql: SqlExecutor, pid: number) => Promise<T>): Promise<T> =>
+      this.db.pinned
+        ? this.db.pinned(fn)
+        : this.db.transaction(async (tx) => {
+            const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+            return fn(tx, rows[0]!.pid);
+          });
+    const pinned = onOneConnection(async (tx, pid) => {
       let cancelling: Promise<unknown> | undefined;
       const cancel = (): void => {
         cancelling = this.db.query('SELECT pg_cancel_backend($1::integer)', [pid]).catch(() => undefined);

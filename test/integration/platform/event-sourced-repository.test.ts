@@ -177,4 +177,61 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     });
     expect(await afterErasure.load(stream, counter)).toEqual({ state: { total: 0 }, version: null });
   });
+
+  describe('deciding on the cached state of this process', () => {
+    type WalletEvent = { type: 'Deposited' | 'Withdrawn'; data: { amount: number } };
+    type WalletCommand = { type: 'Deposit' | 'Withdraw'; amount: number };
+    const wallet: Decider<WalletCommand, WalletEvent, { balance: number }, null> = {
+      initialState: { balance: 0 },
+      evolve: (state, event) => ({
+        balance: state.balance + (event.type === 'Deposited' ? event.data.amount : -event.data.amount),
+      }),
+      decide: (command, state) => {
+        if (command.type === 'Withdraw' && state.balance < command.amount)
+          throw new ServiceError('insufficient_credits', 'not enough');
+        return [
+          { type: command.type === 'Deposit' ? 'Deposited' : 'Withdrawn', data: { amount: command.amount } },
+        ];
+      },
+    };
+
+    it('a refusal on a stale cache is decided again on the stream as it is', async () => {
+      const a = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const b = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('wallet');
+      await a.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor());
+      // Another process deposits: a's cache (balance 1) is now stale.
+      await b.handle(stream, wallet, { type: 'Deposit', amount: 10 }, null, actor());
+      const result = await a.handle(stream, wallet, { type: 'Withdraw', amount: 5 }, null, actor());
+      expect(result).toMatchObject({ state: { balance: 6 }, version: 2 });
+    });
+
+    it('a stale cache never turns into a lost update: the append conflicts and the command is decided again', async () => {
+      const a = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const b = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('wallet');
+      await a.handle(stream, wallet, { type: 'Deposit', amount: 10 }, null, actor());
+      await b.handle(stream, wallet, { type: 'Withdraw', amount: 8 }, null, actor());
+      // a still believes the balance is 10; the stream says 2.
+      await expect(a.handle(stream, wallet, { type: 'Withdraw', amount: 5 }, null, actor())).rejects.toThrow(
+        'not enough',
+      );
+      expect(await storage.eventStore.streamVersion(stream)).toBe(1);
+    });
+
+    it("a client's version newer than the cache is checked against the stream, not the cache", async () => {
+      const a = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const b = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('wallet');
+      await a.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor());
+      await b.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor());
+      const result = await a.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor(), {
+        expectedVersion: 1,
+      });
+      expect(result.version).toBe(2);
+      await expect(
+        a.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor(), { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(WrongExpectedVersion);
+    });
+  });
 });
