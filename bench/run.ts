@@ -4,6 +4,7 @@ import { benchCredits } from './credits.bench.js';
 import { benchSearch } from './search.bench.js';
 import { benchCatalogue } from './catalogue.bench.js';
 import { benchPlatform } from './platform.bench.js';
+import { benchExports } from './exports.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -50,6 +51,12 @@ if (!only || only === 'search') {
 if (!only || only === 'catalogue') {
   process.stderr.write('benchmarking CPE evaluations against the imported catalogue…\n');
   measurements.push(...(await benchCatalogue()));
+}
+
+if (!only || only === 'exports') {
+  const hosts = Number(process.env.BENCH_EXPORT_HOSTS ?? 1_000_000);
+  process.stderr.write(`benchmarking an export of ${hosts.toLocaleString('en-US')} hosts to gzip csv…\n`);
+  measurements.push(...(await benchExports(hosts)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { NestFactory } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
+import { AppModule } from '../src/app.module.js';
+import { PurchaseCredits, RegisterAccount } from '../src/accounts/commands/account.commands.js';
+import { CreditLedger } from '../src/credits/commands/credit-ledger.js';
+import { ExportJobs } from '../src/exports/commands/export-jobs.js';
+import { ExportWorkerPool } from '../src/exports/export-worker-pool.js';
+import { loadConfig } from '../src/platform/config/app-config.js';
+import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
+import { ServiceContext } from '../src/platform/service-context.js';
+import { writeGenerated } from '../src/search/data/demo-corpus.js';
+import type { Measurement } from './bench-support.js';
+
+/**
+ * One export of every generated host to gzip csv through the service's own worker pool (index → rows → gzip →
+ * file store, on PGlite as the service runs by default), beside the same CSV bytes piped through Node's gzip alone
+ * in the same run; and the process's peak resident memory while the export runs (the service is this process).
+ */
+export async function benchExports(hosts: number): Promise<Measurement[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-exports-'));
+  const context = await ServiceContext.open(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+    serveSocket: false,
+  });
+  const app = await NestFactory.createApplicationContext(AppModule.forContext(context), { logger: false });
+  try {
+    await context.projections.start();
+    const loadStarted = performance.now();
+    await writeGenerated(context.observations, 'hosts', {
+      count: hosts,
+      seed: 'bench-exports',
+      now: new Date(),
+      batchSize: 5000,
+      onProgress: (written) => {
+        if (written % 100_000 === 0)
+          process.stderr.write(`  loaded ${written.toLocaleString('en-US')} hosts\n`);
+      },
+    });
+    process.stderr.write(`  loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`);
+
+    const operator = () => commandEnvelope({ actor: 'operator:bench', payer: 'system' });
+    const bus = app.get(CommandBus);
+    const { accountId } = await bus.execute(
+      new RegisterAccount(`bench-${randomUUID()}@example.com`, 'enterprise', undefined, operator()),
+    );
+    await bus.execute(new PurchaseCredits(accountId, Math.ceil(hosts / 100) + 10, operator()));
+    const jobs = app.get(ExportJobs);
+    const pool = new ExportWorkerPool(context, jobs, app.get(CreditLedger), {
+      concurrency: 1,
+      leaseMs: 30_000,
+      retentionMs: 3_600_000,
+      pollIntervalMs: 50,
+    });
+
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
+    const principal = { accountId, via: 'api_key', channel: 'api', scopes: [] } as const;
+    const started = performance.now();
+    const { export_id: exportId } = await jobs.request(
+      principal,
+      'hosts',
+      { raw_query: 'port:>0', format: 'csv' },
+      commandEnvelope({ actor: `account:${accountId}`, payer: `account:${accountId}` }),
+    );
+    pool.start();
+    let state = (await jobs.load(exportId)).state;
+    while (state.status === 'pending' || state.status === 'processing') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = (await jobs.load(exportId)).state;
+    }
+    const exportSeconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    await pool.stop();
+    if (state.status !== 'completed' || state.resultsCount !== hosts) {
+      throw new Error(`export ended ${state.status} with ${state.resultsCount} rows`);
+    }
+
+    // Baseline: the same CSV bytes (the export's file, decompressed to disk beforehand) through gzip alone.
+    const plainPath = join(dataDir, 'plain.csv');
+    await pipeline((await context.files.open(state.fileKey!))!, createGunzip(), createWriteStream(plainPath));
+    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const gzipStarted = performance.now();
+    await pipeline(createReadStream(plainPath), createGzip(), sink);
+    const gzipSeconds = (performance.now() - gzipStarted) / 1000;
+    const plainBytes = statSync(plainPath).size;
+
+    const exportRate = Math.round(hosts / exportSeconds);
+    const gzipRate = Math.round(hosts / gzipSeconds);
+    const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+    process.stderr.write(
+      `  export: ${exportSeconds.toFixed(1)} s, file ${mib(state.fileSizeBytes!)} MiB of ${mib(plainBytes)} MiB csv\n`,
+    );
+    return [
+      {
+        target: 'pglite',
+        name: `export ${hosts.toLocaleString('en-US')} hosts to gzip csv (worker pool, file store)`,
+        value: exportRate,
+        unit: 'rows/s',
+        baseline: gzipRate,
+        baselineName: "the same CSV bytes through Node's gzip alone",
+        ratio: Math.round((exportRate / gzipRate) * 100) / 100,
+      },
+      {
+        target: 'pglite',
+        name: 'peak resident memory of the service process during the export',
+        value: mib(rssPeak),
+        unit: 'MiB',
+        baseline: mib(rssBefore),
+        baselineName: 'resident memory before the export started',
+      },
+      {
+        target: 'pglite',
+        name: 'export file size (gzip csv)',
+        value: mib(state.fileSizeBytes!),
+        unit: 'MiB',
+        baseline: mib(plainBytes),
+        baselineName: 'uncompressed csv',
+      },
+    ];
+  } finally {
+    await app.close();
+    await context.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
