@@ -59,6 +59,8 @@ export class DataDirFileStore implements ExportFileStore {
       abort: async () => {
         if (settled) return;
         settled = true;
+        // Writes still queued fail once the stream is destroyed: they are thrown away on purpose.
+        sink.on('error', () => undefined);
         sink.destroy();
         await rm(pending, { force: true });
       },

@@ -79,6 +79,7 @@ export class GridFsFileStore implements ExportFileStore {
       abort: async () => {
         if (settled) return;
         settled = true;
+        upload.on('error', () => undefined);
         await upload.abort().catch(() => undefined);
       },
     };
