@@ -41,6 +41,10 @@ export interface ReindexReport {
   readonly associations: number;
 }
 
+/**
+ * Each phase reports `done: 0` when it starts, before any of its work, so that a rate measured from the first
+ * report covers the whole phase.
+ */
 export interface ImportProgress {
   readonly phase: 'read' | 'commit' | 'reindex';
   readonly done: number;
@@ -97,13 +101,25 @@ export class CatalogueService {
     paths: readonly string[],
     options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
   ): Promise<ImportReport> {
+    return this.importParsed(await this.readPaths(paths, options.onProgress), options);
+  }
+
+  /**
+   * Reads and validates files and folders without touching the catalogue: the first malformed file throws
+   * MalformedCatalogueFile with its path and reason.
+   */
+  async readPaths(
+    paths: readonly string[],
+    onProgress?: (progress: ImportProgress) => void,
+  ): Promise<ParsedFile[]> {
     const files = await collectCatalogueFiles(paths);
     const parsed: ParsedFile[] = [];
+    onProgress?.({ phase: 'read', done: 0, total: files.length });
     for (const file of files) {
       parsed.push(await readCatalogueFile(file));
-      options.onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
+      onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
     }
-    return this.importParsed(parsed, options);
+    return parsed;
   }
 
   async importParsed(
@@ -161,8 +177,8 @@ export class CatalogueService {
     options.onProgress?.({ phase: 'commit', done: 1, total: 1 });
     const associations =
       changed && options.observations
-        ? await this.reindex(options.observations, (done) =>
-            options.onProgress?.({ phase: 'reindex', done, total: null }),
+        ? await this.reindex(options.observations, (done, total) =>
+            options.onProgress?.({ phase: 'reindex', done, total }),
           )
         : null;
     return {
@@ -183,9 +199,17 @@ export class CatalogueService {
   /**
    * Rebuilds the association index over every host observation, a batch of observations at a time (each batch
    * replaces the associations of its observations atomically, so searches never see a hole).
+   * `onProgress` gets `done: 0` once the catalogue is loaded and just before the first batch (so a rate measured
+   * from it counts association work only), then the observations done after each batch; `total` is the number of
+   * host observations when the rebuild started (writes during the rebuild may move it).
    */
-  async reindex(observations: ObservationIndex, onProgress?: (done: number) => void): Promise<ReindexReport> {
+  async reindex(
+    observations: ObservationIndex,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<ReindexReport> {
     const matcher = await this.matcher();
+    const total = onProgress ? await observations.count('hosts') : 0;
+    onProgress?.(0, total);
     let count = 0;
     let associated = 0;
     let associations = 0;
@@ -198,7 +222,7 @@ export class CatalogueService {
       count += batch.length;
       associations += rows.length;
       associated += new Set(rows.map((row) => row.observation_id)).size;
-      onProgress?.(count);
+      onProgress?.(count, Math.max(total, count));
     }
     return { observations: count, associated_observations: associated, associations };
   }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssociatedObservationIndex } from '../../src/catalogue/associated-observation-index.js';
-import { CatalogueService } from '../../src/catalogue/catalogue-service.js';
+import { CatalogueService, type ImportProgress } from '../../src/catalogue/catalogue-service.js';
 import { MalformedCatalogueFile } from '../../src/catalogue/import/parse-catalogue-files.js';
 import type { CatalogueStore } from '../../src/catalogue/store/catalogue-store.port.js';
 import type {
@@ -78,8 +78,10 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
     });
 
     it('imports the real NVD and KEV files, versioned, and associates the stored hosts', async () => {
+      const progress: ImportProgress[] = [];
       const report = await service.importPaths([join(DATA, 'nvd'), join(DATA, 'kev')], {
         observations: index,
+        onProgress: (p) => progress.push(p),
       });
       expect(report).toMatchObject({
         files: 41,
@@ -97,6 +99,19 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
         },
         associations: { observations: 5, associated_observations: 3 },
       });
+      // Each phase reports done 0 before its work (the CLI's rates are measured from it), the reindex its total.
+      const phase = (name: ImportProgress['phase']) =>
+        progress.filter((p) => p.phase === name).map((p) => [p.done, p.total]);
+      expect([...new Set(progress.map((p) => p.phase))]).toEqual(['read', 'commit', 'reindex']);
+      expect(phase('read')).toEqual(Array.from({ length: 42 }, (_, i) => [i, 41]));
+      expect(phase('commit')).toEqual([
+        [0, 1],
+        [1, 1],
+      ]);
+      expect(phase('reindex')).toEqual([
+        [0, 5],
+        [5, 5],
+      ]);
       const snapshot = await subject.store.load();
       // The analysed CVE-2024-3400 (newer lastModified) won over the "awaiting analysis" copy.
       expect(
@@ -159,6 +174,18 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
       expect(await ids(q.not(q.selector('cve', '*')))).toEqual(['h3', 'h5']);
       const counted = await index.search('hosts', { ast: q.selector('cve', '*') }, { offset: 0, limit: 1 });
       expect(counted.total).toBe(3);
+    });
+
+    it('a reindex rebuilds the same associations, reporting done 0 and its total before the first batch', async () => {
+      const before = await subject.store.associationsOf(HOSTS.map((h) => h.id));
+      const progress: Array<[number, number]> = [];
+      const report = await service.reindex(index, (done, total) => progress.push([done, total]));
+      expect(report).toMatchObject({ observations: 5, associated_observations: 3 });
+      expect(progress).toEqual([
+        [0, 5],
+        [5, 5],
+      ]);
+      expect(await subject.store.associationsOf(HOSTS.map((h) => h.id))).toEqual(before);
     });
 
     it('refuses selectors outside hosts', async () => {

@@ -28,6 +28,8 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
         const context = await runtime.open();
         const bars = new Map<ImportProgress['phase'], Progress>();
         const labels = { read: 'reading files', commit: 'writing catalogue', reindex: 'associating hosts' };
+        // A phase's bar starts at its first report, which the service sends before the phase's work (done: 0):
+        // the rate shown is measured over the phase itself.
         const onProgress = (progress: ImportProgress): void => {
           let bar = bars.get(progress.phase);
           if (!bar) {
@@ -39,7 +41,7 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
             });
             bars.set(progress.phase, bar);
           }
-          bar.update(progress.done);
+          bar.update(progress.done, progress.total !== null ? { total: progress.total } : undefined);
         };
         try {
           const report = await context.catalogue.importPaths(paths, {
@@ -91,9 +93,14 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
       action(runtime, async (options: { json?: boolean }) => {
         const json = Boolean(options.json);
         const context = await runtime.open();
-        const progress = startProgress('associating hosts', { json, unit: 'hosts' });
-        const report = await context.catalogue.reindex(context.observations, (done) => progress.update(done));
-        progress.stop();
+        // Started at the first report (after the catalogue is loaded, before the first batch), so that loading a
+        // large catalogue does not count against the association rate.
+        let progress: Progress | undefined;
+        const report = await context.catalogue.reindex(context.observations, (done, total) => {
+          progress ??= startProgress('associating hosts', { json, total, unit: 'hosts' });
+          progress.update(done, { total });
+        });
+        progress?.stop();
         runtime.print(
           json,
           report,

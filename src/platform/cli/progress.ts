@@ -49,18 +49,26 @@ export function startProgress(
   }
   let lastLine = 0;
   let total = options.total;
+  let last: { value: number; detail?: string | undefined; printed: boolean } | undefined;
+  const line = (value: number, detail: string | undefined): void => {
+    const of = total ? `/${total.toLocaleString('en-US')}` : '';
+    process.stderr.write(
+      `${label}: ${value.toLocaleString('en-US')}${of} ${unit} (${rate(value)}/s)${detail ? ` ${detail}` : ''}\n`,
+    );
+  };
   return {
     update: (value, extra) => {
       if (extra?.total !== undefined) total = extra.total;
       const now = performance.now();
-      if (now - lastLine < 2000) return;
+      last = { value, detail: extra?.detail, printed: now - lastLine >= 2000 };
+      if (!last.printed) return;
       lastLine = now;
-      const of = total ? `/${total.toLocaleString('en-US')}` : '';
-      process.stderr.write(
-        `${label}: ${value.toLocaleString('en-US')}${of} ${unit} (${rate(value)}/s)${extra?.detail ? ` ${extra.detail}` : ''}\n`,
-      );
+      line(value, extra?.detail);
     },
     stop: (summary) => {
+      // The final count and the average rate over the whole run, unless that line was just printed.
+      if (last && !last.printed) line(last.value, last.detail);
+      last = undefined;
       if (summary) process.stderr.write(`${summary}\n`);
     },
   };
