@@ -344,19 +344,17 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
 
 /** A vulnerability_ref as search returns it (sealed by the service's own key). */
 function sealedRef(): string {
-  return service.app
-    .get(VulnerabilityRefs)
-    .seal(
-      [
-        {
-          vendor: 'f5',
-          product: 'nginx',
-          version: '1.18.0',
-          cpe: ['cpe:2.3:a:f5:nginx:1.18.0:*:*:*:*:*:*:*'],
-        },
-      ],
-      new Date(),
-    );
+  return service.app.get(VulnerabilityRefs).seal(
+    [
+      {
+        vendor: 'f5',
+        product: 'nginx',
+        version: '1.18.0',
+        cpe: ['cpe:2.3:a:f5:nginx:1.18.0:*:*:*:*:*:*:*'],
+      },
+    ],
+    new Date(),
+  );
 }
 const BADGE_BODY = { items: [{ key: 'one', type: 'ip', value: '192.0.2.10' }] };
 

@@ -211,6 +211,8 @@ describe('unified search over HTTP (PGlite)', () => {
 });
 
 describe('search deadlines and disconnects (PostgreSQL server, a dataset held by a lock)', () => {
+  // Long enough that a loaded CI machine still sees the blocked statement before the deadline ends it.
+  const DEADLINE_MS = 4000;
   let service: TestService;
   let key: string;
   let accountId: string;
@@ -219,7 +221,7 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
   let base: string;
 
   beforeAll(async () => {
-    service = await startTestService('postgres', { env: { SEARCH_DEADLINE_MS: '1500' } });
+    service = await startTestService('postgres', { env: { SEARCH_DEADLINE_MS: String(DEADLINE_MS) } });
     ({ key, accountId } = await seed(service));
     await service.app.listen(0, '127.0.0.1');
     base = (await service.app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -297,13 +299,22 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
     const release = await holdLock('obs_whois');
     try {
       const controller = new AbortController();
+      const sent = Date.now();
       const response = await fetch(`${base}/api/v2/common/data/search`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
         body: JSON.stringify({ raw_query: 'example' }),
         signal: controller.signal,
       });
-      await readEvents(response, (event) => event.type === 'results').catch(() => undefined);
+      // Read until a first dataset answered, keeping the connection open (cancelling the body would disconnect).
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let received = '';
+      while (!received.includes('"type":"results"')) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended before any results');
+        received += decoder.decode(value, { stream: true });
+      }
       const waiting = async () =>
         Number(
           (
@@ -312,10 +323,14 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
             )
           ).rows[0].n,
         );
+      // The whois statement reaches the lock on its own schedule; wait for it (the deadline is far off).
+      while ((await waiting()) === 0 && Date.now() < sent + DEADLINE_MS / 2)
+        await new Promise((r) => setTimeout(r, 25));
       expect(await waiting()).toBeGreaterThan(0);
       controller.abort();
-      const deadline = Date.now() + 1000; // well before the 1.5 s dataset deadline would end it
-      while ((await waiting()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // Gone before the dataset deadline could have ended it: the disconnect cancelled it.
+      while ((await waiting()) > 0 && Date.now() < sent + DEADLINE_MS - 250)
+        await new Promise((r) => setTimeout(r, 25));
       expect(await waiting()).toBe(0);
     } finally {
       await release();
