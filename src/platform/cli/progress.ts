@@ -47,7 +47,7 @@ export function startProgress(
       },
     };
   }
-  let lastLine = 0;
+  let lastLine = Number.NEGATIVE_INFINITY; // the first report prints at once
   let total = options.total;
   let last: { value: number; detail?: string | undefined; printed: boolean } | undefined;
   const line = (value: number, detail: string | undefined): void => {
