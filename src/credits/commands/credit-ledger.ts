@@ -9,6 +9,7 @@ import {
   ledgerDecider,
   ledgerStreamId,
   type Channel,
+  type CreditEnvelope,
   type LedgerContext,
   type LedgerState,
   type UsageCategory,
@@ -21,6 +22,7 @@ export interface Reservation {
   readonly amount: number;
   readonly category: UsageCategory;
   readonly channel: Channel;
+  readonly envelopes?: readonly CreditEnvelope[];
 }
 
 /** Reservations abandoned by a crashed request are released by the sweeper after this long. */
@@ -65,7 +67,14 @@ export class CreditLedger {
 
   /** Holds `amount` credits, or refuses with 402 insufficient_credits before any work starts. */
   async reserve(
-    request: { payer: string; amount: number; category: UsageCategory; channel: Channel; ttlMs?: number },
+    request: {
+      payer: string;
+      amount: number;
+      category: UsageCategory;
+      channel: Channel;
+      ttlMs?: number;
+      envelopes?: readonly CreditEnvelope[];
+    },
     envelope: CommandEnvelope,
   ): Promise<Reservation> {
     const reservationId = randomUUID();
@@ -78,6 +87,7 @@ export class CreditLedger {
         category: request.category,
         channel: request.channel,
         ttlMs: request.ttlMs ?? DEFAULT_RESERVATION_TTL_MS,
+        ...(request.envelopes && request.envelopes.length > 0 ? { envelopes: request.envelopes } : {}),
       },
       causedBy(envelope, `reserve:${reservationId}`),
     );
@@ -87,6 +97,7 @@ export class CreditLedger {
       amount: request.amount,
       category: request.category,
       channel: request.channel,
+      ...(request.envelopes ? { envelopes: request.envelopes } : {}),
     };
   }
 

@@ -56,6 +56,17 @@ export interface ReserveCredits {
   readonly channel: Channel;
   /** How long the reservation holds before ExpireReservations may release it. */
   readonly ttlMs: number;
+  /**
+   * Limits inside this payer's balance the reservation also counts against (an organization space's
+   * credit_limit, an external user's portion): enforced here, together with the balance, in one decision.
+   */
+  readonly envelopes?: readonly CreditEnvelope[];
+}
+
+/** A limit inside the shared balance: what settled and open reservations under `key` may never exceed. */
+export interface CreditEnvelope {
+  readonly key: string;
+  readonly limit: number;
 }
 export interface SettleReservation {
   readonly type: 'SettleReservation';
@@ -114,6 +125,8 @@ export type CreditsReserved = DomainEvent<
     channel: Channel;
     reservedAt: string;
     expiresAt: string;
+    /** Envelope keys the reservation counts against (absent when none). */
+    envelopes?: string[];
   }
 >;
 export type ReservationSettled = DomainEvent<
@@ -173,6 +186,7 @@ export interface OpenReservation {
   readonly category: UsageCategory;
   readonly channel: Channel;
   readonly expiresAt: string;
+  readonly envelopes?: readonly string[];
 }
 
 export type UsageTotals = Readonly<Partial<Record<UsageCategory, number>>>;
@@ -187,6 +201,8 @@ export interface LedgerState {
   readonly usage: UsageTotals;
   /** The MCP-channel part of `usage` (a subset, not an extra charge). */
   readonly usageMcp: UsageTotals;
+  /** Credits settled under each envelope key, ever (an envelope is an allotment, not a monthly budget). */
+  readonly envelopeSpent?: Readonly<Record<string, number>>;
 }
 
 const initialState: LedgerState = {
@@ -243,6 +259,15 @@ export function available(state: LedgerState, context: LedgerContext): number {
 export function transferable(state: LedgerState, context: LedgerContext): number {
   const heldFromPurchased = Math.max(0, reservedTotal(state) - allowanceLeft(state, context));
   return Math.max(0, state.purchasedBalance - heldFromPurchased);
+}
+
+/** What an envelope still allows: its limit − settled − open reservations under it, never below 0. */
+export function envelopeAvailable(state: LedgerState, envelope: CreditEnvelope): number {
+  let used = state.envelopeSpent?.[envelope.key] ?? 0;
+  for (const reservation of Object.values(state.openReservations)) {
+    if (reservation.envelopes?.includes(envelope.key)) used += reservation.amount;
+  }
+  return Math.max(0, envelope.limit - used);
 }
 
 // ---- Decider ----
@@ -328,11 +353,33 @@ function decideOnCurrentCycle(
           requested: amount,
         });
       }
+      const envelopes = command.envelopes ?? [];
+      for (const envelope of envelopes) {
+        requireId(envelope.key, 'envelope.key');
+        requireNonNegativeInteger(envelope.limit, 'envelope.limit');
+        const left = envelopeAvailable(state, envelope);
+        if (amount > left) {
+          throw new ServiceError('envelope_exhausted', `Not enough credits left in ${envelope.key}.`, {
+            envelope: envelope.key,
+            limit: envelope.limit,
+            available: left,
+            requested: amount,
+          });
+        }
+      }
       const expiresAt = new Date(context.now.getTime() + ttlMs).toISOString();
       return [
         {
           type: 'CreditsReserved',
-          data: { reservationId, amount, category, channel, reservedAt: now, expiresAt },
+          data: {
+            reservationId,
+            amount,
+            category,
+            channel,
+            reservedAt: now,
+            expiresAt,
+            ...(envelopes.length > 0 ? { envelopes: envelopes.map((e) => e.key) } : {}),
+          },
         },
       ];
     }
@@ -461,12 +508,12 @@ function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
         lifetimePurchased: state.lifetimePurchased + event.data.credits,
       };
     case 'CreditsReserved': {
-      const { reservationId, amount, category, channel, expiresAt } = event.data;
+      const { reservationId, amount, category, channel, expiresAt, envelopes } = event.data;
       return {
         ...state,
         openReservations: {
           ...state.openReservations,
-          [reservationId]: { amount, category, channel, expiresAt },
+          [reservationId]: { amount, category, channel, expiresAt, ...(envelopes ? { envelopes } : {}) },
         },
       };
     }
@@ -474,8 +521,16 @@ function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
       const { reservationId, fromAllowance, fromPurchased, category, channel, cycleStart } = event.data;
       const spent = fromAllowance + fromPurchased;
       const sameCycle = state.cycle !== null && state.cycle.start === cycleStart;
+      const held = openReservation(state, reservationId);
+      let envelopeSpent = state.envelopeSpent;
+      if (held?.envelopes && event.data.charged > 0) {
+        const next = { ...(envelopeSpent ?? {}) };
+        for (const key of held.envelopes) next[key] = (next[key] ?? 0) + event.data.charged;
+        envelopeSpent = next;
+      }
       return {
         ...state,
+        ...(envelopeSpent ? { envelopeSpent } : {}),
         openReservations: without(state.openReservations, reservationId),
         purchasedBalance: state.purchasedBalance - fromPurchased,
         cycle:

@@ -1,0 +1,248 @@
+/**
+ * Cases and evidence (`case-<id>`), rules 3 and 4. A case belongs to one real client space; General research
+ * cannot own new cases (historical ones stay reviewable). Saving evidence attaches up to 20 records of a
+ * completed search of the same space to an existing open case, with a note and a visibility; it never creates
+ * a case and never runs a search.
+ */
+import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { invalidField } from './organization.js';
+import type { SpaceKind } from './space.js';
+
+export const MAX_EVIDENCE_RECORDS_PER_SAVE = 20;
+export const MAX_NOTE_LENGTH = 4_000;
+export const MAX_CASE_TITLE_LENGTH = 200;
+export type Visibility = 'internal' | 'client';
+
+export function caseStreamId(caseId: string): string {
+  return `case-${caseId}`;
+}
+
+/** A record of a completed search, named by dataset and record id (never by its position in a list). */
+export interface RecordRef {
+  readonly dataset: string;
+  readonly id: string;
+}
+
+/** What the application knows about the completed search the records come from. */
+export interface CompletedSearchFacts {
+  readonly searchId: string;
+  readonly organizationId: string;
+  readonly spaceId: string;
+  readonly spaceKind: SpaceKind;
+  /** The records the search returned, by `${dataset}:${id}`, with the source record as returned. */
+  readonly records: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+export interface OpenCase {
+  readonly type: 'OpenCase';
+  readonly caseId: string;
+  readonly organizationId: string;
+  readonly spaceId: string;
+  readonly spaceKind: SpaceKind;
+  readonly spaceArchived: boolean;
+  readonly title: string;
+  readonly openedBy: string;
+}
+export interface SaveEvidence {
+  readonly type: 'SaveEvidence';
+  readonly evidenceId: string;
+  readonly search: CompletedSearchFacts;
+  readonly records: readonly RecordRef[];
+  readonly note: string;
+  /** Undefined: the role's default (staff Internal, external users client-visible). */
+  readonly visibility: Visibility | undefined;
+  readonly savedBy: string;
+  readonly savedByStaff: boolean;
+}
+export interface ArchiveCase {
+  readonly type: 'ArchiveCase';
+}
+export type CaseCommand = OpenCase | SaveEvidence | ArchiveCase;
+
+export type CaseOpened = DomainEvent<
+  'CaseOpened',
+  {
+    caseId: string;
+    organizationId: string;
+    spaceId: string;
+    title: string;
+    openedBy: string;
+    openedAt: string;
+  }
+>;
+export type EvidenceSaved = DomainEvent<
+  'EvidenceSaved',
+  {
+    evidenceId: string;
+    caseId: string;
+    organizationId: string;
+    spaceId: string;
+    searchId: string;
+    records: Array<{ dataset: string; id: string; source: Record<string, unknown> }>;
+    note: string;
+    visibility: Visibility;
+    savedBy: string;
+    savedAt: string;
+  }
+>;
+export type CaseArchived = DomainEvent<'CaseArchived', { archivedAt: string }>;
+export type CaseEvent = CaseOpened | EvidenceSaved | CaseArchived;
+
+export interface CaseState {
+  readonly exists: boolean;
+  readonly caseId: string | null;
+  readonly organizationId: string | null;
+  readonly spaceId: string | null;
+  readonly title: string;
+  readonly status: 'open' | 'archived';
+  readonly evidenceCount: number;
+}
+
+export const initialCaseState: CaseState = {
+  exists: false,
+  caseId: null,
+  organizationId: null,
+  spaceId: null,
+  title: '',
+  status: 'open',
+  evidenceCount: 0,
+};
+
+export const caseDecider: Decider<CaseCommand, CaseEvent, CaseState, { readonly now: Date }> = {
+  initialState: initialCaseState,
+  decide(command, state, { now }) {
+    const at = now.toISOString();
+    switch (command.type) {
+      case 'OpenCase': {
+        if (state.exists) throw new ServiceError('already_exists', 'the case exists');
+        if (command.spaceKind === 'general') {
+          // Rule 3: General research cannot own new cases.
+          throw new ServiceError(
+            'forbidden',
+            'General research cannot own new cases: select a client first',
+            {
+              reason: 'general_research',
+            },
+          );
+        }
+        if (command.spaceArchived)
+          throw new ServiceError('forbidden', 'the space is archived: restore it first');
+        const title = typeof command.title === 'string' ? command.title.trim() : '';
+        if (title.length === 0 || [...title].length > MAX_CASE_TITLE_LENGTH) {
+          throw invalidField('title', `must be 1 to ${MAX_CASE_TITLE_LENGTH} characters`);
+        }
+        return [
+          {
+            type: 'CaseOpened',
+            data: {
+              caseId: command.caseId,
+              organizationId: command.organizationId,
+              spaceId: command.spaceId,
+              title,
+              openedBy: command.openedBy,
+              openedAt: at,
+            },
+          },
+        ];
+      }
+      case 'SaveEvidence':
+        return saveEvidence(command, state, at);
+      case 'ArchiveCase':
+        if (!state.exists) throw new ServiceError('not_found', 'no such case');
+        return state.status === 'archived' ? [] : [{ type: 'CaseArchived', data: { archivedAt: at } }];
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'CaseOpened':
+        return {
+          ...state,
+          exists: true,
+          caseId: event.data.caseId,
+          organizationId: event.data.organizationId,
+          spaceId: event.data.spaceId,
+          title: event.data.title,
+        };
+      case 'EvidenceSaved':
+        return { ...state, evidenceCount: state.evidenceCount + event.data.records.length };
+      case 'CaseArchived':
+        return { ...state, status: 'archived' };
+      default:
+        return state;
+    }
+  },
+};
+
+function saveEvidence(command: SaveEvidence, state: CaseState, at: string): CaseEvent[] {
+  // The save never creates a case (rule 4): an unknown or archived case must be replaced first.
+  if (!state.exists)
+    throw new ServiceError('case_unavailable', 'the selected case no longer exists: select another case');
+  if (state.status !== 'open') {
+    throw new ServiceError(
+      'case_unavailable',
+      'the selected case is archived: select an open case before saving',
+      {
+        case_id: state.caseId,
+      },
+    );
+  }
+  if (command.search.organizationId !== state.organizationId)
+    throw new ServiceError('not_found', 'no such search');
+  if (command.search.spaceId !== state.spaceId) {
+    // Rule 3: a General research observation is saved only after the search is rerun in the client's context.
+    throw new ServiceError(
+      'rerun_required',
+      command.search.spaceKind === 'general'
+        ? "this search ran in General research: select the case's client and rerun the search there, paid from its budget"
+        : "this search ran in another space: rerun it in the case's client before saving",
+      { search_space_id: command.search.spaceId, case_space_id: state.spaceId },
+    );
+  }
+  const refs = command.records;
+  if (!Array.isArray(refs) || refs.length === 0 || refs.length > MAX_EVIDENCE_RECORDS_PER_SAVE) {
+    throw invalidField(
+      'records',
+      `select 1 to ${MAX_EVIDENCE_RECORDS_PER_SAVE} records of the completed search`,
+    );
+  }
+  const seen = new Set<string>();
+  const records: Array<{ dataset: string; id: string; source: Record<string, unknown> }> = [];
+  for (const ref of refs) {
+    const key = `${ref?.dataset}:${ref?.id}`;
+    const source = Object.hasOwn(command.search.records, key) ? command.search.records[key] : undefined;
+    if (!source) throw invalidField('records', `${key} is not a record of this search`);
+    if (seen.has(key)) throw invalidField('records', `${key} is selected twice`);
+    seen.add(key);
+    records.push({ dataset: ref.dataset, id: ref.id, source: { ...source } });
+  }
+  const note = typeof command.note === 'string' ? command.note.trim() : '';
+  if (note.length === 0 || [...note].length > MAX_NOTE_LENGTH) {
+    throw invalidField('note', `must be 1 to ${MAX_NOTE_LENGTH} characters`);
+  }
+  let visibility: Visibility;
+  if (command.visibility === undefined) visibility = command.savedByStaff ? 'internal' : 'client';
+  else if (command.visibility !== 'internal' && command.visibility !== 'client') {
+    throw invalidField('visibility', 'must be internal or client');
+  } else visibility = command.visibility;
+  if (!command.savedByStaff && visibility !== 'client') {
+    throw new ServiceError('forbidden', 'external client users save client-visible evidence');
+  }
+  return [
+    {
+      type: 'EvidenceSaved',
+      data: {
+        evidenceId: command.evidenceId,
+        caseId: state.caseId!,
+        organizationId: state.organizationId!,
+        spaceId: state.spaceId!,
+        searchId: command.search.searchId,
+        records,
+        note,
+        visibility,
+        savedBy: command.savedBy,
+        savedAt: at,
+      },
+    },
+  ];
+}

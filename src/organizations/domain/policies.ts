@@ -1,0 +1,83 @@
+/**
+ * Pure policies of the organization workspace: who may create an organization (rule 6), what the trial hides
+ * in WHOIS (rule 7), and the research context rules (rules 1, 2, 8).
+ */
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { PlanId } from '../../accounts/domain/plans.js';
+import type { OrganizationPlan } from './organization.js';
+
+export type CreationRefusal =
+  'personal_plan_active' | 'personal_payment_processing' | 'owns_organization' | 'staff_in_organization';
+
+export interface CreationFacts {
+  readonly personalPlan: PlanId;
+  /** A personal checkout or payment not settled yet. */
+  readonly personalPaymentProcessing: boolean;
+  readonly ownsOrganization: boolean;
+  readonly staffInOrganization: boolean;
+}
+
+const REASONS: Readonly<Record<CreationRefusal, string>> = {
+  personal_plan_active:
+    'a personal plan, trial or subscription is active; end it before creating an organization',
+  personal_payment_processing: 'a personal payment is processing; wait until it completes',
+  owns_organization: 'this account already owns an organization',
+  staff_in_organization: 'this account is staff in an organization',
+};
+
+/** Rule 6: null when creation is allowed, else the refusal. */
+export function creationRefusal(facts: CreationFacts): { code: CreationRefusal; reason: string } | null {
+  // The Free plan is no subscription: it is the only personal plan that is not "active" in the rule's sense.
+  const order: Array<[boolean, CreationRefusal]> = [
+    [facts.ownsOrganization, 'owns_organization'],
+    [facts.staffInOrganization, 'staff_in_organization'],
+    [facts.personalPlan !== 'free', 'personal_plan_active'],
+    [facts.personalPaymentProcessing, 'personal_payment_processing'],
+  ];
+  const found = order.find(([applies]) => applies);
+  return found ? { code: found[1], reason: REASONS[found[1]] } : null;
+}
+
+/** Rule 7: natural-person contacts the trial omits from WHOIS. */
+export const TRIAL_OMITTED_WHOIS_FIELDS = [
+  'registrant.name',
+  'registrant.email',
+  'admin.name',
+  'admin.email',
+  'tech.name',
+  'tech.email',
+] as const;
+
+/** Teams and Business show every field; only the trial omits contacts. */
+export function whoisContactsOmitted(plan: OrganizationPlan | null): boolean {
+  return plan === 'trial';
+}
+
+/** Refused before any credit is reserved: a search, watch or export filtering or sorting on an omitted contact. */
+export function refuseOmittedWhoisFields(fields: Iterable<string>): void {
+  const omitted = new Set<string>(TRIAL_OMITTED_WHOIS_FIELDS);
+  const used = [...new Set([...fields].filter((field) => omitted.has(field)))].sort();
+  if (used.length > 0) {
+    throw new ServiceError(
+      'trial_field_omitted',
+      `during the trial WHOIS natural-person contacts are omitted; ${used.join(', ')} cannot be searched, sorted or exported`,
+      { fields: used },
+    );
+  }
+}
+
+/** Removes the omitted contacts from a WHOIS record (registrant organization, registrar, name servers stay). */
+export function redactWhoisRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...record };
+  for (const path of TRIAL_OMITTED_WHOIS_FIELDS) {
+    const [parent, child] = path.split('.') as [string, string];
+    const node = copy[parent];
+    if (node && typeof node === 'object' && !Array.isArray(node)) {
+      const rest = { ...(node as Record<string, unknown>) };
+      delete rest[child];
+      copy[parent] = rest;
+    }
+    delete copy[path];
+  }
+  return copy;
+}

@@ -1,0 +1,70 @@
+/**
+ * The contract's Roles table (Authentication 7), as capabilities. One place decides what a role may do; the
+ * deciders and the access check ask `can(role, capability)`.
+ *
+ * | Role           | Access                                                                          |
+ * |----------------|---------------------------------------------------------------------------------|
+ * | Owner          | organization settings, billing, SSO, staff, all spaces                          |
+ * | Administrator  | organization operations and all spaces; billing and ownership transfer: owner   |
+ * | Analyst        | assigned spaces and their internal work                                         |
+ * | External client| assigned spaces, explicitly shared content, searches within the permitted envelope |
+ */
+export const ROLES = ['owner', 'administrator', 'analyst', 'external_client'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export const CAPABILITIES = [
+  /** See the organization, its own membership and the spaces it can reach. */
+  'organization.read',
+  /** Rename, settings. */
+  'organization.settings',
+  /** Plan, checkout: owner only. */
+  'billing.manage',
+  /** Single sign-on configuration and enforcement (the SSO seam): owner only. */
+  'sso.manage',
+  /** Offer the ownership to another member: owner only. */
+  'ownership.transfer',
+  /** Invite, remove, change roles, assign spaces, set portions. */
+  'members.manage',
+  /** Every space, without an assignment. */
+  'spaces.all',
+  /** Create, rename, archive, restore spaces; set credit limits. */
+  'spaces.manage',
+  /** Internal work in an accessible space: cases, internal evidence, review queue, reports. */
+  'work.internal',
+  /** The shared organization balance (others see their permitted envelope). */
+  'balance.shared',
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
+  owner: new Set(CAPABILITIES),
+  administrator: new Set<Capability>([
+    'organization.read',
+    'organization.settings',
+    'members.manage',
+    'spaces.all',
+    'spaces.manage',
+    'work.internal',
+    'balance.shared',
+  ]),
+  analyst: new Set<Capability>(['organization.read', 'work.internal']),
+  external_client: new Set<Capability>(['organization.read']),
+};
+
+export function can(role: Role, capability: Capability): boolean {
+  return GRANTS[role].has(capability);
+}
+
+/** Staff are the internal roles; external clients are not staff (rule 2, rule 6). */
+export function isStaff(role: Role): boolean {
+  return role !== 'external_client';
+}
+
+/** Managers see the shared balance (rule 8). */
+export function isManager(role: Role): boolean {
+  return role === 'owner' || role === 'administrator';
+}
