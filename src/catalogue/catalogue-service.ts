@@ -101,25 +101,7 @@ export class CatalogueService {
     paths: readonly string[],
     options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
   ): Promise<ImportReport> {
-    return this.importParsed(await this.readPaths(paths, options.onProgress), options);
-  }
-
-  /**
-   * Reads and validates files and folders without touching the catalogue: the first malformed file throws
-   * MalformedCatalogueFile with its path and reason.
-   */
-  async readPaths(
-    paths: readonly string[],
-    onProgress?: (progress: ImportProgress) => void,
-  ): Promise<ParsedFile[]> {
-    const files = await collectCatalogueFiles(paths);
-    const parsed: ParsedFile[] = [];
-    onProgress?.({ phase: 'read', done: 0, total: files.length });
-    for (const file of files) {
-      parsed.push(await readCatalogueFile(file));
-      onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
-    }
-    return parsed;
+    return this.importParsed(await readCataloguePaths(paths, options.onProgress), options);
   }
 
   async importParsed(
@@ -256,6 +238,24 @@ export class CatalogueService {
   kevOf(matcher: CatalogueMatcher, id: string): KevEntry | false | null {
     return matcher.kevOf(id);
   }
+}
+
+/**
+ * Reads and validates files and folders without any storage: the first malformed file throws
+ * MalformedCatalogueFile with its path and reason (the CLI reads before it opens the database).
+ */
+export async function readCataloguePaths(
+  paths: readonly string[],
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<ParsedFile[]> {
+  const files = await collectCatalogueFiles(paths);
+  const parsed: ParsedFile[] = [];
+  onProgress?.({ phase: 'read', done: 0, total: files.length });
+  for (const file of files) {
+    parsed.push(await readCatalogueFile(file));
+    onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
+  }
+  return parsed;
 }
 
 function isNewer(candidate: Advisory, current: Advisory): boolean {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { startProgress, type Progress } from '../../platform/cli/progress.js';
-import type { ImportProgress, ImportReport } from '../catalogue-service.js';
+import { readCataloguePaths, type ImportProgress, type ImportReport } from '../catalogue-service.js';
 import { MalformedCatalogueFile } from '../import/parse-catalogue-files.js';
 
 /**
@@ -25,7 +25,6 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
     .action(
       action(runtime, async (paths: string[], options: { json?: boolean }) => {
         const json = Boolean(options.json);
-        const context = await runtime.open();
         const bars = new Map<ImportProgress['phase'], Progress>();
         const labels = { read: 'reading files', commit: 'writing catalogue', reindex: 'associating hosts' };
         // A phase's bar starts at its first report, which the service sends before the phase's work (done: 0):
@@ -44,7 +43,11 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
           bar.update(progress.done, progress.total !== null ? { total: progress.total } : undefined);
         };
         try {
-          const report = await context.catalogue.importPaths(paths, {
+          // Every file is read and validated before the database is opened: a malformed file is refused without
+          // touching (or waiting for) the store.
+          const parsed = await readCataloguePaths(paths, onProgress);
+          const context = await runtime.open();
+          const report = await context.catalogue.importParsed(parsed, {
             observations: context.observations,
             onProgress,
           });
