@@ -191,15 +191,22 @@ export class PostgresObservationIndex implements ObservationIndex {
     signal?: AbortSignal,
   ): AsyncIterable<ObservationRecord[]> {
     positiveInteger(batchSize, 'batchSize');
-    let afterId = '';
-    for (;;) {
+    const fetchAfter = (afterId: string) => {
       const statement = streamStatement(dataset, query, afterId, batchSize, this.selectors);
-      const rows = await this.read(signal, (sql) =>
-        run<{ id: string; doc: ObservationRecord }>(sql, statement),
-      );
-      if (rows.length > 0) yield rows.map((row) => row.doc);
-      if (rows.length < batchSize) return;
-      afterId = rows[rows.length - 1]!.id;
+      return this.read(signal, (sql) => run<{ id: string; doc: ObservationRecord }>(sql, statement));
+    };
+    // The next batch is read while the consumer handles this one (one batch ahead, never more).
+    type Row = { id: string; doc: ObservationRecord };
+    let next: Promise<Row[]> | undefined = fetchAfter('');
+    try {
+      while (next) {
+        const rows: Row[] = await next;
+        next = rows.length < batchSize ? undefined : fetchAfter(rows[rows.length - 1]!.id);
+        if (rows.length > 0) yield rows.map((row) => row.doc);
+      }
+    } finally {
+      // A consumer that stopped early leaves a read in flight: its outcome is of no interest.
+      next?.catch(() => undefined);
     }
   }
 
