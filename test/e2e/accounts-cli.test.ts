@@ -6,6 +6,62 @@ import { runCli, startServiceProcess, type ServiceProcess } from '../support/pro
 
 const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
 
+async function post(
+  baseUrl: string,
+  key: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * A first start on an empty store loads the sample catalogue, then the demo corpus (associated as it lands):
+ * cve:/kev: searches of the demo data find hosts, and a found host's vulnerability_ref enriches to findings.
+ * Returns the address of a KEV-associated demo host.
+ */
+async function expectDemoCatalogue(baseUrl: string, key: string): Promise<string> {
+  type Hosts = { total: number; data: Array<{ ip: string; vulnerability_ref?: string }> };
+  const hosts = async (query: string): Promise<Hosts> => {
+    const response = await post(baseUrl, key, '/api/v2/common/data/hosts', {
+      raw_query: query,
+      results_per_page: 10,
+    });
+    expect([query, response.status]).toEqual([query, 200]);
+    return response.body as unknown as Hosts;
+  };
+  const kev = await hosts('kev:true');
+  expect(kev.total).toBeGreaterThan(0);
+  const apache = await hosts('cve:CVE-2021-41773');
+  expect(apache.total).toBeGreaterThan(0);
+  expect((await hosts('cve:*')).total).toBeGreaterThanOrEqual(Math.max(kev.total, apache.total));
+  const host = kev.data[0]!;
+  expect(typeof host.vulnerability_ref).toBe('string');
+  const enriched = await post(baseUrl, key, '/api/v2/common/data/enrich/vulnerabilities', {
+    reference: host.vulnerability_ref,
+  });
+  expect(enriched.status).toBe(200);
+  expect(enriched.body).toMatchObject({
+    catalogue_version: 1,
+    kev_source: { catalog_version: 'sample-1', count: 6 },
+    cpes: null,
+  });
+  const [evaluation] = enriched.body.evaluations as Array<{
+    status: string;
+    source: string;
+    findings: Array<{ id: string; kev: unknown }>;
+  }>;
+  expect(evaluation).toMatchObject({ status: 'matched', source: 'observation' });
+  // kev:true found the host, so one of its findings is KEV-listed in the sample list.
+  expect(evaluation!.findings.some((finding) => finding.kev !== false && finding.kev !== null)).toBe(true);
+  return host.ip;
+}
+
 describe('account and key CLI commands', () => {
   let dataDir: string;
   let env: Record<string, string>;
@@ -95,7 +151,7 @@ describe('account and key CLI commands', () => {
     expect(JSON.stringify(events)).not.toContain(key.key as string); // keys are never stored in clear
   });
 
-  it('while the service runs: a key issued by the CLI works at once and stops at once when revoked; the demo is seeded once', async () => {
+  it('while the service runs: a key issued by the CLI works at once and stops at once when revoked; the demo (account, sample catalogue, corpus) is seeded once', async () => {
     service = await startServiceProcess({ ...env, SEED_DEMO: 'true' });
     const demoKey = /API key:\s+(exr_\S+)/.exec(service.output())?.[1];
     expect(demoKey).toBeDefined();
@@ -104,6 +160,7 @@ describe('account and key CLI commands', () => {
     });
     expect(demo.status).toBe(200);
     expect(await demo.json()).toMatchObject({ plan_label: 'Professional', purchased_credits: 1000 });
+    const kevHost = await expectDemoCatalogue(service.baseUrl, demoKey!);
 
     const created = json(
       (
@@ -133,5 +190,12 @@ describe('account and key CLI commands', () => {
     expect(service.output()).toContain(
       'Demo account: demo@example.com (its password and key were printed at the first start)',
     );
-  });
+    // The sample catalogue is not imported again: still its first version, and the host still badged.
+    const badges = await post(service.baseUrl, demoKey!, '/api/v2/common/data/enrich/badges', {
+      items: [{ key: 'demo', type: 'ip', value: kevHost }],
+    });
+    expect(badges.status).toBe(200);
+    expect(badges.body).toMatchObject({ catalogue_version: 1, kev_source: { catalog_version: 'sample-1' } });
+    expect(JSON.stringify(badges.body)).toContain('"known_exploited"');
+  }, 120_000); // two starts, the first writing the ~40,000-record demo corpus: near a minute on a busy machine
 });
