@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
 import {
   BADGE_BATCH_CONCURRENCY,
@@ -17,6 +18,7 @@ import { commandEnvelope } from '../../src/platform/event-sourcing/command-metad
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { VulnerabilityRefs } from '../../src/search/vulnerability-ref.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { waitUntil } from '../support/storage.js';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
 const NOW = new Date();
@@ -373,7 +375,7 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
   });
 });
 
-describe('association index and selectors on the PostgreSQL server', () => {
+describe('association index, selectors and concurrent badge batches on the PostgreSQL server', () => {
   let service: TestService;
   let key: string;
   beforeAll(async () => {
@@ -383,6 +385,89 @@ describe('association index and selectors on the PostgreSQL server', () => {
   });
   afterAll(async () => {
     await service?.dispose();
+  });
+
+  it('two badge batches in flight hold both slots: a third from the session twin is 429 background_busy until one finishes', async () => {
+    const caller = await account(service, 'professional');
+    await service.app.listen(0, '127.0.0.1');
+    const base = (await service.app.getUrl()).replace('[::1]', '127.0.0.1');
+    const login = await fetch(`${base}/api/v2/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: caller.email, password: PASSWORD }),
+    });
+    expect(login.status).toBe(200);
+    const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    const csrf = cookies.find((c) => c.startsWith(`${CSRF_COOKIE}=`))!.split('=')[1]!;
+    const viaApi = (item: Record<string, string>) =>
+      fetch(`${base}${BADGES}`, {
+        method: 'POST',
+        headers: { 'x-api-key': caller.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [item] }),
+      });
+    const viaSession = (item: Record<string, string>) =>
+      fetch(`${base}/api/v2/data/enrich/badges`, {
+        method: 'POST',
+        headers: { cookie: cookies.join('; '), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [item] }),
+      });
+    const whois = { key: 'w', type: 'whois', value: 'example.com' }; // reads obs_whois only
+    const cert = { key: 'c', type: 'cert', value: 'AB'.repeat(32) }; // reads obs_vhosts only
+
+    // Two other sessions lock the tables the two batches read: each batch takes its slot, then waits.
+    const lockers = await Promise.all(
+      ['obs_whois', 'obs_vhosts'].map(async (table) => {
+        const client = new pg.Client({ connectionString: service.database!.url });
+        await client.connect();
+        await client.query('BEGIN');
+        await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        return client;
+      }),
+    );
+    const [whoisLock, vhostsLock] = lockers as [pg.Client, pg.Client];
+    const waiting = async (table: string): Promise<number> => {
+      const { rows } = await whoisLock.query<{ count: string }>(
+        `SELECT count(*)::text AS count FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE NOT l.granted AND c.relname = $1`,
+        [table],
+      );
+      return Number(rows[0]!.count);
+    };
+    try {
+      const first = viaApi(whois);
+      const second = viaApi(cert);
+      await waitUntil(
+        async () => (await waiting('obs_whois')) === 1 && (await waiting('obs_vhosts')) === 1,
+        20_000,
+        20,
+      );
+
+      const third = await viaSession(whois);
+      expect([third.status, ((await third.json()) as { code: string }).code]).toEqual([
+        429,
+        'background_busy',
+      ]);
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+      await whoisLock.query('COMMIT');
+      const firstDone = await first;
+      expect(firstDone.status).toBe(200);
+      expect(((await firstDone.json()) as { items: Array<{ status: string }> }).items[0]!.status).toBe('ok');
+      // The second batch still waits (so still holds its slot): the session twin gets the slot freed by the first.
+      expect(await waiting('obs_vhosts')).toBe(1);
+      const retried = await viaSession(whois);
+      expect(retried.status).toBe(200);
+      expect(((await retried.json()) as { items: Array<{ key: string; status: string }> }).items).toEqual([
+        expect.objectContaining({ key: 'w', status: 'ok' }),
+      ]);
+
+      await vhostsLock.query('COMMIT');
+      const secondDone = await second;
+      expect(secondDone.status).toBe(200);
+      expect(((await secondDone.json()) as { items: Array<{ status: string }> }).items[0]!.status).toBe('ok');
+    } finally {
+      for (const client of lockers) await client.end().catch(() => undefined);
+    }
   });
 
   it('keeps the association index in step with observation writes and catalogue imports', async () => {
