@@ -6,6 +6,7 @@ import { creditUsageProjection } from './credit-usage.projection.js';
 import { eventStreamsProjection } from './event-streams.projection.js';
 import { exportsProjection } from './exports.projection.js';
 import { openReservationsProjection } from './open-reservations.projection.js';
+import { ssoStaffProjection } from './sso-staff.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
 export const allProjections: readonly ProjectionDefinition[] = [
@@ -16,4 +17,5 @@ export const allProjections: readonly ProjectionDefinition[] = [
   creditUsageProjection,
   openReservationsProjection,
   exportsProjection,
+  ssoStaffProjection,
 ];

@@ -6,6 +6,7 @@ import { CreditsModule } from './credits/credits.module.js';
 import { ExportsModule } from './exports/exports.module.js';
 import { SearchModule } from './search/search.module.js';
 import { CatalogueModule } from './catalogue/catalogue.module.js';
+import { SsoModule } from './organizations/sso/sso.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -49,6 +50,7 @@ export class AppModule {
         SearchModule,
         CatalogueModule,
         ExportsModule,
+        SsoModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -14,6 +14,7 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { verifyPassword } from '../../platform/auth/passwords.js';
 import { ServiceSecrets } from '../../platform/auth/secrets.js';
 import { SessionStore } from '../../platform/auth/sessions.js';
+import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/auth/sign-in-gate.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
@@ -40,6 +41,7 @@ export class AuthSessionController {
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(PASSWORD_SIGN_IN_GATE) private readonly gate?: PasswordSignInGate,
   ) {}
 
   @Post('login')
@@ -64,6 +66,9 @@ export class AuthSessionController {
     // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
     const valid = await verifyPassword(body.password, account?.passwordHash ?? null);
     if (!account || !valid) throw new ServiceError('unauthenticated', 'the email or password is wrong');
+    // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
+    // password is proven, so the answer tells a stranger nothing).
+    await this.gate?.check(account.id);
     // A session id is never reused across a login (fixation): end whatever session the browser brought.
     const previous = parseCookies(request.headers.cookie)[SESSION_COOKIE];
     if (previous) await this.sessions.revoke(previous);

@@ -3,7 +3,9 @@
  *
  * - `jwt-signing-key.json`: an Ed25519 private JWK (with `kid` = its RFC 7638 thumbprint and `alg` EdDSA)
  *   that signs OAuth access tokens;
- * - `csrf-secret.key`: 32 random bytes (base64url text) keying the CSRF token HMAC.
+ * - `csrf-secret.key`: 32 random bytes (base64url text) keying the CSRF token HMAC;
+ * - `data-encryption.key`: 32 random bytes (base64url text), the AES-256-GCM key for secrets the service must
+ *   keep but never store in clear (an organization's OpenID Connect client secret).
  *
  * Each file is created once and never rewritten. Creation writes a private temp file, fsyncs it, then
  * publishes it with link(2): unlike rename(2), link is atomic AND exclusive (EEXIST when the name exists),
@@ -31,6 +33,7 @@ const KEYS_DIRECTORY = 'keys';
 const JWT_KEY_FILE = 'jwt-signing-key.json';
 const CSRF_SECRET_FILE = 'csrf-secret.key';
 const CSRF_SECRET_BYTES = 32;
+const DATA_ENCRYPTION_KEY_FILE = 'data-encryption.key';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** The public half of the signing key as a JWK (for a JWKS document). */
@@ -54,6 +57,8 @@ export class ServiceSecrets {
     readonly csrfSecret: Buffer,
     /** The directory holding the files. */
     readonly keysDir: string,
+    /** 32-byte AES-256-GCM key for secrets stored sealed in events (never in clear). */
+    readonly dataEncryptionKey: Buffer,
   ) {}
 
   /** Loads the key material from `${dataDir}/keys/`, creating whatever is missing. Safe to call concurrently. */
@@ -68,14 +73,27 @@ export class ServiceSecrets {
       randomBytes(CSRF_SECRET_BYTES).toString('base64url'),
     );
 
+    const dataKeyText = await readOrCreate(join(keysDir, DATA_ENCRYPTION_KEY_FILE), async () =>
+      randomBytes(CSRF_SECRET_BYTES).toString('base64url'),
+    );
+
     const { privateJwk, publicJwk } = parseSigningJwk(jwkText, join(keysDir, JWT_KEY_FILE));
     const csrfSecret = parseCsrfSecret(csrfText, join(keysDir, CSRF_SECRET_FILE));
+    const dataEncryptionKey = parseCsrfSecret(dataKeyText, join(keysDir, DATA_ENCRYPTION_KEY_FILE));
     const jwtPrivateKey = await importJWK(privateJwk, JWT_SIGNING_ALGORITHM);
     const jwtPublicKey = await importJWK(publicJwk, JWT_SIGNING_ALGORITHM);
     if (!isCryptoKey(jwtPrivateKey) || !isCryptoKey(jwtPublicKey)) {
       throw new Error('the JWT signing key did not import as a key pair');
     }
-    return new ServiceSecrets(jwtPrivateKey, jwtPublicKey, publicJwk.kid, publicJwk, csrfSecret, keysDir);
+    return new ServiceSecrets(
+      jwtPrivateKey,
+      jwtPublicKey,
+      publicJwk.kid,
+      publicJwk,
+      csrfSecret,
+      keysDir,
+      dataEncryptionKey,
+    );
   }
 }
 

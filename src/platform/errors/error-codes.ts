@@ -4,6 +4,8 @@
  */
 export const ERROR_STATUS = {
   unauthenticated: 401,
+  /** Rule 12: the provider sign-in failed its checks (state, nonce, PKCE, issuer, audience, signature). */
+  sso_failed: 401,
   entitlement_required: 402,
   insufficient_credits: 402,
   export_quota_exhausted: 402,
@@ -15,6 +17,10 @@ export const ERROR_STATUS = {
   personal_research_unavailable: 403,
   trial_ineligible: 403,
   trial_field_omitted: 403,
+  /** Rule 12: staff of an organization enforcing single sign-on sign in through its provider. */
+  sso_required: 403,
+  /** Rule 12: the provider identity is no staff member of the organization. */
+  sso_not_member: 403,
   not_found: 404,
   method_not_allowed: 405,
   version_conflict: 409,
@@ -28,6 +34,9 @@ export const ERROR_STATUS = {
   case_unavailable: 409,
   rerun_required: 409,
   domain_not_verified: 409,
+  sso_not_configured: 409,
+  /** Rule 12: enforcement needs a recovery code issued, tested and saved. */
+  recovery_code_required: 409,
   export_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -36,11 +45,14 @@ export const ERROR_STATUS = {
   invalid_cve_selector: 422,
   invalid_reference: 422,
   personal_mailbox_domain: 422,
+  recovery_code_invalid: 422,
   precondition_required: 428,
   rate_limited: 429,
   background_busy: 429,
   internal_error: 500,
   lookup_unavailable: 503,
+  /** Rule 12: the organization's OpenID Connect provider did not answer. */
+  sso_provider_unavailable: 503,
   not_ready: 503,
 } as const satisfies Record<string, number>;
 

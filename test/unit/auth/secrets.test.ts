@@ -34,7 +34,9 @@ describe('ServiceSecrets', () => {
     const keysDir = join(dataDir, 'keys');
     expect((await stat(keysDir)).mode & 0o777).toBe(0o700);
     const files = (await readdir(keysDir)).sort();
-    expect(files).toEqual(['csrf-secret.key', 'jwt-signing-key.json']);
+    expect(files).toEqual(['csrf-secret.key', 'data-encryption.key', 'jwt-signing-key.json']);
+    expect(first.dataEncryptionKey).toHaveLength(32);
+    expect(first.dataEncryptionKey.equals(first.csrfSecret)).toBe(false);
     for (const file of files) expect((await stat(join(keysDir, file))).mode & 0o777).toBe(0o600);
     const jwk = JSON.parse(await readFile(join(keysDir, 'jwt-signing-key.json'), 'utf8')) as Record<
       string,
@@ -56,6 +58,7 @@ describe('ServiceSecrets', () => {
     expect(reloaded.kid).toBe(loaded[0]?.kid);
     expect((await readdir(join(dataDir, 'keys'))).sort()).toEqual([
       'csrf-secret.key',
+      'data-encryption.key',
       'jwt-signing-key.json',
     ]);
   });

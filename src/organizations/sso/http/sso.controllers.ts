@@ -1,0 +1,271 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Access, type Principal } from '../../../platform/auth/access.js';
+import type { AuthenticatedRequest } from '../../../platform/auth/auth.guard.js';
+import { parseCookies, SESSION_COOKIE, sessionCookies } from '../../../platform/auth/cookies.js';
+import { csrfTokenFor } from '../../../platform/auth/csrf.js';
+import { CurrentPrincipal } from '../../../platform/auth/current-principal.js';
+import { ServiceSecrets } from '../../../platform/auth/secrets.js';
+import { SessionStore } from '../../../platform/auth/sessions.js';
+import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
+import { enforce, RATE_LIMITER, type RateLimiter } from '../../../platform/rate-limit/rate-limiter.port.js';
+import { SingleSignOn, type SsoSettingsView } from '../commands/single-sign-on.js';
+import { hashRecoveryCode } from '../domain/recovery-code.js';
+import { ConfigureSsoBody, EnforcementBody, RecoveryCodeBody, RecoverySignInBody } from './sso.dtos.js';
+
+/** The browser's binding to a started sign-in: SameSite=Lax, since the provider sends the browser back cross-site. */
+export const SSO_FLOW_COOKIE = '__Host-sso';
+const FLOW_COOKIE_PATH = '/';
+
+/** The recovery code is the owner's break-glass: few tries per email and address, and per address. */
+const RECOVERY_RULE = { name: 'sso-recovery', limit: 20, windowSeconds: 15 * 60 } as const;
+const RECOVERY_ADDRESS_RULE = { name: 'sso-recovery-address', limit: 100, windowSeconds: 15 * 60 } as const;
+
+/** Where the provider sends the browser back; registered at the provider as the redirect URI. */
+function redirectUri(request: FastifyRequest, organizationId: string): string {
+  return `${request.protocol}://${request.host}/api/v2/auth/sso/${encodeURIComponent(organizationId)}/callback`;
+}
+
+/** Rule 12, settings: owner only (the roles table's `sso.manage`), browser session with CSRF on writes. */
+@ApiTags('organizations')
+@Controller('api/v2/organizations/:organizationId/sso')
+export class SsoSettingsController {
+  constructor(@Inject(SingleSignOn) private readonly sso: SingleSignOn) {}
+
+  @Get()
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({ summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)' })
+  settings(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoSettingsView> {
+    return this.sso.settings(principal, organizationId, redirectUri(request, organizationId));
+  }
+
+  @Put()
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({
+    summary: 'Configure the OpenID Connect provider (issuer, client id, client secret) (owner)',
+  })
+  configure(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Body() body: ConfigureSsoBody,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoSettingsView> {
+    return this.sso.configure(
+      principal,
+      organizationId,
+      body,
+      redirectUri(request, organizationId),
+      String(request.id),
+    );
+  }
+
+  @Post('recovery-code')
+  @HttpCode(201)
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({ summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)' })
+  async issueRecoveryCode(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ recovery_code: string; settings: SsoSettingsView }> {
+    void reply.header('cache-control', 'no-store');
+    return this.sso.issueRecoveryCode(
+      principal,
+      organizationId,
+      redirectUri(request, organizationId),
+      String(request.id),
+    );
+  }
+
+  @Post('recovery-code/test')
+  @HttpCode(200)
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({ summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)' })
+  testRecoveryCode(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Body() body: RecoveryCodeBody,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoSettingsView> {
+    return this.sso.run(
+      principal,
+      organizationId,
+      { type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(body.recovery_code) },
+      redirectUri(request, organizationId),
+      String(request.id),
+    );
+  }
+
+  @Post('recovery-code/saved')
+  @HttpCode(200)
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({ summary: 'Confirm the recovery code is saved somewhere safe (owner)' })
+  acknowledgeRecoveryCode(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoSettingsView> {
+    return this.sso.run(
+      principal,
+      organizationId,
+      { type: 'AcknowledgeRecoveryCode' },
+      redirectUri(request, organizationId),
+      String(request.id),
+    );
+  }
+
+  @Put('enforcement')
+  @Access({ surface: 'session', permission: 'organization.manage' })
+  @ApiOperation({
+    summary: 'Turn staff SSO enforcement on or off (owner); on needs a tested and saved recovery code',
+  })
+  setEnforcement(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organizationId') organizationId: string,
+    @Body() body: EnforcementBody,
+    @Req() request: FastifyRequest,
+  ): Promise<SsoSettingsView> {
+    return this.sso.run(
+      principal,
+      organizationId,
+      { type: body.enforced ? 'EnableEnforcement' : 'DisableEnforcement' },
+      redirectUri(request, organizationId),
+      String(request.id),
+    );
+  }
+}
+
+/** Rule 12, signing in: public routes (signing in is how a session starts), like the password login. */
+@ApiTags('auth')
+@Controller('api/v2/auth/sso/:organizationId')
+export class SsoSignInController {
+  constructor(
+    @Inject(SingleSignOn) private readonly sso: SingleSignOn,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get('start')
+  @Access({ surface: 'public', permission: 'auth.login' })
+  @ApiOperation({ summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider" })
+  async start(
+    @Param('organizationId') organizationId: string,
+    @Query('return_to') returnTo: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const started = await this.sso.start(
+      organizationId,
+      redirectUri(request, organizationId),
+      safeReturnTo(returnTo),
+    );
+    void reply
+      .header('cache-control', 'no-store')
+      .header(
+        'set-cookie',
+        `${SSO_FLOW_COOKIE}=${started.flowId}; Path=${FLOW_COOKIE_PATH}; Max-Age=${started.maxAgeSeconds}; HttpOnly; Secure; SameSite=Lax`,
+      )
+      .redirect(started.authorizationUrl, 302);
+  }
+
+  @Get('callback')
+  @Access({ surface: 'public', permission: 'auth.login' })
+  @ApiOperation({ summary: 'The provider returns here; signs the staff member in to the organization' })
+  async callback(
+    @Param('organizationId') organizationId: string,
+    @Req() request: AuthenticatedRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const cookies = parseCookies(request.headers.cookie);
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    const clearFlow = `${SSO_FLOW_COOKIE}=; Path=${FLOW_COOKIE_PATH}; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
+    let signedIn: { accountId: string; returnTo: string };
+    try {
+      signedIn = await this.sso.complete(organizationId, cookies[SSO_FLOW_COOKIE], query, String(request.id));
+    } catch (error) {
+      void reply.header('set-cookie', clearFlow);
+      throw error;
+    }
+    const session = await this.openSession(request, signedIn.accountId, organizationId);
+    void reply
+      .header('cache-control', 'no-store')
+      .header('set-cookie', [...session.cookies, clearFlow])
+      .redirect(signedIn.returnTo, 303);
+  }
+
+  @Post('recovery')
+  @HttpCode(200)
+  @Access({ surface: 'public', permission: 'auth.login' })
+  @ApiOperation({
+    summary: "The owner's sign-in when the provider is down: email, password and the recovery code (one use)",
+  })
+  async recovery(
+    @Param('organizationId') organizationId: string,
+    @Body() body: RecoverySignInBody,
+    @Req() request: AuthenticatedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{
+    account_id: string;
+    organization_id: string;
+    csrf_token: string;
+    expires_at: string;
+    recovery_code_used: true;
+  }> {
+    const email = body.email.trim().toLowerCase();
+    enforce(
+      await this.rateLimiter.consume(RECOVERY_ADDRESS_RULE, request.ip),
+      'too many recovery attempts from this address; wait before retrying',
+    );
+    enforce(
+      await this.rateLimiter.consume(RECOVERY_RULE, `${organizationId}|${email}|${request.ip}`),
+      'too many recovery attempts; wait before retrying',
+    );
+    const { accountId } = await this.sso.recover(organizationId, { ...body, email }, String(request.id));
+    const session = await this.openSession(request, accountId, organizationId);
+    void reply.header('cache-control', 'no-store').header('set-cookie', session.cookies);
+    return {
+      account_id: accountId,
+      organization_id: organizationId,
+      csrf_token: session.csrfToken,
+      expires_at: session.expiresAt.toISOString(),
+      recovery_code_used: true,
+    };
+  }
+
+  /** A new server-side session switched to the organization, with the same cookies as the password login. */
+  private async openSession(
+    request: FastifyRequest,
+    accountId: string,
+    organizationId: string,
+  ): Promise<{ cookies: string[]; csrfToken: string; expiresAt: Date }> {
+    // A session id is never reused across a sign-in (fixation): end whatever session the browser brought.
+    const previous = parseCookies(request.headers.cookie)[SESSION_COOKIE];
+    if (previous) await this.sessions.revoke(previous);
+    const session = await this.sessions.create(accountId, {
+      organizationId,
+      userAgent: String(request.headers['user-agent'] ?? ''),
+    });
+    const csrfToken = csrfTokenFor(session.sessionId, this.secrets.csrfSecret);
+    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000));
+    return {
+      cookies: sessionCookies(session.sessionId, csrfToken, maxAge),
+      csrfToken,
+      expiresAt: session.expiresAt,
+    };
+  }
+}
+
+/** Only a path on this service (no scheme, no `//host`, no backslash tricks): never an open redirect. */
+export function safeReturnTo(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 512) return '/';
+  if (!value.startsWith('/') || value.startsWith('//') || /[\\\s]/.test(value)) return '/';
+  return value;
+}
