@@ -2,9 +2,11 @@
  * The ObservationIndex contract, adapter-neutral: every adapter's test file calls observationIndexContract with
  * a factory. One index is opened per suite and loaded with the small hand-built fixture below; queries are
  * ASTs built directly (no parser). The read-only cases run first; the cases that write restore the fixture
- * after each test.
+ * after each test. The `cve:`/`kev:` selectors are checked through the selector compiler of the catalogue
+ * store of the same backend (what the service plugs in), over hand-written associations of the fixture hosts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { CatalogueStore, HostAssociation } from '../../src/catalogue/store/catalogue-store.port.js';
 import type { Dataset } from '../../src/search/domain/datasets.js';
 import { QuerySyntaxError, type Match, type QueryNode } from '../../src/search/query-language/ast.js';
 import {
@@ -19,7 +21,13 @@ import {
 } from '../../src/search/observation-index/observation-index.port.js';
 
 export interface ObservationIndexUnderTest {
+  /** The index without a selector compiler. */
   readonly index: ObservationIndex;
+  /**
+   * The same observations read through an index of the same adapter that compiles `cve:`/`kev:` with the
+   * selector compiler of `store` (a catalogue store of the same backend, initialised, its associations empty).
+   */
+  readonly catalogue: { readonly index: ObservationIndex; readonly store: CatalogueStore };
   dispose(): Promise<void>;
 }
 
@@ -962,6 +970,113 @@ const TIME_FRAME_HOSTS: Readonly<Record<TimeFrame, readonly string[]>> = {
   this_year: h(...range(1, 24)),
 };
 
+// --- cve: and kev: selectors --------------------------------------------------------------------------------
+
+const association = (
+  observation_id: string,
+  cve_id: string,
+  kev: boolean | null,
+  conditional = false,
+): HostAssociation => ({ observation_id, cve_id, kev, conditional });
+
+/**
+ * Associations of fixture hosts with advisories, as a catalogue import would write them: `kev` null where the
+ * KEV state is unknown, `conditional` for a platform-dependent finding (selected like any other).
+ */
+export const ASSOCIATIONS: readonly HostAssociation[] = [
+  association('h02', 'CVE-2021-23017', false), // nginx 1.18.0
+  association('h03', 'CVE-2024-6387', false), // OpenSSH 8.9p1
+  association('h03', 'CVE-2023-38408', false, true),
+  association('h05', 'CVE-2024-38476', null), // Apache 2.4.58, KEV state unknown
+  association('h19', 'CVE-2024-23897', true), // Jenkins 2.440
+  association('h19', 'CVE-2024-43044', false),
+  association('h20', 'CVE-2024-21762', true), // FortiOS 7.2.5
+  association('h20', 'CVE-2022-40684', true),
+  association('h26', 'CVE-2021-28164', false), // Jetty 9.4
+];
+
+const ASSOCIATED = ['h02', 'h03', 'h05', 'h19', 'h20', 'h26'];
+
+export const SELECTOR_CASES: ReadonlyArray<{ name: string; ast: QueryNode; expected: readonly string[] }> = [
+  {
+    name: 'cve:<id> selects the hosts associated with it',
+    ast: q.selector('cve', 'CVE-2024-23897'),
+    expected: ['h19'],
+  },
+  {
+    name: 'cve:<id> selects a conditional association',
+    ast: q.selector('cve', 'CVE-2023-38408'),
+    expected: ['h03'],
+  },
+  {
+    name: 'cve:<id> of no association selects nothing',
+    ast: q.selector('cve', 'CVE-2099-0001'),
+    expected: [],
+  },
+  {
+    name: 'cve:<year>-* selects the hosts associated with an advisory of that year',
+    ast: q.selector('cve', 'CVE-2021-*'),
+    expected: ['h02', 'h26'],
+  },
+  {
+    name: 'cve:<year>-* of another year',
+    ast: q.selector('cve', 'CVE-2024-*'),
+    expected: ['h03', 'h05', 'h19', 'h20'],
+  },
+  { name: 'cve:<year>-* of a year without associations', ast: q.selector('cve', 'CVE-2020-*'), expected: [] },
+  { name: 'cve:* selects every associated host', ast: q.selector('cve', '*'), expected: ASSOCIATED },
+  {
+    name: 'kev:true selects hosts with a KEV-listed association',
+    ast: q.selector('kev', 'true'),
+    expected: ['h19', 'h20'],
+  },
+  {
+    name: 'kev:false selects associated hosts with none listed, never an unknown KEV state',
+    ast: q.selector('kev', 'false'),
+    expected: ['h02', 'h03', 'h26'],
+  },
+  {
+    name: 'NOT cve:* selects the hosts without associations',
+    ast: q.not(q.selector('cve', '*')),
+    expected: ALL_HOSTS.filter((id) => !ASSOCIATED.includes(id)),
+  },
+  {
+    name: 'a selector AND a field',
+    ast: q.and(q.selector('kev', 'false'), q.exact('port', 22)),
+    expected: ['h03'],
+  },
+  {
+    name: 'a selector OR a field',
+    ast: q.or(q.selector('kev', 'true'), q.exact('product', 'redis')),
+    expected: ['h11', 'h19', 'h20'],
+  },
+  {
+    name: 'a selector AND NOT a selector',
+    ast: q.and(q.selector('cve', 'CVE-2024-*'), q.not(q.selector('kev', 'true'))),
+    expected: ['h03', 'h05'],
+  },
+  {
+    name: 'a selector AND NOT a field',
+    ast: q.and(q.selector('cve', '*'), q.not(q.exact('product', 'nginx'))),
+    expected: ['h03', 'h05', 'h19', 'h20', 'h26'],
+  },
+  {
+    name: 'two cve:<id> ORed',
+    ast: q.or(q.selector('cve', 'CVE-2021-23017'), q.selector('cve', 'CVE-2022-40684')),
+    expected: ['h02', 'h20'],
+  },
+  {
+    name: 'kev:true AND kev:false selects nothing',
+    ast: q.and(q.selector('kev', 'true'), q.selector('kev', 'false')),
+    expected: [],
+  },
+  {
+    name: 'cve:* AND NOT kev:false keeps listed and unknown KEV states',
+    ast: q.and(q.selector('cve', '*'), q.not(q.selector('kev', 'false'))),
+    expected: ['h05', 'h19', 'h20'],
+  },
+];
+
 function abortedSignal(): AbortSignal {
   const controller = new AbortController();
   controller.abort();
@@ -1346,6 +1461,83 @@ export function observationIndexContract(
 
       it('bare input must be interpreted first', async () => {
         await expect(search('hosts', q.bare('nginx'))).rejects.toThrow(/interpret/);
+      });
+    });
+
+    describe("cve: and kev: selectors (the catalogue store's compiler)", () => {
+      const selecting = (): ObservationIndex => {
+        if (!underTest) throw new Error('index not opened');
+        return underTest.catalogue.index;
+      };
+      const selected = async (ast: QueryNode): Promise<string[]> => {
+        const page = await selecting().search('hosts', { ast }, { offset: 0, limit: 100 });
+        expect(page.total).toBe(page.records.length);
+        expect(page.totalIsLowerBound).toBe(false);
+        return page.records.map((record) => record.id).sort();
+      };
+
+      beforeAll(async () => {
+        await underTest!.catalogue.store.replaceAssociations(
+          [...new Set(ASSOCIATIONS.map((row) => row.observation_id))],
+          ASSOCIATIONS,
+        );
+      });
+      afterAll(async () => {
+        await underTest?.catalogue.store.clearAssociations();
+      });
+
+      it.each(SELECTOR_CASES)('$name', async ({ ast, expected }) => {
+        expect(await selected(ast)).toEqual([...expected].sort());
+      });
+
+      it('pages and counts selected records in the usual order, within the time frame', async () => {
+        const page = await selecting().search(
+          'hosts',
+          { ast: q.selector('cve', '*') },
+          { offset: 2, limit: 2 },
+        );
+        expect(page).toMatchObject({ total: 6, totalIsLowerBound: false });
+        expect(page.records.map((record) => record.id)).toEqual(['h05', 'h19']);
+        const since = sinceOf('last_7d', FIXTURE_NOW);
+        expect(
+          (
+            await selecting().search(
+              'hosts',
+              { ast: q.selector('cve', '*'), since },
+              { offset: 0, limit: 10 },
+            )
+          ).records.map((record) => record.id),
+        ).toEqual(['h02', 'h03', 'h05']);
+      });
+
+      it('aggregates and streams over selected records', async () => {
+        expect(await selecting().aggregate('hosts', { ast: q.selector('cve', '*') }, ['port'], 3)).toEqual({
+          port: [
+            { value: 443, count: 2 },
+            { value: 8080, count: 2 },
+            { value: 22, count: 1 },
+          ],
+        });
+        const batches = await drain(selecting().stream('hosts', { ast: q.selector('kev', 'false') }, 2));
+        expect(batches.map((batch) => batch.map((record) => record.id))).toEqual([['h02', 'h03'], ['h26']]);
+      });
+
+      it('follows the association index: replaced associations change what is selected', async () => {
+        const store = underTest!.catalogue.store;
+        await store.replaceAssociations(
+          ['h02', 'h11'],
+          [{ observation_id: 'h11', cve_id: 'CVE-2025-49844', kev: true, conditional: false }],
+        );
+        try {
+          expect(await selected(q.selector('cve', 'CVE-2021-23017'))).toEqual([]);
+          expect(await selected(q.selector('kev', 'true'))).toEqual(['h11', 'h19', 'h20']);
+        } finally {
+          await store.replaceAssociations(
+            ['h02', 'h11'],
+            ASSOCIATIONS.filter((row) => row.observation_id === 'h02'),
+          );
+        }
+        expect(await selected(q.selector('cve', 'CVE-2021-23017'))).toEqual(['h02']);
       });
     });
 

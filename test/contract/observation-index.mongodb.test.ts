@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, type Db, type Document } from 'mongodb';
+import { MongoCatalogueStore } from '../../src/catalogue/store/mongodb-catalogue-store.js';
 import type { Dataset } from '../../src/search/domain/datasets.js';
 import { MongoObservationIndex } from '../../src/search/observation-index/mongodb-observation-index.js';
 import {
@@ -133,7 +134,14 @@ if ('skipped' in target) {
     const dbName = `observations_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
     const index = new MongoObservationIndex(mongo, dbName);
     await index.init();
-    return { index, dispose: async () => void (await mongo.db(dbName).dropDatabase()) };
+    const store = new MongoCatalogueStore(mongo, dbName);
+    await store.init();
+    const selecting = new MongoObservationIndex(mongo, dbName, { selectors: store.mongoSelectors });
+    return {
+      index,
+      catalogue: { index: selecting, store },
+      dispose: async () => void (await mongo.db(dbName).dropDatabase()),
+    };
   });
 }
 

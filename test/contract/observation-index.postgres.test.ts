@@ -5,6 +5,7 @@
  * ~80,000 generated rows (50,000 hosts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PostgresCatalogueStore } from '../../src/catalogue/store/postgres-catalogue-store.js';
 import type { SqlDatabase } from '../../src/platform/database/sql-database.js';
 import {
   DATASETS,
@@ -43,7 +44,10 @@ for (const kind of SQL_KINDS) {
     const database = await createTestDatabase(kind);
     const index = new PostgresObservationIndex(database.db);
     await index.init();
-    return { index, dispose: () => database.dispose() };
+    const store = new PostgresCatalogueStore(database.db);
+    await store.init();
+    const selecting = new PostgresObservationIndex(database.db, { selectors: store.sqlSelectors });
+    return { index, catalogue: { index: selecting, store }, dispose: () => database.dispose() };
   });
 }
 
