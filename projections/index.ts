@@ -7,6 +7,7 @@ import { eventStreamsProjection } from './event-streams.projection.js';
 import { exportsProjection } from './exports.projection.js';
 import { openReservationsProjection } from './open-reservations.projection.js';
 import { ssoStaffProjection } from './sso-staff.projection.js';
+import { organizationsProjection } from './organizations.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
 export const allProjections: readonly ProjectionDefinition[] = [
@@ -18,4 +19,5 @@ export const allProjections: readonly ProjectionDefinition[] = [
   openReservationsProjection,
   exportsProjection,
   ssoStaffProjection,
+  organizationsProjection,
 ];

@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { CreditsModule } from './credits/credits.module.js';
 import { ExportsModule } from './exports/exports.module.js';
+import { OrganizationsModule } from './organizations/organizations.module.js';
 import { SearchModule } from './search/search.module.js';
 import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { SsoModule } from './organizations/sso/sso.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         SearchModule,
         CatalogueModule,
         ExportsModule,
+        OrganizationsModule,
         SsoModule,
         ...extra,
       ],

@@ -13,6 +13,8 @@ import { CreditsModule } from '../credits/credits.module.js';
 import { ServiceContext } from '../platform/service-context.js';
 import { SearchEngine } from '../search/search-engine.js';
 import { SearchModule } from '../search/search.module.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { RESEARCH_CONTEXTS, type ResearchContexts } from '../search/research-context.js';
 import { ExportJobs } from './commands/export-jobs.js';
 import { ExportFileSweeper } from './export-file-sweeper.js';
 import { ExportWorkerPool } from './export-worker-pool.js';
@@ -20,7 +22,7 @@ import { ExportsController } from './http/exports.controller.js';
 import { ExportQueries } from './queries/export-queries.js';
 
 @Module({
-  imports: [AccountsModule, CreditsModule, SearchModule],
+  imports: [AccountsModule, CreditsModule, SearchModule, OrganizationsModule],
   controllers: [ExportsController],
   providers: [
     {
@@ -30,14 +32,22 @@ import { ExportQueries } from './queries/export-queries.js';
     },
     {
       provide: ExportJobs,
-      inject: [ServiceContext, CreditLedger, SearchEngine, AccountDirectory, ExportQueries],
+      inject: [
+        ServiceContext,
+        CreditLedger,
+        SearchEngine,
+        AccountDirectory,
+        ExportQueries,
+        RESEARCH_CONTEXTS,
+      ],
       useFactory: (
         context: ServiceContext,
         ledger: CreditLedger,
         engine: SearchEngine,
         accounts: AccountDirectory,
         queries: ExportQueries,
-      ) => new ExportJobs(context, ledger, engine, accounts, queries),
+        research: ResearchContexts,
+      ) => new ExportJobs(context, ledger, engine, accounts, queries, research),
     },
     {
       provide: ExportWorkerPool,

@@ -24,6 +24,8 @@ import { collectFields, interpret, usesFavicon } from './query-language/interpre
 import { parseQuery } from './query-language/parser.js';
 import { validateFor } from './query-language/validation.js';
 import type { VulnerabilityRefs } from './vulnerability-ref.js';
+import type { ResearchContext } from './research-context.js';
+import { redactWhoisRecord, refuseOmittedWhoisFields } from '../organizations/domain/policies.js';
 
 /** Per-dataset outcome states of the contract. Only `ok` is a result; the others are never zero matches. */
 export type DatasetState = 'ok' | 'timeout' | 'busy' | 'error' | 'invalid_query' | 'cancelled';
@@ -51,6 +53,8 @@ export interface SearchOutcome {
   readonly per_type_timed_out: Dataset[];
   readonly per_type_capped: Dataset[];
   readonly credits_charged: number;
+  /** An organization search's record id: what evidence is saved from (rule 4). */
+  readonly search_id?: string;
 }
 
 /** Chunks of the streamed answer, in the contract's types. */
@@ -89,6 +93,8 @@ export interface Caller {
   readonly principal: Principal;
   readonly plan: Plan;
   readonly envelope: CommandEnvelope;
+  /** Who pays and within which envelopes (rules 1, 8); absent: the principal's own account. */
+  readonly research?: ResearchContext;
 }
 
 /**
@@ -121,6 +127,8 @@ export class SearchEngine {
   ): { queries: Map<Dataset, ObservationQuery>; invalid: Map<Dataset, string>; favicon: boolean } {
     const ast = toServiceError(() => parseQuery(request.rawQuery));
     this.checkFieldEntitlements(ast, caller.plan);
+    // Rule 7: during the trial, filtering or sorting on an omitted WHOIS contact is refused before any reservation.
+    if (caller.research?.whoisContactsOmitted) refuseOmittedWhoisFields(collectFields(ast));
     const since = timeFrameStart(request.timeFrame, this.clock.now());
     const queries = new Map<Dataset, ObservationQuery>();
     const invalid = new Map<Dataset, string>();
@@ -156,7 +164,8 @@ export class SearchEngine {
     );
     const reservation = await this.ledger.reserve(
       {
-        payer: payerOf(caller.principal),
+        payer: caller.research?.payer ?? payerOf(caller.principal),
+        envelopes: caller.research?.envelopes ?? [],
         amount: unifiedSearchReservation(applicable, favicon),
         category: USAGE_CATEGORY[priciest],
         channel: caller.principal.channel,
@@ -172,7 +181,10 @@ export class SearchEngine {
     try {
       await Promise.all(
         applicable.map(async (dataset) => {
-          const outcome = await this.runDataset(dataset, queries.get(dataset)!, request.perTypeLimit, signal);
+          const outcome = this.redact(
+            await this.runDataset(dataset, queries.get(dataset)!, request.perTypeLimit, signal),
+            caller,
+          );
           outcomes.set(dataset, outcome);
           emit({
             type: 'partial',
@@ -223,14 +235,18 @@ export class SearchEngine {
     const price = pagePrice(dataset, page.offset, favicon);
     const reservation = await this.ledger.reserve(
       {
-        payer: payerOf(caller.principal),
+        payer: caller.research?.payer ?? payerOf(caller.principal),
+        envelopes: caller.research?.envelopes ?? [],
         amount: price,
         category: USAGE_CATEGORY[dataset],
         channel: caller.principal.channel,
       },
       caller.envelope,
     );
-    const outcome = await this.runDataset(dataset, query, page.limit, signal, page.offset);
+    const outcome = this.redact(
+      await this.runDataset(dataset, query, page.limit, signal, page.offset),
+      caller,
+    );
     const charged = await this.settle(reservation, outcome.status === 'ok' ? price : 0, caller.envelope);
     return { ...outcome, charged };
   }
@@ -250,6 +266,7 @@ export class SearchEngine {
         'invalid_query',
         invalid.get(dataset) ?? `the query does not apply to ${dataset}`,
       );
+    if (caller.research?.whoisContactsOmitted) refuseOmittedWhoisFields(fields);
     for (const field of fields) {
       const definition = fieldNamed(field);
       if (!definition?.datasets.includes(dataset) || !definition.aggregatable) {
@@ -259,7 +276,8 @@ export class SearchEngine {
     const price = DATASET_PRICE[dataset];
     const reservation = await this.ledger.reserve(
       {
-        payer: payerOf(caller.principal),
+        payer: caller.research?.payer ?? payerOf(caller.principal),
+        envelopes: caller.research?.envelopes ?? [],
         amount: price,
         category: USAGE_CATEGORY[dataset],
         channel: caller.principal.channel,
@@ -279,6 +297,15 @@ export class SearchEngine {
       await this.ledger.release(reservation, 'failed', caller.envelope).catch(() => undefined);
       throw classify(error, signal);
     }
+  }
+
+  /** Rule 7: the trial's WHOIS results omit natural-person contacts. */
+  private redact(outcome: DatasetOutcome, caller: Caller): DatasetOutcome {
+    if (outcome.dataset !== 'whois' || !caller.research?.whoisContactsOmitted) return outcome;
+    return {
+      ...outcome,
+      items: outcome.items.map((item) => ({ ...item, raw: redactWhoisRecord(item.raw) })),
+    };
   }
 
   private async runDataset(

@@ -9,9 +9,11 @@ import { PersonalSearchController, BrowserSearchController } from './http/search
 import { SearchHandler } from './http/search-handler.js';
 import { SearchEngine } from './search-engine.js';
 import { VulnerabilityRefs } from './vulnerability-ref.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js';
 
 @Module({
-  imports: [AccountsModule, CreditsModule],
+  imports: [AccountsModule, CreditsModule, OrganizationsModule],
   controllers: [PersonalSearchController, BrowserSearchController],
   providers: [
     {
@@ -29,8 +31,9 @@ import { VulnerabilityRefs } from './vulnerability-ref.js';
     },
     {
       provide: SearchHandler,
-      inject: [SearchEngine, AccountDirectory],
-      useFactory: (engine: SearchEngine, accounts: AccountDirectory) => new SearchHandler(engine, accounts),
+      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS],
+      useFactory: (engine: SearchEngine, accounts: AccountDirectory, research: ResearchContexts) =>
+        new SearchHandler(engine, accounts, research),
     },
   ],
   exports: [SearchEngine, VulnerabilityRefs],

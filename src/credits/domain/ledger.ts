@@ -203,6 +203,8 @@ export interface LedgerState {
   readonly usageMcp: UsageTotals;
   /** Credits settled under each envelope key, ever (an envelope is an allotment, not a monthly budget). */
   readonly envelopeSpent?: Readonly<Record<string, number>>;
+  /** Transfer ids already applied here, so a resumed transfer process never moves credits twice. */
+  readonly transfers?: Readonly<Record<string, number>>;
 }
 
 const initialState: LedgerState = {
@@ -449,6 +451,7 @@ function decideOnCurrentCycle(
 
     case 'TransferOut': {
       requireId(command.transferId, 'transferId');
+      if (state.transfers && Object.hasOwn(state.transfers, command.transferId)) return [];
       requireId(command.to, 'to');
       requirePositiveInteger(command.credits, 'credits');
       const movable = transferable(state, context);
@@ -468,6 +471,7 @@ function decideOnCurrentCycle(
 
     case 'TransferIn': {
       requireId(command.transferId, 'transferId');
+      if (state.transfers && Object.hasOwn(state.transfers, command.transferId)) return [];
       requireId(command.from, 'from');
       requirePositiveInteger(command.credits, 'credits');
       return [
@@ -547,9 +551,17 @@ function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
     case 'ReservationReleased':
       return { ...state, openReservations: without(state.openReservations, event.data.reservationId) };
     case 'CreditsTransferredOut':
-      return { ...state, purchasedBalance: state.purchasedBalance - event.data.credits };
+      return {
+        ...state,
+        purchasedBalance: state.purchasedBalance - event.data.credits,
+        transfers: { ...state.transfers, [event.data.transferId]: -event.data.credits },
+      };
     case 'CreditsTransferredIn':
-      return { ...state, purchasedBalance: state.purchasedBalance + event.data.credits };
+      return {
+        ...state,
+        purchasedBalance: state.purchasedBalance + event.data.credits,
+        transfers: { ...state.transfers, [event.data.transferId]: event.data.credits },
+      };
     default:
       return state;
   }

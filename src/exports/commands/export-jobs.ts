@@ -17,6 +17,7 @@ import { interpret } from '../../search/query-language/interpretation.js';
 import { parseQuery } from '../../search/query-language/parser.js';
 import { validateFor } from '../../search/query-language/validation.js';
 import { payerOf, type SearchEngine } from '../../search/search-engine.js';
+import type { ResearchContexts } from '../../search/research-context.js';
 import { estimatedFileSize } from '../domain/export-formats.js';
 import {
   EXPORT_FORMATS,
@@ -76,6 +77,8 @@ export class ExportJobs {
     private readonly engine: SearchEngine,
     private readonly accounts: AccountDirectory,
     readonly queries: ExportQueries,
+    /** The organization payer rules (rule 1): an organization member's personal export is unavailable. */
+    private readonly research?: ResearchContexts,
   ) {}
 
   async estimate(
@@ -299,8 +302,14 @@ export class ExportJobs {
     const account = await this.accounts.account(principal.accountId);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     const plan = this.accounts.plan(account);
+    const research = this.research ? await this.research.resolve(principal) : undefined;
     // The search engine's own validation: syntax, field entitlements, whether the query applies to the dataset.
-    const { queries, invalid } = this.engine.plan(request, { principal, plan, envelope });
+    const { queries, invalid } = this.engine.plan(request, {
+      principal,
+      plan,
+      envelope,
+      ...(research ? { research } : {}),
+    });
     const query = queries.get(searchType);
     if (!query) {
       throw new ServiceError(
@@ -316,7 +325,7 @@ export class ExportJobs {
       broad: request.broad,
       format: body.format as ExportFormat,
       plan,
-      payer: payerOf(principal),
+      payer: research?.payer ?? payerOf(principal),
       query,
     };
   }

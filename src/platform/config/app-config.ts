@@ -33,6 +33,13 @@ export interface AppConfig {
   readonly exportRetentionHours: number;
   /** Records an export reads from the index per batch (EXPORT_BATCH_SIZE, default 1000). */
   readonly exportBatchSize: number;
+  /**
+   * DNS servers for domain verification (DNS_SERVERS, comma-separated `address` or `address:port`, IPv6 as
+   * `[address]:port`); unset uses the system's resolvers.
+   */
+  readonly dnsServers: readonly string[] | undefined;
+  /** Per-query DNS timeout (DNS_TIMEOUT_MS, default 3000). */
+  readonly dnsTimeoutMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -116,6 +123,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
 
+  const dnsServers = parseDnsServers(text('DNS_SERVERS'), problems);
+  const dnsTimeoutMs = parseInteger('DNS_TIMEOUT_MS', text('DNS_TIMEOUT_MS'), 3000, 100, 60_000, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -132,7 +142,24 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     exportLeaseMs,
     exportRetentionHours,
     exportBatchSize,
+    dnsServers,
+    dnsTimeoutMs,
   };
+}
+
+function parseDnsServers(raw: string | undefined, problems: string[]): readonly string[] | undefined {
+  if (raw === undefined) return undefined;
+  const servers = raw
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
+  const shape = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|\[[0-9a-fA-F:]+\](?::\d{1,5})?|[0-9a-fA-F:]+)$/;
+  const bad = servers.filter((server) => !shape.test(server));
+  if (servers.length === 0 || bad.length > 0) {
+    problems.push(`DNS_SERVERS must list IP addresses (optionally with :port); got "${raw}"`);
+    return undefined;
+  }
+  return servers;
 }
 
 function parseInteger(

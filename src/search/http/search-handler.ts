@@ -8,8 +8,10 @@ import type { ChargingRequest } from '../../credits/http/service-credits.interce
 import { FIELDS, fieldsOf, isDataset, type Dataset } from '../domain/datasets.js';
 import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE } from '../domain/pricing.js';
 import { normalizeSearchRequest } from '../domain/search-request.js';
-import type { Caller, SearchEngine, SearchOutcome } from '../search-engine.js';
+import type { Caller, SearchChunk, SearchEngine, SearchOutcome } from '../search-engine.js';
+import type { SearchRequest } from '../domain/search-request.js';
 import type { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
+import type { ResearchContexts } from '../research-context.js';
 
 /**
  * What the personal API routes and their browser twins do, once: the controllers only differ by surface.
@@ -18,6 +20,8 @@ export class SearchHandler {
   constructor(
     private readonly engine: SearchEngine,
     private readonly accounts: AccountDirectory,
+    /** Where research runs and who pays (organization rules 1, 2, 7, 8); absent: always the account itself. */
+    private readonly research?: ResearchContexts,
   ) {}
 
   /** POST /search: SSE unless `stream: false`. A disconnect cancels the remaining datasets. */
@@ -32,13 +36,30 @@ export class SearchHandler {
     if (!searchRequest.stream) {
       const outcome = await this.engine.unified(searchRequest, caller, () => undefined, abortOnClose(reply));
       (request as ChargingRequest).creditsCharged = outcome.credits_charged;
-      return outcome;
+      const searchId = await this.recordCompleted(caller, searchRequest, outcome);
+      return searchId ? { ...outcome, search_id: searchId } : outcome;
     }
     // Refusals (invalid query, entitlement, credits) are answered as plain errors before the stream opens.
     this.engine.plan(searchRequest, caller);
     const stream = openEventStream(request, reply);
     try {
-      await this.engine.unified(searchRequest, caller, (chunk) => stream.send(chunk), stream.closed);
+      // An organization search is recorded before its final chunk, which names it (search_id) for saving evidence.
+      let finalChunk: Extract<SearchChunk, { type: 'final' }> | null = null;
+      const outcome = await this.engine.unified(
+        searchRequest,
+        caller,
+        (chunk) => {
+          if (chunk.type === 'final' && caller.research?.organization)
+            finalChunk = chunk as typeof finalChunk;
+          else stream.send(chunk);
+        },
+        stream.closed,
+      );
+      if (finalChunk) {
+        const searchId = await this.recordCompleted(caller, searchRequest, outcome);
+        const final: Extract<SearchChunk, { type: 'final' }> = finalChunk;
+        stream.send(searchId ? { ...final, search_id: searchId } : final);
+      }
     } catch (error) {
       const refusal = error instanceof ServiceError ? error : null;
       stream.send({
@@ -170,11 +191,38 @@ export class SearchHandler {
   private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
     const account = await this.accounts.account(principal.accountId);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
+    const research = this.research ? await this.research.resolve(principal) : undefined;
+    const envelope = envelopeFor(principal, String(request.id));
     return {
       principal,
       plan: this.accounts.plan(account),
-      envelope: envelopeFor(principal, String(request.id)),
+      envelope: research?.scope
+        ? {
+            ...envelope,
+            metadata: {
+              ...envelope.metadata,
+              payer: research.payer as `organization:${string}`,
+              scope: research.scope,
+            },
+          }
+        : envelope,
+      ...(research ? { research } : {}),
     };
+  }
+
+  /** Organization searches are recorded (their records can be saved as evidence later); personal ones are not. */
+  private async recordCompleted(
+    caller: Caller,
+    searchRequest: SearchRequest,
+    outcome: SearchOutcome,
+  ): Promise<string | null> {
+    if (!this.research || !caller.research?.organization) return null;
+    return this.research.recordCompletedSearch(caller.principal, caller.research, {
+      rawQuery: searchRequest.rawQuery,
+      timeFrame: searchRequest.timeFrame,
+      creditsCharged: outcome.credits_charged,
+      records: Object.values(outcome.results).flat(),
+    });
   }
 }
 

@@ -1,0 +1,1156 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  ORGANIZATION_CREATIONS,
+  ORGANIZATION_EVIDENCE,
+  ORGANIZATION_MEMBERS,
+} from '../../../projections/organizations.projection.js';
+import { accountDecider, accountStreamId } from '../../accounts/domain/account.js';
+import { CreditLedger } from '../../credits/commands/credit-ledger.js';
+import { ledgerDecider, ledgerStreamId, transferable } from '../../credits/domain/ledger.js';
+import type { Principal } from '../../platform/auth/access.js';
+import { SessionStore } from '../../platform/auth/sessions.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import {
+  causedBy,
+  commandEnvelope,
+  type CommandEnvelope,
+} from '../../platform/event-sourcing/command-metadata.js';
+import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { eventIdFor } from '../../platform/event-store/event-id.js';
+import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import type { TxtResolver } from '../dns-txt-resolver.js';
+import { requireBusinessDomain } from '../domain/business-domain.js';
+import { caseDecider, caseStreamId, type RecordRef, type Visibility } from '../domain/case.js';
+import {
+  isRestricted,
+  memberOf,
+  organizationDecider,
+  organizationStreamId,
+  reachesSpace,
+  requireOpen,
+  type OrganizationCommand,
+  type OrganizationState,
+  type PaidOrganizationPlan,
+  type StartMode,
+} from '../domain/organization.js';
+import { creationRefusal, type CreationRefusal } from '../domain/policies.js';
+import {
+  comparisonDecider,
+  comparisonStreamId,
+  completedSearchDecider,
+  researchStreamId,
+  reviewItemDecider,
+  reviewItemStreamId,
+  type EvidenceFacts,
+} from '../domain/review.js';
+import { can, isRole, isStaff, type Role } from '../domain/roles.js';
+import { spaceDecider, spaceStreamId, type SpaceCommand, type SpaceKind } from '../domain/space.js';
+import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
+import { WorkspaceSelections } from './workspace-selection.js';
+
+const PROJECTIONS = ['organizations'];
+
+/** The intent record of a creation, one per owner account: `organization-owner-<accountId>`. */
+const creationStreamId = (accountId: string): string => `organization-owner-${accountId}`;
+const trialDomainClaimStreamId = (domain: string): string =>
+  `trial-domain-${createHash('sha256').update(domain).digest('hex').slice(0, 32)}`;
+const trialAccountClaimStreamId = (accountId: string): string => `trial-account-${accountId}`;
+/** Operators flag accounts whose trial needs administrator approval (anti-abuse). */
+export const approvalFlagStreamId = (accountId: string): string => `trial-approval-flag-${accountId}`;
+
+interface CreationStarted {
+  organizationId: string;
+  transferId: string;
+  credits: number;
+  name: string;
+  start: StartMode;
+  domain: string | null;
+  verificationToken: string;
+  generalSpaceId: string;
+}
+
+export interface CreationPreview {
+  readonly allowed: boolean;
+  readonly reason?: string;
+  readonly reason_code?: CreationRefusal;
+  readonly transfer_credits: number;
+}
+
+/**
+ * The organization workspace's write side: every rule is in the deciders; this class loads, checks access,
+ * runs the commands and waits for the read models the answer comes from.
+ */
+export class OrganizationWorkspace {
+  readonly gate: OrganizationGate;
+  readonly selections: WorkspaceSelections;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly ledger: CreditLedger,
+    private readonly dns: TxtResolver,
+    private readonly sessions: SessionStore,
+  ) {
+    this.gate = new OrganizationGate(context);
+    this.selections = new WorkspaceSelections(context.storage.readStore);
+  }
+
+  private now(): Date {
+    return this.context.clock.now();
+  }
+
+  private async run<C, E extends DomainEvent, S, X>(
+    streamId: string,
+    decider: Decider<C, E, S, X>,
+    command: C,
+    context: X,
+    envelope: CommandEnvelope,
+    options: { expectedVersion?: number } = {},
+  ) {
+    const result = await this.context.repository.handle(
+      streamId,
+      decider,
+      command,
+      context,
+      envelope,
+      options,
+    );
+    await this.context.readYourWrites(PROJECTIONS, result.position);
+    return result;
+  }
+
+  private organizationCommand(
+    access: { organizationId: string },
+    actorAccountId: string | null,
+    command: OrganizationCommand,
+    envelope: CommandEnvelope,
+  ) {
+    return this.run(
+      organizationStreamId(access.organizationId),
+      organizationDecider,
+      command,
+      { now: this.now(), actorAccountId },
+      withPayer(envelope, access.organizationId),
+    );
+  }
+
+  // ---- Creation (rule 6) ----
+
+  async creationPreview(accountId: string): Promise<CreationPreview> {
+    await this.recoverCreation(accountId);
+    const account = await this.context.repository.load(accountStreamId(accountId), accountDecider);
+    if (!account.state.registered) throw new ServiceError('not_found', 'no such account');
+    const payer = `account:${accountId}`;
+    const [ledgerState, ledgerContext] = await Promise.all([
+      this.ledger.state(payer),
+      this.ledger.ledgerContext(payer),
+    ]);
+    const memberships = await this.memberships(accountId);
+    const creation = await this.context.storage.eventStore.readStream(creationStreamId(accountId));
+    const owns =
+      creation.some((event) => event.type === 'OrganizationCreationStarted') && !abandoned(creation);
+    const refusal = creationRefusal({
+      personalPlan: account.state.plan,
+      // No checkout runs in this service (contract: checkout "not shown"); purchases are recorded whole.
+      personalPaymentProcessing: false,
+      ownsOrganization: owns || memberships.some((m) => m.role === 'owner'),
+      staffInOrganization: memberships.some((m) => isRole(m.role) && isStaff(m.role)),
+    });
+    const transferCredits = transferable(ledgerState, ledgerContext);
+    return refusal
+      ? {
+          allowed: false,
+          reason: refusal.reason,
+          reason_code: refusal.code,
+          transfer_credits: transferCredits,
+        }
+      : { allowed: true, transfer_credits: transferCredits };
+  }
+
+  /**
+   * The account transition runs as one resumable process: the intent (`OrganizationCreationStarted`, which also
+   * makes the account an owner exactly once), the personal ledger's transfer out, the organization, its General
+   * research space, the organization ledger's transfer in, then completion. Every step is idempotent by a
+   * deterministic command id and the transfer id, so a crash anywhere is finished by `recoverCreation`: credits
+   * are moved once or not at all.
+   */
+  async create(
+    principal: Principal,
+    body: { name: string; start: StartMode; domain: string | null; expectedTransfer: number },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const preview = await this.creationPreview(principal.accountId);
+    if (!preview.allowed) {
+      throw new ServiceError('creation_unavailable', preview.reason ?? 'creation is unavailable', {
+        reason: preview.reason_code,
+      });
+    }
+    if (preview.transfer_credits !== body.expectedTransfer) {
+      throw new ServiceError(
+        'transfer_changed',
+        'the transfer amount changed since the preview: preview again',
+        {
+          expected_transfer: body.expectedTransfer,
+          transfer_credits: preview.transfer_credits,
+        },
+      );
+    }
+    const domain = body.start === 'trial' ? requireBusinessDomain(body.domain) : null;
+    const started: CreationStarted = {
+      organizationId: randomUUID(),
+      transferId: randomUUID(),
+      credits: preview.transfer_credits,
+      name: body.name,
+      start: body.start,
+      domain,
+      verificationToken: randomBytes(18).toString('base64url'),
+      generalSpaceId: randomUUID(),
+    };
+    // Validate the name and mode before anything is written.
+    organizationDecider.decide(
+      {
+        type: 'CreateOrganization',
+        organizationId: started.organizationId,
+        name: started.name,
+        ownerAccountId: principal.accountId,
+        start: started.start,
+        domain: started.domain,
+        verificationToken: started.verificationToken,
+        generalSpaceId: started.generalSpaceId,
+        transfer: { transferId: started.transferId, credits: started.credits },
+      },
+      organizationDecider.initialState,
+      { now: this.now(), actorAccountId: principal.accountId },
+    );
+    const stream = creationStreamId(principal.accountId);
+    const version = await this.context.storage.eventStore.streamVersion(stream);
+    try {
+      await this.context.storage.eventStore.append(
+        stream,
+        [
+          {
+            id: eventIdFor(`${envelope.commandId}@${stream}`, 0),
+            type: 'OrganizationCreationStarted',
+            schemaVersion: 1,
+            data: { ...started },
+            metadata: withPayer(envelope, started.organizationId).metadata,
+          },
+        ],
+        { expectedVersion: version === null ? 'no_stream' : version },
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedVersion) {
+        throw new ServiceError('creation_unavailable', 'this account already owns an organization', {
+          reason: 'owns_organization',
+        });
+      }
+      throw error;
+    }
+    await this.continueCreation(principal.accountId, started, envelope);
+    return started.organizationId;
+  }
+
+  /** Finishes (or abandons, when nothing moved yet) an interrupted creation of this account. */
+  async recoverCreation(accountId: string): Promise<void> {
+    const events = await this.context.storage.eventStore.readStream(creationStreamId(accountId));
+    const last = events.at(-1);
+    if (!last || last.type !== 'OrganizationCreationStarted') return;
+    const started = last.data as CreationStarted;
+    const organization = await this.context.repository.load(
+      organizationStreamId(started.organizationId),
+      organizationDecider,
+    );
+    if (organization.state.transition?.completed) return;
+    const envelope = commandEnvelope({
+      actor: `system:organization-recovery`,
+      payer: `organization:${started.organizationId}`,
+      commandId: `recover:${started.transferId}`,
+    });
+    await this.continueCreation(accountId, started, envelope);
+  }
+
+  /** Every interrupted creation (the service runs this at start-up). */
+  async recoverAll(): Promise<number> {
+    const pending = await this.context.projections
+      .collection<{ id: string; status: string }>('organizations', ORGANIZATION_CREATIONS)
+      .find({ status: 'started' });
+    for (const creation of pending) await this.recoverCreation(creation.id);
+    return pending.length;
+  }
+
+  private async continueCreation(
+    accountId: string,
+    started: CreationStarted,
+    parent: CommandEnvelope,
+  ): Promise<void> {
+    const organizationId = started.organizationId;
+    const step = (name: string) =>
+      causedBy(parent, `${name}:${started.transferId}`, { payer: `organization:${organizationId}` });
+    const organization = await this.context.repository.load(
+      organizationStreamId(organizationId),
+      organizationDecider,
+    );
+    if (!organization.state.exists && started.credits > 0) {
+      const personal = `account:${accountId}`;
+      try {
+        await this.context.repository.handle(
+          ledgerStreamId(personal),
+          ledgerDecider,
+          {
+            type: 'TransferOut',
+            transferId: started.transferId,
+            credits: started.credits,
+            to: `organization:${organizationId}`,
+          },
+          await this.ledger.ledgerContext(personal),
+          { ...step('transition-out'), metadata: { ...step('transition-out').metadata, payer: personal } },
+          { conflictRetries: 25 },
+        );
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'insufficient_credits') {
+          // Nothing moved: the personal balance changed under the creation. Abandon so the owner can preview again.
+          await this.abandon(accountId, started, parent);
+          throw new ServiceError(
+            'transfer_changed',
+            'the transfer amount changed since the preview: preview again',
+          );
+        }
+        throw error;
+      }
+    }
+    await this.context.repository
+      .handle(
+        organizationStreamId(organizationId),
+        organizationDecider,
+        {
+          type: 'CreateOrganization',
+          organizationId,
+          name: started.name,
+          ownerAccountId: accountId,
+          start: started.start,
+          domain: started.domain,
+          verificationToken: started.verificationToken,
+          generalSpaceId: started.generalSpaceId,
+          transfer: { transferId: started.transferId, credits: started.credits },
+        },
+        { now: this.now(), actorAccountId: accountId },
+        step('organization-create'),
+      )
+      .catch(ignoreAlreadyExists);
+    await this.context.repository
+      .handle(
+        spaceStreamId(started.generalSpaceId),
+        spaceDecider,
+        {
+          type: 'CreateSpace',
+          spaceId: started.generalSpaceId,
+          organizationId,
+          kind: 'general',
+          name: 'General research',
+          creditLimit: null,
+          monitoring: false,
+        },
+        { now: this.now() },
+        step('general-space'),
+      )
+      .catch(ignoreAlreadyExists);
+    if (started.credits > 0) {
+      const payer = `organization:${organizationId}`;
+      await this.context.repository.handle(
+        ledgerStreamId(payer),
+        ledgerDecider,
+        {
+          type: 'TransferIn',
+          transferId: started.transferId,
+          credits: started.credits,
+          from: `account:${accountId}`,
+        },
+        await this.ledger.ledgerContext(payer),
+        step('transition-in'),
+        { conflictRetries: 25 },
+      );
+    }
+    const done = await this.context.repository.handle(
+      organizationStreamId(organizationId),
+      organizationDecider,
+      { type: 'CompleteAccountTransition', transferId: started.transferId },
+      { now: this.now(), actorAccountId: null },
+      step('transition-complete'),
+    );
+    await this.context.readYourWrites([...PROJECTIONS, 'credit-state'], done.position);
+  }
+
+  private async abandon(accountId: string, started: CreationStarted, parent: CommandEnvelope): Promise<void> {
+    const stream = creationStreamId(accountId);
+    const version = await this.context.storage.eventStore.streamVersion(stream);
+    await this.context.storage.eventStore.append(
+      stream,
+      [
+        {
+          id: eventIdFor(`abandon:${started.transferId}@${stream}`, 0),
+          type: 'OrganizationCreationAbandoned',
+          schemaVersion: 1,
+          data: { organizationId: started.organizationId, transferId: started.transferId },
+          metadata: parent.metadata,
+        },
+      ],
+      { expectedVersion: version ?? 'no_stream' },
+    );
+  }
+
+  private async memberships(accountId: string): Promise<Array<{ organizationId: string; role: string }>> {
+    return this.context.projections
+      .collection<{ id: string; organizationId: string; role: string }>('organizations', ORGANIZATION_MEMBERS)
+      .find({ accountId });
+  }
+
+  /** Whether an account belongs to an organization (or is becoming the owner of one). */
+  async belongsToOrganization(accountId: string): Promise<boolean> {
+    if ((await this.memberships(accountId)).length > 0) return true;
+    const creation = await this.context.storage.eventStore.readStream(creationStreamId(accountId));
+    return creation.length > 0 && !abandoned(creation);
+  }
+
+  // ---- Trial and billing (rules 5, 14) ----
+
+  async verifyDomain(principal: Principal, organizationId: string, envelope: CommandEnvelope): Promise<void> {
+    const access = await this.gate.require(principal, organizationId, { capability: 'billing.manage' });
+    const verification = access.state.verification;
+    if (!verification) throw new ServiceError('invalid_input', 'this organization did not ask for a trial');
+    if (verification.verifiedAt) return;
+    const txt = await this.dns.resolveTxt(verification.record.name);
+    const probe = (facts: {
+      domainAlreadyUsedForTrial: boolean;
+      accountAlreadyHadTrial: boolean;
+      approvalRequired: boolean;
+    }) => ({ type: 'VerifyDomain', txt, ...facts }) as const;
+    // Refuse a missing record before any claim is taken.
+    organizationDecider.decide(
+      probe({ domainAlreadyUsedForTrial: false, accountAlreadyHadTrial: false, approvalRequired: false }),
+      access.state,
+      { now: this.now(), actorAccountId: principal.accountId },
+    );
+    const owner = access.state.ownerAccountId!;
+    const domainAlreadyUsedForTrial = !(await this.claim(
+      trialDomainClaimStreamId(verification.domain),
+      organizationId,
+      envelope,
+    ));
+    const accountAlreadyHadTrial = !(await this.claim(
+      trialAccountClaimStreamId(owner),
+      organizationId,
+      envelope,
+    ));
+    const approvalRequired =
+      (await this.context.storage.eventStore.streamVersion(approvalFlagStreamId(owner))) !== null;
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      probe({ domainAlreadyUsedForTrial, accountAlreadyHadTrial, approvalRequired }),
+      envelope,
+    );
+    await this.grantTrialCredits(organizationId, envelope);
+  }
+
+  /** Claims a once-only key for this organization; false when another organization holds it. */
+  private async claim(streamId: string, organizationId: string, envelope: CommandEnvelope): Promise<boolean> {
+    try {
+      await this.context.storage.eventStore.append(
+        streamId,
+        [
+          {
+            id: eventIdFor(`claim:${organizationId}@${streamId}`, 0),
+            type: 'TrialClaimed',
+            schemaVersion: 1,
+            data: { organizationId },
+            metadata: withPayer(envelope, organizationId).metadata,
+          },
+        ],
+        { expectedVersion: 'no_stream' },
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersion)) throw error;
+      const [first] = await this.context.storage.eventStore.readStream(streamId);
+      return (first?.data as { organizationId?: string } | undefined)?.organizationId === organizationId;
+    }
+  }
+
+  /** The trial's 1,000 shared credits, once per organization (idempotent by the transfer id). */
+  async grantTrialCredits(organizationId: string, parent: CommandEnvelope): Promise<void> {
+    const { state } = await this.gate.organization(organizationId);
+    if (!state.trial) return;
+    const payer = `organization:${organizationId}`;
+    const result = await this.context.repository.handle(
+      ledgerStreamId(payer),
+      ledgerDecider,
+      { type: 'TransferIn', transferId: `trial:${organizationId}`, credits: 1_000, from: 'trial' },
+      await this.ledger.ledgerContext(payer),
+      causedBy(parent, `trial-credits:${organizationId}`, { payer }),
+      { conflictRetries: 25 },
+    );
+    await this.context.readYourWrites(['credit-state'], result.position);
+  }
+
+  async requestPlan(
+    principal: Principal,
+    organizationId: string,
+    plan: PaidOrganizationPlan,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, { capability: 'billing.manage' });
+    await this.organizationCommand(access, principal.accountId, { type: 'RequestPlan', plan }, envelope);
+  }
+
+  /** Operator and billing-system actions (approval, checkout completed, deactivation, trial end). */
+  async operator(
+    organizationId: string,
+    command: OrganizationCommand,
+    envelope: CommandEnvelope,
+  ): Promise<void> {
+    const { state } = await this.gate.organization(organizationId);
+    if (!state.exists) throw new ServiceError('not_found', 'no such organization');
+    await this.organizationCommand({ organizationId }, null, command, envelope);
+    if (command.type === 'ApproveOrganization') await this.grantTrialCredits(organizationId, envelope);
+  }
+
+  async rename(principal: Principal, organizationId: string, name: string, envelope: CommandEnvelope) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'organization.settings',
+    });
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      { type: 'RenameOrganization', name },
+      envelope,
+    );
+  }
+
+  // ---- Members (Roles, Authentication 7–8, rule 12) ----
+
+  async invite(
+    principal: Principal,
+    organizationId: string,
+    body: { email: string; role: Role; spaces: string[]; portion: number | null },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'members.manage',
+      open: true,
+    });
+    for (const spaceId of body.spaces) await this.gate.space(access, spaceId);
+    const invitationId = randomUUID();
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      { type: 'InviteMember', invitationId, ...body },
+      envelope,
+    );
+    return invitationId;
+  }
+
+  /** The invitee (not a member yet) accepts with the account whose email was invited. */
+  async acceptInvitation(
+    principal: Principal,
+    organizationId: string,
+    invitationId: string,
+    envelope: CommandEnvelope,
+  ) {
+    if (principal.via !== 'session') throw new ServiceError('not_found', 'no such invitation');
+    if (principal.organizationId && principal.organizationId !== organizationId) {
+      throw new ServiceError('not_found', 'no such invitation');
+    }
+    const { state } = await this.gate.organization(organizationId);
+    const account = await this.context.repository.load(accountStreamId(principal.accountId), accountDecider);
+    if (!state.exists || !account.state.registered || !Object.hasOwn(state.invitations, invitationId)) {
+      throw new ServiceError('not_found', 'no such invitation');
+    }
+    if (state.invitations[invitationId]!.email !== account.state.email)
+      throw new ServiceError('not_found', 'no such invitation');
+    await this.organizationCommand(
+      { organizationId },
+      principal.accountId,
+      { type: 'AcceptInvitation', invitationId, accountId: principal.accountId, email: account.state.email },
+      envelope,
+    );
+  }
+
+  async updateMember(
+    principal: Principal,
+    organizationId: string,
+    accountId: string,
+    body: { role?: Role; portion?: number | null },
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'members.manage',
+      open: true,
+    });
+    requireMemberId(access.state, accountId);
+    if (body.role !== undefined) {
+      await this.organizationCommand(
+        access,
+        principal.accountId,
+        { type: 'ChangeRole', accountId, role: body.role },
+        envelope,
+      );
+    }
+    if (body.portion !== undefined) {
+      await this.organizationCommand(
+        access,
+        principal.accountId,
+        { type: 'SetPortion', accountId, portion: body.portion },
+        envelope,
+      );
+    }
+  }
+
+  async removeMember(
+    principal: Principal,
+    organizationId: string,
+    accountId: string,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'members.manage',
+      open: true,
+    });
+    requireMemberId(access.state, accountId);
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      { type: 'RemoveMember', accountId },
+      envelope,
+    );
+    // Removal revokes access at once: the gate folds the stream; the member's sessions leave the organization too.
+    await this.sessions.revokeAllFor(accountId);
+  }
+
+  async assignSpace(
+    principal: Principal,
+    organizationId: string,
+    accountId: string,
+    spaceId: string,
+    assigned: boolean,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'members.manage',
+      open: true,
+    });
+    requireMemberId(access.state, accountId);
+    await this.gate.space(access, spaceId);
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      assigned ? { type: 'AssignSpace', accountId, spaceId } : { type: 'UnassignSpace', accountId, spaceId },
+      envelope,
+    );
+  }
+
+  async offerOwnership(
+    principal: Principal,
+    organizationId: string,
+    toAccountId: string,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'ownership.transfer',
+      open: true,
+    });
+    requireMemberId(access.state, toAccountId);
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      { type: 'OfferOwnership', toAccountId },
+      envelope,
+    );
+  }
+
+  async answerOwnership(
+    principal: Principal,
+    organizationId: string,
+    accept: boolean,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId);
+    await this.organizationCommand(
+      access,
+      principal.accountId,
+      accept ? { type: 'AcceptOwnership' } : { type: 'DeclineOwnership' },
+      envelope,
+    );
+  }
+
+  // ---- Session context (rules 1, 2) ----
+
+  /** Restricts the session to the organization; staff start in General research, external clients choose. */
+  async switchTo(principal: Principal, organizationId: string) {
+    const access = await this.gate.require(principal, organizationId);
+    if (!principal.sessionId) throw new ServiceError('unauthenticated', 'a browser session is needed');
+    await this.sessions.switchOrganization(principal.sessionId, organizationId);
+    const spaceId = isStaff(access.member.role) ? access.state.generalSpaceId : null;
+    return this.selections.set(principal.sessionId, organizationId, { spaceId, caseId: null });
+  }
+
+  async select(
+    principal: Principal,
+    organizationId: string,
+    body: { spaceId: string; caseId: string | null },
+  ) {
+    const access = await this.gate.require(principal, organizationId);
+    if (!principal.sessionId || principal.organizationId !== organizationId) {
+      throw new ServiceError('invalid_input', 'switch the session to this organization first', {
+        fields: [{ field: 'session', problems: ['switch to the organization first'] }],
+      });
+    }
+    const space = await this.gate.space(access, body.spaceId);
+    if (space.state.state !== 'active')
+      throw new ServiceError('forbidden', 'the space is archived: restore it first');
+    let caseId: string | null = null;
+    if (body.caseId) {
+      if (!isId(body.caseId)) throw new ServiceError('not_found', 'no such case');
+      const found = await this.context.repository.load(caseStreamId(body.caseId), caseDecider);
+      if (
+        !found.state.exists ||
+        found.state.organizationId !== organizationId ||
+        found.state.spaceId !== body.spaceId
+      ) {
+        throw new ServiceError('not_found', 'no such case in this space');
+      }
+      caseId = body.caseId;
+    }
+    const current = await this.selections.get(principal.sessionId, organizationId);
+    // Changing space clears the selected case (rule 4) unless the same request picks one in the new space.
+    const keepCase = current?.spaceId === body.spaceId && caseId === null ? current.caseId : caseId;
+    return this.selections.set(principal.sessionId, organizationId, {
+      spaceId: body.spaceId,
+      caseId: keepCase,
+    });
+  }
+
+  // ---- Spaces (rules 8, 13) ----
+
+  async createSpace(
+    principal: Principal,
+    organizationId: string,
+    body: { name: string; kind: SpaceKind; creditLimit: number | null; monitoring: boolean },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'spaces.manage',
+      open: true,
+    });
+    if (body.kind === 'general')
+      throw new ServiceError('invalid_input', 'kind must be client or asset_scope');
+    const spaceId = randomUUID();
+    await this.run(
+      spaceStreamId(spaceId),
+      spaceDecider,
+      { type: 'CreateSpace', spaceId, organizationId: access.organizationId, ...body },
+      { now: this.now() },
+      withPayer(envelope, organizationId, spaceId),
+    );
+    return spaceId;
+  }
+
+  async spaceCommand(
+    principal: Principal,
+    organizationId: string,
+    spaceId: string,
+    commands: readonly SpaceCommand[],
+    envelope: CommandEnvelope,
+    expectedVersion?: number,
+  ): Promise<void> {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'spaces.manage',
+      open: true,
+    });
+    const space = await this.gate.space(access, spaceId);
+    if (expectedVersion !== undefined && expectedVersion !== (space.version ?? -1)) {
+      throw new ServiceError('version_conflict', 'the space changed since you read it: refetch and retry', {
+        current_version: space.version,
+      });
+    }
+    let first = true;
+    for (const command of commands) {
+      await this.run(
+        spaceStreamId(spaceId),
+        spaceDecider,
+        command,
+        { now: this.now() },
+        withPayer(envelope, organizationId, spaceId, `${command.type}`),
+        first && expectedVersion !== undefined ? { expectedVersion } : {},
+      );
+      first = false;
+    }
+  }
+
+  // ---- Cases and evidence (rules 3, 4) ----
+
+  async openCase(
+    principal: Principal,
+    organizationId: string,
+    body: { spaceId: string; title: string },
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    const space = await this.gate.space(access, body.spaceId);
+    const caseId = randomUUID();
+    await this.run(
+      caseStreamId(caseId),
+      caseDecider,
+      {
+        type: 'OpenCase',
+        caseId,
+        organizationId,
+        spaceId: body.spaceId,
+        spaceKind: space.state.kind,
+        spaceArchived: space.state.state !== 'active',
+        title: body.title,
+        openedBy: principal.accountId,
+      },
+      { now: this.now() },
+      withPayer(envelope, organizationId, body.spaceId),
+    );
+    return caseId;
+  }
+
+  async archiveCase(principal: Principal, organizationId: string, caseId: string, envelope: CommandEnvelope) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    const found = await this.caseOf(access, caseId);
+    await this.run(
+      caseStreamId(caseId),
+      caseDecider,
+      { type: 'ArchiveCase' },
+      { now: this.now() },
+      withPayer(envelope, organizationId, found.spaceId!),
+    );
+  }
+
+  async caseOf(access: OrganizationAccess, caseId: string) {
+    if (!isId(caseId)) throw new ServiceError('not_found', 'no such case');
+    const found = await this.context.repository.load(caseStreamId(caseId), caseDecider);
+    if (!found.state.exists || found.state.organizationId !== access.organizationId) {
+      throw new ServiceError('not_found', 'no such case');
+    }
+    if (!reachesSpace(access.state, access.accountId, found.state.spaceId!))
+      throw new ServiceError('not_found', 'no such case');
+    return found.state;
+  }
+
+  /** Saves records of a completed search into the session's selected case; runs no search, creates no case. */
+  async saveEvidence(
+    principal: Principal,
+    organizationId: string,
+    body: { searchId: string; records: RecordRef[]; note: string; visibility: Visibility | undefined },
+    envelope: CommandEnvelope,
+  ): Promise<{ evidenceId: string; caseId: string }> {
+    const access = await this.gate.require(principal, organizationId, { open: true });
+    const selection = principal.sessionId
+      ? await this.selections.get(principal.sessionId, organizationId)
+      : null;
+    if (!selection?.caseId) {
+      throw new ServiceError(
+        'case_required',
+        'select an existing case of the current space before saving evidence',
+      );
+    }
+    const caseState = await this.context.repository.load(caseStreamId(selection.caseId), caseDecider);
+    if (
+      caseState.state.exists &&
+      (!reachesSpace(access.state, access.accountId, caseState.state.spaceId!) ||
+        caseState.state.organizationId !== organizationId)
+    ) {
+      throw new ServiceError(
+        'case_unavailable',
+        'the selected case is no longer available: select another case',
+      );
+    }
+    if (caseState.state.exists) {
+      const space = await this.context.repository.load(spaceStreamId(caseState.state.spaceId!), spaceDecider);
+      if (space.state.state !== 'active') {
+        throw new ServiceError(
+          'case_unavailable',
+          "the selected case's space is archived: select another case",
+        );
+      }
+    }
+    const search = await this.completedSearch(access, body.searchId);
+    const spaceKind = (await this.context.repository.load(spaceStreamId(search.spaceId), spaceDecider)).state
+      .kind;
+    const evidenceId = randomUUID();
+    await this.run(
+      caseStreamId(selection.caseId),
+      caseDecider,
+      {
+        type: 'SaveEvidence',
+        evidenceId,
+        search: {
+          searchId: body.searchId,
+          organizationId: search.organizationId,
+          spaceId: search.spaceId,
+          spaceKind,
+          records: Object.fromEntries(search.records.map((r) => [`${r.dataset}:${r.id}`, r.source])),
+        },
+        records: body.records,
+        note: body.note,
+        visibility: body.visibility,
+        savedBy: principal.accountId,
+        savedByStaff: isStaff(access.member.role),
+      },
+      { now: this.now() },
+      withPayer(envelope, organizationId, search.spaceId),
+    );
+    return { evidenceId, caseId: selection.caseId };
+  }
+
+  private async completedSearch(access: OrganizationAccess, searchId: string) {
+    if (!isId(searchId)) throw new ServiceError('not_found', 'no such search');
+    const { state } = await this.context.repository.load(researchStreamId(searchId), completedSearchDecider);
+    if (!state.data || state.data.organizationId !== access.organizationId)
+      throw new ServiceError('not_found', 'no such search');
+    if (!reachesSpace(access.state, access.accountId, state.data.spaceId))
+      throw new ServiceError('not_found', 'no such search');
+    return state.data;
+  }
+
+  // ---- Review queue and comparisons (rule 11) ----
+
+  async addReviewItem(
+    principal: Principal,
+    organizationId: string,
+    body: { searchId: string; record: RecordRef },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    const search = await this.completedSearch(access, body.searchId);
+    const record = search.records.find((r) => r.dataset === body.record?.dataset && r.id === body.record?.id);
+    if (!record) throw new ServiceError('invalid_input', 'record is not a record of this search');
+    const itemId = randomUUID();
+    await this.run(
+      reviewItemStreamId(itemId),
+      reviewItemDecider,
+      {
+        type: 'AddReviewItem',
+        itemId,
+        organizationId,
+        spaceId: search.spaceId,
+        searchId: body.searchId,
+        record,
+        addedBy: principal.accountId,
+      },
+      { now: this.now() },
+      withPayer(envelope, organizationId, search.spaceId),
+    );
+    return itemId;
+  }
+
+  async updateReviewItem(
+    principal: Principal,
+    organizationId: string,
+    itemId: string,
+    body: {
+      assignee?: string | null;
+      dueDate?: string | null;
+      source?: { caseId: string; evidenceId: string } | null;
+    },
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    if (!isId(itemId)) throw new ServiceError('not_found', 'no such review item');
+    const item = await this.context.repository.load(reviewItemStreamId(itemId), reviewItemDecider);
+    if (
+      !item.state.exists ||
+      item.state.organizationId !== organizationId ||
+      !reachesSpace(access.state, access.accountId, item.state.spaceId!)
+    ) {
+      throw new ServiceError('not_found', 'no such review item');
+    }
+    const spaceId = item.state.spaceId!;
+    const assigneeMember =
+      typeof body.assignee === 'string' ? memberOf(access.state, body.assignee) : undefined;
+    const assigneeReachesSpace =
+      assigneeMember !== undefined &&
+      isStaff(assigneeMember.role) &&
+      reachesSpace(access.state, body.assignee!, spaceId);
+    let sourceInSpace = false;
+    if (body.source) {
+      const evidence = await this.context.projections
+        .collection<{ id: string; caseId: string; spaceId: string; organizationId: string }>(
+          'organizations',
+          ORGANIZATION_EVIDENCE,
+        )
+        .get(String(body.source.evidenceId));
+      sourceInSpace =
+        evidence !== null &&
+        evidence.organizationId === organizationId &&
+        evidence.caseId === body.source.caseId &&
+        evidence.spaceId === spaceId;
+    }
+    await this.run(
+      reviewItemStreamId(itemId),
+      reviewItemDecider,
+      { type: 'UpdateReviewItem', ...body, assigneeReachesSpace, sourceInSpace },
+      { now: this.now() },
+      withPayer(envelope, organizationId, spaceId),
+    );
+  }
+
+  async prepareComparison(
+    principal: Principal,
+    organizationId: string,
+    body: { spaceId: string; title: string; evidenceIds: string[] },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    await this.gate.space(access, body.spaceId);
+    const ids = [...new Set(body.evidenceIds)];
+    const found = await this.context.projections
+      .collection<EvidenceFacts & { id: string; organizationId: string; [field: string]: unknown }>(
+        'organizations',
+        ORGANIZATION_EVIDENCE,
+      )
+      .getMany(ids.filter(isId));
+    const byId = new Map(found.filter((e) => e.organizationId === organizationId).map((e) => [e.id, e]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length > 0)
+      throw new ServiceError('invalid_input', `unknown evidence: ${missing.join(', ')}`);
+    const comparisonId = randomUUID();
+    await this.run(
+      comparisonStreamId(comparisonId),
+      comparisonDecider,
+      {
+        type: 'PrepareComparison',
+        comparisonId,
+        organizationId,
+        spaceId: body.spaceId,
+        title: body.title,
+        evidence: ids.map((id) => byId.get(id)!),
+        preparedBy: principal.accountId,
+      },
+      { now: this.now() },
+      withPayer(envelope, organizationId, body.spaceId),
+    );
+    return comparisonId;
+  }
+
+  async publishComparison(
+    principal: Principal,
+    organizationId: string,
+    comparisonId: string,
+    envelope: CommandEnvelope,
+  ) {
+    const access = await this.gate.require(principal, organizationId, {
+      capability: 'work.internal',
+      open: true,
+    });
+    const found = await this.comparisonSpace(access, comparisonId);
+    await this.run(
+      comparisonStreamId(comparisonId),
+      comparisonDecider,
+      { type: 'PublishComparison' },
+      { now: this.now() },
+      withPayer(envelope, organizationId, found),
+    );
+  }
+
+  async comparisonSpace(access: OrganizationAccess, comparisonId: string): Promise<string> {
+    if (!isId(comparisonId)) throw new ServiceError('not_found', 'no such comparison');
+    const events = await this.context.storage.eventStore.readStream(comparisonStreamId(comparisonId));
+    const prepared = events[0]?.data as { organizationId?: string; spaceId?: string } | undefined;
+    if (
+      !prepared ||
+      prepared.organizationId !== access.organizationId ||
+      !reachesSpace(access.state, access.accountId, prepared.spaceId!)
+    ) {
+      throw new ServiceError('not_found', 'no such comparison');
+    }
+    return prepared.spaceId!;
+  }
+
+  // ---- Research in the organization context (rules 1, 2, 7, 8) ----
+
+  async recordSearch(
+    organizationId: string,
+    spaceId: string,
+    accountId: string,
+    search: {
+      rawQuery: string;
+      timeFrame: string;
+      creditsCharged: number;
+      records: Array<{ dataset: string; id: string; source: Record<string, unknown> }>;
+    },
+    envelope: CommandEnvelope,
+  ): Promise<string> {
+    const searchId = randomUUID();
+    await this.context.repository.handle(
+      researchStreamId(searchId),
+      completedSearchDecider,
+      { type: 'RecordCompletedSearch', data: { searchId, organizationId, spaceId, accountId, ...search } },
+      { now: this.now() },
+      causedBy(envelope, `search-record:${searchId}`, {
+        payer: `organization:${organizationId}`,
+        scope: spaceId,
+      }),
+    );
+    return searchId;
+  }
+
+  /** Manager check for the balance view. */
+  seesSharedBalance(access: OrganizationAccess): boolean {
+    return can(access.member.role, 'balance.shared');
+  }
+
+  restricted(state: OrganizationState): boolean {
+    return isRestricted(state);
+  }
+
+  requireOpen(state: OrganizationState): void {
+    requireOpen(state);
+  }
+}
+
+function withPayer(
+  envelope: CommandEnvelope,
+  organizationId: string,
+  scope?: string,
+  suffix?: string,
+): CommandEnvelope {
+  return {
+    commandId: suffix ? `${envelope.commandId}:${suffix}` : envelope.commandId,
+    metadata: {
+      ...envelope.metadata,
+      payer: `organization:${organizationId}`,
+      ...(scope ? { scope } : {}),
+    },
+  };
+}
+
+function requireMemberId(state: OrganizationState, accountId: string): void {
+  if (!isId(accountId) || !memberOf(state, accountId)) throw new ServiceError('not_found', 'no such member');
+}
+
+function abandoned(events: ReadonlyArray<{ type: string }>): boolean {
+  return events.at(-1)?.type === 'OrganizationCreationAbandoned';
+}
+
+function ignoreAlreadyExists(error: unknown): void {
+  if (error instanceof ServiceError && error.code === 'already_exists') return;
+  throw error;
+}

@@ -1,0 +1,59 @@
+import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { CreditLedger } from '../credits/commands/credit-ledger.js';
+import { CreditsModule } from '../credits/credits.module.js';
+import { SessionStore } from '../platform/auth/sessions.js';
+import { ServiceContext } from '../platform/service-context.js';
+import { RESEARCH_CONTEXTS } from '../search/research-context.js';
+import { OrganizationResearchContexts } from './commands/organization-research-contexts.js';
+import { OrganizationWorkspace } from './commands/organization-workspace.js';
+import { DnsTxtResolver, type TxtResolver } from './dns-txt-resolver.js';
+import { OrganizationsController } from './http/organizations.controller.js';
+import { OrganizationQueries } from './queries/organization-queries.js';
+
+export const TXT_RESOLVER = Symbol('TxtResolver');
+
+@Module({
+  imports: [CreditsModule],
+  controllers: [OrganizationsController],
+  providers: [
+    {
+      provide: TXT_RESOLVER,
+      inject: [ServiceContext],
+      useFactory: (context: ServiceContext): TxtResolver =>
+        new DnsTxtResolver({
+          ...(context.config.dnsServers ? { servers: context.config.dnsServers } : {}),
+          timeoutMs: context.config.dnsTimeoutMs,
+        }),
+    },
+    {
+      provide: OrganizationWorkspace,
+      inject: [ServiceContext, CreditLedger, TXT_RESOLVER, SessionStore],
+      useFactory: (context: ServiceContext, ledger: CreditLedger, dns: TxtResolver, sessions: SessionStore) =>
+        new OrganizationWorkspace(context, ledger, dns, sessions),
+    },
+    {
+      provide: OrganizationQueries,
+      inject: [ServiceContext, OrganizationWorkspace, CreditLedger],
+      useFactory: (context: ServiceContext, workspace: OrganizationWorkspace, ledger: CreditLedger) =>
+        new OrganizationQueries(context, workspace, ledger),
+    },
+    {
+      provide: RESEARCH_CONTEXTS,
+      inject: [OrganizationWorkspace],
+      useFactory: (workspace: OrganizationWorkspace) => new OrganizationResearchContexts(workspace),
+    },
+  ],
+  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS],
+})
+export class OrganizationsModule implements OnApplicationBootstrap {
+  constructor(
+    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(ServiceContext) private readonly context: ServiceContext,
+  ) {}
+
+  /** Finishes account transitions a crash interrupted (each step is idempotent). */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.context.projectionsFollowed) return;
+    await this.workspace.recoverAll().catch(() => undefined);
+  }
+}

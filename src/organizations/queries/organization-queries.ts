@@ -1,0 +1,321 @@
+import {
+  ORGANIZATIONS,
+  ORGANIZATION_CASES,
+  ORGANIZATION_COMPARISONS,
+  ORGANIZATION_EVIDENCE,
+  ORGANIZATION_MEMBERS,
+  ORGANIZATION_REVIEW_ITEMS,
+  ORGANIZATION_SPACES,
+} from '../../../projections/organizations.projection.js';
+import { envelopeAvailable, available } from '../../credits/domain/ledger.js';
+import type { CreditLedger } from '../../credits/commands/credit-ledger.js';
+import type { Principal } from '../../platform/auth/access.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { isRestricted, reachesSpace, restrictionAction } from '../domain/organization.js';
+import { can, isStaff } from '../domain/roles.js';
+
+type Doc = ReadDocument & Record<string, unknown> & { id: string };
+
+/**
+ * Reads of the workspace from its read models. Every read is scoped by the organization id the gate accepted,
+ * and by the spaces the member reaches. Reading an overview starts no collection and spends nothing (rule 2).
+ */
+export class OrganizationQueries {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly workspace: OrganizationWorkspace,
+    private readonly ledger: CreditLedger,
+  ) {}
+
+  private collection(name: string) {
+    return this.context.projections.collection<Doc>('organizations', name);
+  }
+
+  async list(principal: Principal) {
+    const memberships = await this.collection(ORGANIZATION_MEMBERS).find({ accountId: principal.accountId });
+    const visible = principal.organizationId
+      ? memberships.filter((m) => m.organizationId === principal.organizationId)
+      : memberships;
+    const organizations = await this.collection(ORGANIZATIONS).getMany(
+      visible.map((m) => m.organizationId as string),
+    );
+    const byId = new Map(organizations.map((o) => [o.id, o]));
+    return {
+      organizations: visible
+        .map((m) => ({ organization: byId.get(m.organizationId as string), role: m.role }))
+        .filter((entry) => entry.organization)
+        .map(({ organization, role }) => ({
+          id: organization!.id,
+          name: organization!.name,
+          status: organization!.status,
+          role,
+        })),
+    };
+  }
+
+  /** The dashboard: the organization, the caller's role, status and billing action, reachable spaces. */
+  async overview(access: OrganizationAccess) {
+    const { state } = access;
+    const spaces = await this.spaces(access);
+    return {
+      id: access.organizationId,
+      name: state.name,
+      status: state.status,
+      restricted: isRestricted(state),
+      action: restrictionAction(state),
+      plan: state.plan,
+      requested_plan: state.requestedPlan,
+      start: state.start,
+      trial: state.trial
+        ? {
+            domain: state.trial.domain,
+            started_at: state.trial.startedAt,
+            ends_at: state.trial.endsAt,
+            ended: state.trial.ended,
+          }
+        : null,
+      verification:
+        state.verification && can(access.member.role, 'billing.manage')
+          ? {
+              domain: state.verification.domain,
+              record: state.verification.record,
+              verified_at: state.verification.verifiedAt,
+            }
+          : null,
+      owner_account_id: state.ownerAccountId,
+      role: access.member.role,
+      ownership_offer:
+        state.ownershipOffer &&
+        (state.ownershipOffer.to === access.accountId || can(access.member.role, 'ownership.transfer'))
+          ? { to: state.ownershipOffer.to, offered_at: state.ownershipOffer.offeredAt }
+          : null,
+      general_space_id: isStaff(access.member.role) ? state.generalSpaceId : null,
+      sso: { enforced: state.sso.enforced },
+      spaces: spaces.spaces,
+    };
+  }
+
+  async members(access: OrganizationAccess) {
+    const { state } = access;
+    const manager = can(access.member.role, 'members.manage');
+    return {
+      members: Object.entries(state.members)
+        .map(([accountId, member]) => ({
+          account_id: accountId,
+          role: member.role,
+          ...(manager ? { space_ids: member.spaces, portion: member.portion } : {}),
+          added_at: member.addedAt,
+        }))
+        .sort((a, b) => (a.added_at < b.added_at ? -1 : a.added_at > b.added_at ? 1 : 0)),
+      invitations: manager
+        ? Object.entries(state.invitations).map(([id, invitation]) => ({
+            id,
+            email: invitation.email,
+            role: invitation.role,
+            space_ids: invitation.spaces,
+            portion: invitation.portion,
+            invited_at: invitation.invitedAt,
+          }))
+        : [],
+    };
+  }
+
+  async spaces(access: OrganizationAccess) {
+    const spaces = await this.collection(ORGANIZATION_SPACES).find({ organizationId: access.organizationId });
+    return {
+      spaces: spaces
+        .filter((space) => reachesSpace(access.state, access.accountId, space.id))
+        .map((space) => spaceView(space)),
+    };
+  }
+
+  async space(access: OrganizationAccess, spaceId: string) {
+    await this.workspace.gate.space(access, spaceId);
+    const space = await this.collection(ORGANIZATION_SPACES).get(spaceId);
+    if (!space) throw new ServiceError('not_found', 'no such space');
+    return spaceView(space);
+  }
+
+  async cases(access: OrganizationAccess) {
+    const cases = await this.collection(ORGANIZATION_CASES).find({ organizationId: access.organizationId });
+    return {
+      cases: cases
+        .filter((c) => reachesSpace(access.state, access.accountId, c.spaceId as string))
+        .map((c) => caseView(c)),
+    };
+  }
+
+  async caseDetail(access: OrganizationAccess, caseId: string) {
+    await this.workspace.caseOf(access, caseId);
+    const found = await this.collection(ORGANIZATION_CASES).get(caseId);
+    if (!found) throw new ServiceError('not_found', 'no such case');
+    const evidence = await this.collection(ORGANIZATION_EVIDENCE).find({ caseId });
+    const staff = isStaff(access.member.role);
+    return {
+      ...caseView(found),
+      evidence: evidence.filter((e) => staff || e.visibility === 'client').map((e) => evidenceView(e)),
+    };
+  }
+
+  async evidence(access: OrganizationAccess, evidenceId: string) {
+    const found = await this.collection(ORGANIZATION_EVIDENCE).get(evidenceId);
+    if (
+      !found ||
+      found.organizationId !== access.organizationId ||
+      !reachesSpace(access.state, access.accountId, found.spaceId as string) ||
+      (!isStaff(access.member.role) && found.visibility !== 'client')
+    ) {
+      throw new ServiceError('not_found', 'no such evidence');
+    }
+    return evidenceView(found);
+  }
+
+  /** Rule 11: every accessible space's queued observations, for internal members. */
+  async reviewQueue(access: OrganizationAccess) {
+    const items = await this.collection(ORGANIZATION_REVIEW_ITEMS).find({
+      organizationId: access.organizationId,
+    });
+    return {
+      items: items
+        .filter((item) => reachesSpace(access.state, access.accountId, item.spaceId as string))
+        .sort((a, b) => String(a.addedAt).localeCompare(String(b.addedAt)))
+        .map((item) => ({
+          id: item.id,
+          space_id: item.spaceId,
+          search_id: item.searchId,
+          record: item.record,
+          assignee: item.assignee,
+          due_date: item.dueDate,
+          source: item.source
+            ? { case_id: (item.source as Doc).caseId, evidence_id: (item.source as Doc).evidenceId }
+            : null,
+          added_by: item.addedBy,
+          added_at: item.addedAt,
+        })),
+    };
+  }
+
+  async comparison(access: OrganizationAccess, comparisonId: string) {
+    await this.workspace.comparisonSpace(access, comparisonId);
+    const found = await this.collection(ORGANIZATION_COMPARISONS).get(comparisonId);
+    if (!found || (!isStaff(access.member.role) && !found.published)) {
+      throw new ServiceError('not_found', 'no such comparison');
+    }
+    return comparisonView(found);
+  }
+
+  /** What an external client keeps: the explicitly published view of a space (rule 11). */
+  async publishedView(access: OrganizationAccess, spaceId: string) {
+    await this.workspace.gate.space(access, spaceId);
+    const comparisons = await this.collection(ORGANIZATION_COMPARISONS).find({
+      organizationId: access.organizationId,
+    });
+    return {
+      space_id: spaceId,
+      comparisons: comparisons
+        .filter((c) => c.spaceId === spaceId && c.published)
+        .map((c) => comparisonView(c)),
+    };
+  }
+
+  /** Rule 8: managers see the shared balance; other members their permitted envelope. */
+  async credits(access: OrganizationAccess, principal: Principal) {
+    const payer = `organization:${access.organizationId}`;
+    const [state, ledgerContext] = await Promise.all([
+      this.ledger.state(payer),
+      this.ledger.ledgerContext(payer),
+    ]);
+    const shared = available(state, ledgerContext);
+    if (this.workspace.seesSharedBalance(access)) {
+      return {
+        scope: 'shared',
+        available: shared,
+        balance: state.purchasedBalance,
+        reserved: Object.values(state.openReservations).reduce((sum, r) => sum + r.amount, 0),
+      };
+    }
+    const selection = principal.sessionId
+      ? await this.workspace.selections.get(principal.sessionId, access.organizationId)
+      : null;
+    const limits: Array<{ key: string; limit: number; available: number }> = [];
+    if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
+      const space = await this.collection(ORGANIZATION_SPACES).get(selection.spaceId);
+      if (space && typeof space.creditLimit === 'number') {
+        const envelope = { key: `space:${selection.spaceId}`, limit: space.creditLimit };
+        limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });
+      }
+    }
+    if (access.member.role === 'external_client' && access.member.portion !== null) {
+      const envelope = { key: `member:${access.accountId}`, limit: access.member.portion };
+      limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });
+    }
+    // What the member may spend: the tightest of its envelopes, never more than the shared balance allows.
+    const permitted = Math.min(shared, ...limits.map((l) => l.available));
+    return {
+      scope: 'envelope',
+      available: permitted,
+      envelopes: limits.map((l) => ({ key: l.key, limit: l.limit, available: l.available })),
+    };
+  }
+}
+
+function spaceView(space: Doc) {
+  return {
+    id: space.id,
+    kind: space.kind,
+    name: space.name,
+    state: space.state,
+    credit_limit: space.creditLimit,
+    monitoring: space.monitoring,
+    shares: Object.entries((space.shares as Record<string, { revoked: boolean }>) ?? {}).map(
+      ([id, share]) => ({
+        id,
+        revoked: share.revoked,
+      }),
+    ),
+    version: `"${String(space.version)}"`,
+  };
+}
+
+function caseView(c: Doc) {
+  return {
+    id: c.id,
+    space_id: c.spaceId,
+    title: c.title,
+    status: c.status,
+    evidence_count: c.evidenceCount,
+    opened_by: c.openedBy,
+    opened_at: c.openedAt,
+  };
+}
+
+function evidenceView(e: Doc) {
+  return {
+    id: e.evidenceId,
+    case_id: e.caseId,
+    space_id: e.spaceId,
+    search_id: e.searchId,
+    records: e.records,
+    note: e.note,
+    visibility: e.visibility,
+    saved_by: e.savedBy,
+    saved_at: e.savedAt,
+  };
+}
+
+function comparisonView(c: Doc) {
+  return {
+    id: c.comparisonId,
+    space_id: c.spaceId,
+    title: c.title,
+    evidence: c.evidence,
+    rows: c.rows,
+    differing_fields: c.differingFields,
+    published: c.published,
+    prepared_at: c.preparedAt,
+  };
+}
