@@ -13,6 +13,7 @@
  * The route list comes from the application itself (Nest discovery), so a new route enters the matrix by
  * itself, and fails until it gets a valid request in ROUTE_REQUESTS below.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryModule } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
@@ -29,7 +30,11 @@ import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
 import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
+import { SingleSignOn } from '../../src/organizations/sso/commands/single-sign-on.js';
+import { SSO_FLOW_COOKIE } from '../../src/organizations/sso/http/sso.controllers.js';
+import { signInAtProvider, startTestProvider, TestBrowser, type TestProvider } from '../support/oidc.js';
 import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
+import { createActiveOrganization } from '../support/sso-organizations.js';
 import { startTestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
@@ -270,6 +275,8 @@ interface RouteRequest {
   readonly params?: () => Promise<Record<string, string>>;
   /** The route ends or replaces the session it receives: every case that sends a session gets a fresh one. */
   readonly consumesSession?: boolean;
+  /** A query string and cookies the request needs besides the credential (a sign-in the browser started). */
+  readonly extra?: () => Promise<{ readonly query?: string; readonly cookie?: string }>;
 }
 
 const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
@@ -340,7 +347,85 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'POST /api/v2/data/enrich/vulnerabilities': { status: 200, body: async () => ({ reference: sealedRef() }) },
   'POST /api/v2/common/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
   'POST /api/v2/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
+  // Rule 12: the main account owns an organization with single sign-on on the in-process provider.
+  'GET /api/v2/organizations/:organizationId/sso': { status: 200, params: ssoOrganization },
+  'PUT /api/v2/organizations/:organizationId/sso': {
+    status: 200,
+    params: ssoOrganization,
+    body: async () => ({ issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET }),
+  },
+  'POST /api/v2/organizations/:organizationId/sso/recovery-code': { status: 201, params: ssoOrganization },
+  'POST /api/v2/organizations/:organizationId/sso/recovery-code/test': {
+    status: 200,
+    params: ssoOrganization,
+    body: async () => ({ recovery_code: await issueRecoveryCode() }),
+  },
+  'POST /api/v2/organizations/:organizationId/sso/recovery-code/saved': {
+    status: 200,
+    params: async () => {
+      await issueRecoveryCode();
+      return ssoOrganization();
+    },
+  },
+  'PUT /api/v2/organizations/:organizationId/sso/enforcement': {
+    status: 200,
+    params: ssoOrganization,
+    body: async () => ({ enforced: false }),
+  },
+  'GET /api/v2/auth/sso/:organizationId/start': { status: 302, params: ssoOrganization },
+  'GET /api/v2/auth/sso/:organizationId/callback': {
+    status: 303,
+    // Signing in replaces the session the browser brings.
+    consumesSession: true,
+    params: ssoOrganization,
+    extra: providerCallback,
+  },
+  'POST /api/v2/auth/sso/:organizationId/recovery': {
+    status: 200,
+    consumesSession: true,
+    params: ssoOrganization,
+    body: async () => ({
+      email: fixture.main.email,
+      password: PASSWORD,
+      recovery_code: await issueRecoveryCode(),
+    }),
+  },
 };
+
+const SSO_CLIENT = 'matrix-client';
+const SSO_SECRET = 'matrix-client-secret-0123456789';
+/** The provider sees the service at the address `app.inject` gives requests. */
+const INJECT_ORIGIN = 'http://localhost';
+const sso: { provider: TestProvider; organizationId: string } = { provider: undefined!, organizationId: '' };
+
+async function ssoOrganization(): Promise<Record<string, string>> {
+  return { organizationId: sso.organizationId };
+}
+
+async function issueRecoveryCode(): Promise<string> {
+  const issued = await service.app
+    .get(SingleSignOn)
+    .issueRecoveryCode(
+      { accountId: fixture.main.accountId, via: 'session', channel: 'session', scopes: [] },
+      sso.organizationId,
+      INJECT_ORIGIN,
+    );
+  return issued.recovery_code;
+}
+
+/** Starts a sign-in, signs in at the provider as the owner, and answers the callback's query and flow cookie. */
+async function providerCallback(): Promise<{ query: string; cookie: string }> {
+  const start = await service.app.inject({
+    method: 'GET',
+    url: `/api/v2/auth/sso/${sso.organizationId}/start`,
+  });
+  const location = start.headers.location;
+  if (start.statusCode !== 302 || typeof location !== 'string')
+    throw new Error(`start failed: ${start.body}`);
+  const callback = `${INJECT_ORIGIN}/api/v2/auth/sso/${sso.organizationId}/callback`;
+  const back = new URL(await signInAtProvider(new TestBrowser(), location, 'matrix-owner', callback));
+  return { query: back.search, cookie: `${SSO_FLOW_COOKIE}=${cookieValue(start, SSO_FLOW_COOKIE)}` };
+}
 
 /** A vulnerability_ref as search returns it (sealed by the service's own key). */
 function sealedRef(): string {
@@ -424,9 +509,29 @@ beforeAll(async () => {
     tokenWithoutScope: tokenWithoutScope.token,
     expiredSessions: new SessionStore(service.context.storage.readStore, pastClock),
   };
+  sso.organizationId = randomUUID();
+  sso.provider = await startTestProvider([
+    {
+      clientId: SSO_CLIENT,
+      clientSecret: SSO_SECRET,
+      redirectUris: [`${INJECT_ORIGIN}/api/v2/auth/sso/${sso.organizationId}/callback`],
+    },
+  ]);
+  sso.provider.users.set('matrix-owner', { email: main.email });
+  await createActiveOrganization(service.context, main.accountId, [], sso.organizationId);
+  await service.app
+    .get(SingleSignOn)
+    .configure(
+      { accountId: main.accountId, via: 'session', channel: 'session', scopes: [] },
+      sso.organizationId,
+      { issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET },
+      INJECT_ORIGIN,
+    );
+  await issueRecoveryCode();
 });
 
 afterAll(async () => {
+  await sso.provider?.close();
   await service.dispose();
 });
 
@@ -462,9 +567,11 @@ describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (k
     const headers = await variant.headers(session);
     const params = request.params ? await request.params() : {};
     const body = request.body ? await request.body() : undefined;
+    const extra = request.extra ? await request.extra() : {};
+    if (extra.cookie) headers.cookie = headers.cookie ? `${headers.cookie}; ${extra.cookie}` : extra.cookie;
     const response = await service.app.inject({
       method: route.method as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-      url: fillPath(route.path, params),
+      url: fillPath(route.path, params) + (extra.query ?? ''),
       headers,
       ...(body === undefined ? {} : { payload: body as object }),
     });

@@ -166,6 +166,8 @@ export async function signInAtProvider(
   subject: string,
   redirectPrefix: string,
 ): Promise<string> {
+  // Compared as URLs print themselves (a default port disappears: http://localhost:80 is http://localhost).
+  redirectPrefix = new URL(redirectPrefix).href;
   let url = authorizationUrl;
   for (let step = 0; step < 10; step++) {
     const hops = await browser.follow(url, (hop) => hop.location?.startsWith(redirectPrefix) ?? false);

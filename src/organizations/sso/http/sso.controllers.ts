@@ -22,9 +22,13 @@ const FLOW_COOKIE_PATH = '/';
 const RECOVERY_RULE = { name: 'sso-recovery', limit: 20, windowSeconds: 15 * 60 } as const;
 const RECOVERY_ADDRESS_RULE = { name: 'sso-recovery-address', limit: 100, windowSeconds: 15 * 60 } as const;
 
-/** Where the provider sends the browser back; registered at the provider as the redirect URI. */
+/**
+ * Where the provider sends the browser back; registered at the provider as the redirect URI. Normalized as a
+ * URL prints itself (no default port), so the authorization and token requests name exactly the same one.
+ */
 function redirectUri(request: FastifyRequest, organizationId: string): string {
-  return `${request.protocol}://${request.host}/api/v2/auth/sso/${encodeURIComponent(organizationId)}/callback`;
+  const path = `/api/v2/auth/sso/${encodeURIComponent(organizationId)}/callback`;
+  return new URL(`${request.protocol}://${request.host}${path}`).href;
 }
 
 /** Rule 12, settings: owner only (the roles table's `sso.manage`), browser session with CSRF on writes. */
