@@ -34,10 +34,15 @@ const json = (result: CliResult): Record<string, unknown> => {
   }
 };
 
+/** Every process that owns the database opens it (about 10 s on a busy machine): more than jest's default. */
+const CLI_STEP_TIMEOUT_MS = 120_000;
+
 describe('catalogue CLI', () => {
   let scratch: string;
   let dataDir: string;
   let service: ServiceProcess | undefined;
+  /** What the first step imported: the second checks the refused imports left it as it was. */
+  let kevCatalogue: Record<string, unknown> | undefined;
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'catcli-files-'));
@@ -46,154 +51,164 @@ describe('catalogue CLI', () => {
 
   afterAll(async () => {
     await service?.stop();
-    rmSync(scratch, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  it("imports NVD and KEV with counts, refuses a malformed file untouched, and feeds the running service's cve:/kev: searches", async () => {
-    const env = { DATA_DIR: dataDir };
-
-    // --- No service: the CLI owns DATA_DIR. The KEV catalogue first.
-    const kevImport = await runCli(['catalogue', 'import', KEV, '--json'], env);
-    expect(kevImport.code).toBe(0);
-    const kevReport = json(kevImport);
-    expect(kevReport).toMatchObject({
-      files: 1, // the schema file beside it is skipped
-      advisories_read: 0,
-      advisories_added: 0,
-      kev_entries: 1404,
-      kev_changed: true,
-      changed: true,
-      catalogue: { version: 1, advisories: 0, kev_entries: 1404, kev_source: KEV_SOURCE },
-      associations: { observations: 0, associated_observations: 0, associations: 0 },
-    });
-    expect(Date.parse((kevReport.catalogue as { evaluated_at: string }).evaluated_at)).not.toBeNaN();
-
-    // A good record beside a malformed one: the whole import is refused with the bad file's path and reason.
-    const mixed = join(scratch, 'mixed');
-    mkdirSync(mixed);
-    writeFileSync(
-      join(mixed, 'a-good.json'),
-      JSON.stringify({ id: 'CVE-2099-0001', lastModified: '2099-01-01T00:00:00.000', configurations: [] }),
-    );
-    const bad = join(mixed, 'b-bad.json');
-    writeFileSync(
-      bad,
-      JSON.stringify({
-        id: 'CVE-2099-0002',
-        configurations: [{ nodes: [{ operator: 'XOR', cpeMatch: [] }] }],
-      }),
-    );
-    const refused = await runCli(['catalogue', 'import', mixed, '--json'], env);
-    expect(refused.code).toBe(3);
-    expect(json(refused)).toEqual({
-      error: 'malformed_file',
-      path: bad,
-      reason: expect.stringContaining('operator "XOR"'),
-      written: false,
-    });
-    // In text mode, beside the real NVD files: a truncated file names itself and why.
-    const truncated = join(scratch, 'truncated.json');
-    writeFileSync(truncated, '{"id": "CVE-2099-0003", ');
-    const refusedText = await runCli(['catalogue', 'import', NVD, truncated], env);
-    expect(refusedText.code).toBe(3);
-    expect(refusedText.stdout).toContain(`rejected ${truncated}: not valid JSON`);
-    expect(refusedText.stdout).toContain('nothing was imported; the current catalogue is unchanged');
-
-    // --- The service runs: every later command goes through its socket.
-    service = await startServiceProcess(env);
-    const untouched = await runCli(['catalogue', 'status', '--json'], env);
-    expect(untouched.code).toBe(0);
-    expect(json(untouched)).toEqual({ ...(kevReport.catalogue as object), associations: 0 });
-
-    // Hosts written while the catalogue holds no advisory: nothing to associate yet.
-    const ndjson = join(scratch, 'hosts.ndjson');
-    writeFileSync(
-      ndjson,
-      HOSTS.map(([ip, name]) =>
-        JSON.stringify({
-          id: `${ip}:443/tcp`,
-          first_seen: '2026-01-01T00:00:00.000Z',
-          last_seen: new Date().toISOString(),
-          ip,
-          port: 443,
-          transport: 'tcp',
-          cpe: [name],
-        }),
-      ).join('\n') + '\n',
-    );
-    const written = await runCli(['data', 'import', 'hosts', ndjson, '--json'], env);
-    expect([written.code, json(written).imported]).toEqual([0, HOSTS.length]);
-    const account = json(
-      await runCli(
-        ['accounts', 'create', '--email', 'catalogue@example.com', '--plan', 'professional', '--json'],
-        env,
-      ),
-    );
-    const key = json(await runCli(['keys', 'issue', account.account_id as string, '--json'], env))
-      .key as string;
-    const search = async (query: string): Promise<string[]> => {
-      const response = await fetch(`${service!.baseUrl}/api/v2/common/data/hosts`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ raw_query: query, results_per_page: 10 }),
+  it(
+    'with no service running: imports the KEV catalogue with its counts; a malformed file is refused with its path and reason, exit 3',
+    async () => {
+      const env = { DATA_DIR: dataDir }; // the CLI owns DATA_DIR
+      const kevImport = await runCli(['catalogue', 'import', KEV, '--json'], env);
+      expect(kevImport.code).toBe(0);
+      const kevReport = json(kevImport);
+      expect(kevReport).toMatchObject({
+        files: 1, // the schema file beside it is skipped
+        advisories_read: 0,
+        advisories_added: 0,
+        kev_entries: 1404,
+        kev_changed: true,
+        changed: true,
+        catalogue: { version: 1, advisories: 0, kev_entries: 1404, kev_source: KEV_SOURCE },
+        associations: { observations: 0, associated_observations: 0, associations: 0 },
       });
-      const body = (await response.json()) as { total: number; data: Array<{ ip: string }> };
-      expect([query, response.status]).toEqual([query, 200]);
-      expect(body.total).toBe(body.data.length);
-      return body.data.map((host) => host.ip).sort();
-    };
-    expect(await search('cve:*')).toEqual([]);
+      expect(Date.parse((kevReport.catalogue as { evaluated_at: string }).evaluated_at)).not.toBeNaN();
 
-    const imported = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
-    expect(imported.code).toBe(0);
-    const report = json(imported);
-    expect(report).toMatchObject({
-      files: 41,
-      // CVE-2024-3400 is read twice (an awaiting-analysis copy beside the analysed record): one advisory.
-      advisories_read: 40,
-      advisories_added: 39,
-      advisories_updated: 0,
-      advisories_unchanged: 0,
-      kev_entries: 1404,
-      kev_changed: false,
-      changed: true,
-      catalogue: { version: 2, advisories: 39, kev_entries: 1404, kev_source: KEV_SOURCE },
-      associations: { observations: 4, associated_observations: 3 },
-    });
-    const links = (report.associations as { associations: number }).associations;
-    expect(links).toBeGreaterThanOrEqual(4);
+      // A good record beside a malformed one: the whole import is refused with the bad file's path and reason.
+      const mixed = join(scratch, 'mixed');
+      mkdirSync(mixed);
+      writeFileSync(
+        join(mixed, 'a-good.json'),
+        JSON.stringify({ id: 'CVE-2099-0001', lastModified: '2099-01-01T00:00:00.000', configurations: [] }),
+      );
+      const bad = join(mixed, 'b-bad.json');
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          id: 'CVE-2099-0002',
+          configurations: [{ nodes: [{ operator: 'XOR', cpeMatch: [] }] }],
+        }),
+      );
+      const refused = await runCli(['catalogue', 'import', mixed, '--json'], env);
+      expect(refused.code).toBe(3);
+      expect(json(refused)).toEqual({
+        error: 'malformed_file',
+        path: bad,
+        reason: expect.stringContaining('operator "XOR"'),
+        written: false,
+      });
+      // In text mode, beside the real NVD files: a truncated file names itself and why.
+      const truncated = join(scratch, 'truncated.json');
+      writeFileSync(truncated, '{"id": "CVE-2099-0003", ');
+      const refusedText = await runCli(['catalogue', 'import', NVD, truncated], env);
+      expect(refusedText.code).toBe(3);
+      expect(refusedText.stdout).toContain(`rejected ${truncated}: not valid JSON`);
+      expect(refusedText.stdout).toContain('nothing was imported; the current catalogue is unchanged');
+      kevCatalogue = kevReport.catalogue as Record<string, unknown>;
+    },
+    CLI_STEP_TIMEOUT_MS,
+  );
 
-    // The running service searches what the CLI imported and associated.
-    expect(await search('cve:CVE-2021-41773')).toEqual(['198.51.100.1']);
-    expect(await search('cve:CVE-2023-25690')).toEqual(['198.51.100.1', '198.51.100.2']);
-    expect(await search('cve:2014-*')).toEqual(['198.51.100.4']);
-    expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
-    expect(await search('kev:false')).toEqual(['198.51.100.2']);
-    expect(await search('cve:* AND NOT ip:198.51.100.1')).toEqual(['198.51.100.2', '198.51.100.4']);
+  it(
+    "while the service runs, through its socket: the refused imports changed nothing; an NVD and KEV import feeds the service's cve:/kev: searches; a re-import and a reindex change nothing",
+    async () => {
+      expect(kevCatalogue).toBeDefined(); // the first step ran
+      const env = { DATA_DIR: dataDir };
+      service = await startServiceProcess(env);
+      const untouched = await runCli(['catalogue', 'status', '--json'], env);
+      expect(untouched.code).toBe(0);
+      expect(json(untouched)).toEqual({ ...kevCatalogue, associations: 0 });
 
-    // Importing the same files again changes nothing: same version, nothing re-associated.
-    const again = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
-    expect(again.code).toBe(0);
-    expect(json(again)).toMatchObject({
-      changed: false,
-      advisories_added: 0,
-      advisories_updated: 0,
-      advisories_unchanged: 39,
-      kev_changed: false,
-      associations: null,
-      catalogue: report.catalogue as object,
-    });
+      // Hosts written while the catalogue holds no advisory: nothing to associate yet.
+      const ndjson = join(scratch, 'hosts.ndjson');
+      writeFileSync(
+        ndjson,
+        HOSTS.map(([ip, name]) =>
+          JSON.stringify({
+            id: `${ip}:443/tcp`,
+            first_seen: '2026-01-01T00:00:00.000Z',
+            last_seen: new Date().toISOString(),
+            ip,
+            port: 443,
+            transport: 'tcp',
+            cpe: [name],
+          }),
+        ).join('\n') + '\n',
+      );
+      const written = await runCli(['data', 'import', 'hosts', ndjson, '--json'], env);
+      expect([written.code, json(written).imported]).toEqual([0, HOSTS.length]);
+      const account = json(
+        await runCli(
+          ['accounts', 'create', '--email', 'catalogue@example.com', '--plan', 'professional', '--json'],
+          env,
+        ),
+      );
+      const key = json(await runCli(['keys', 'issue', account.account_id as string, '--json'], env))
+        .key as string;
+      const search = async (query: string): Promise<string[]> => {
+        const response = await fetch(`${service!.baseUrl}/api/v2/common/data/hosts`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ raw_query: query, results_per_page: 10 }),
+        });
+        const body = (await response.json()) as { total: number; data: Array<{ ip: string }> };
+        expect([query, response.status]).toEqual([query, 200]);
+        expect(body.total).toBe(body.data.length);
+        return body.data.map((host) => host.ip).sort();
+      };
+      expect(await search('cve:*')).toEqual([]);
 
-    // A rebuild of the association index finds the same links, its progress on stderr.
-    const reindex = await runCli(['catalogue', 'reindex'], env);
-    expect(reindex.code).toBe(0);
-    expect(reindex.stdout.trim()).toBe(`4 host observations: 3 associated with ${links} CVE links`);
-    expect(reindex.stderr).toContain('associating hosts: 0/4 hosts (0/s)');
-    expect(reindex.stderr).toMatch(/associating hosts: 4\/4 hosts \([\d,]+\/s\)/);
-    expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
+      const imported = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
+      expect(imported.code).toBe(0);
+      const report = json(imported);
+      expect(report).toMatchObject({
+        files: 41,
+        // CVE-2024-3400 is read twice (an awaiting-analysis copy beside the analysed record): one advisory.
+        advisories_read: 40,
+        advisories_added: 39,
+        advisories_updated: 0,
+        advisories_unchanged: 0,
+        kev_entries: 1404,
+        kev_changed: false,
+        changed: true,
+        catalogue: { version: 2, advisories: 39, kev_entries: 1404, kev_source: KEV_SOURCE },
+        associations: { observations: 4, associated_observations: 3 },
+      });
+      const links = (report.associations as { associations: number }).associations;
+      expect(links).toBeGreaterThanOrEqual(4);
 
-    expect(await service.stop()).toBe(0);
-    service = undefined;
-  });
+      // The running service searches what the CLI imported and associated.
+      expect(await search('cve:CVE-2021-41773')).toEqual(['198.51.100.1']);
+      expect(await search('cve:CVE-2023-25690')).toEqual(['198.51.100.1', '198.51.100.2']);
+      expect(await search('cve:2014-*')).toEqual(['198.51.100.4']);
+      expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
+      expect(await search('kev:false')).toEqual(['198.51.100.2']);
+      expect(await search('cve:* AND NOT ip:198.51.100.1')).toEqual(['198.51.100.2', '198.51.100.4']);
+
+      // Importing the same files again changes nothing: same version, nothing re-associated.
+      const again = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
+      expect(again.code).toBe(0);
+      expect(json(again)).toMatchObject({
+        changed: false,
+        advisories_added: 0,
+        advisories_updated: 0,
+        advisories_unchanged: 39,
+        kev_changed: false,
+        associations: null,
+        catalogue: report.catalogue as object,
+      });
+
+      // A rebuild of the association index finds the same links, its progress on stderr.
+      const reindex = await runCli(['catalogue', 'reindex'], env);
+      expect(reindex.code).toBe(0);
+      expect(reindex.stdout.trim()).toBe(`4 host observations: 3 associated with ${links} CVE links`);
+      expect(reindex.stderr).toContain('associating hosts: 0/4 hosts (0/s)');
+      expect(reindex.stderr).toMatch(/associating hosts: 4\/4 hosts \([\d,]+\/s\)/);
+      expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
+
+      expect(await service.stop()).toBe(0);
+      service = undefined;
+    },
+    CLI_STEP_TIMEOUT_MS,
+  );
 });
