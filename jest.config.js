@@ -17,7 +17,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
-  testTimeout: 60_000,
+  // End-to-end tests start real service and CLI processes; a busy CI machine can take minutes for a few of them.
+  testTimeout: 180_000,
   maxWorkers: 1,
   verbose: false,
 };
