@@ -36,6 +36,14 @@ import { signInAtProvider, startTestProvider, TestBrowser, type TestProvider } f
 import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
 import { createActiveOrganization } from '../support/sso-organizations.js';
 import { startTestService } from '../support/service.js';
+import { TestDnsServer } from '../support/dns-server.js';
+import { OrganizationHarness } from '../support/organizations.js';
+import {
+  authMatrixOrganizationRequests,
+  buildOrganizationWorld,
+  type OrganizationWorld,
+} from '../support/organization-routes.js';
+import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { waitUntil } from '../support/storage.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -48,7 +56,11 @@ const LOGINS_PER_ACCOUNT = 8;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 // Top-level await: the routes must be known when the tests are declared, so the service starts here.
-const service = await startTestService('pglite', { modules: [DiscoveryModule] });
+const dns = await TestDnsServer.start();
+const service = await startTestService('pglite', {
+  modules: [DiscoveryModule],
+  env: { DNS_SERVERS: dns.address },
+});
 const routes = discoverRoutes(service.app);
 const commands = service.app.get(CommandBus);
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
@@ -125,6 +137,12 @@ interface Fixture {
   readonly token: string;
   readonly tokenWithoutScope: string;
   readonly expiredSessions: SessionStore;
+  /**
+   * The owner of the single sign-on organization, apart from `main`: a member of an organization has no
+   * personal research (organization rule 1), and `main` makes the personal API requests.
+   */
+  readonly organizationOwner: Account;
+  readonly organizationOwnerSession: Session;
 }
 
 let fixture: Fixture;
@@ -277,7 +295,19 @@ interface RouteRequest {
   readonly consumesSession?: boolean;
   /** A query string and cookies the request needs besides the credential (a sign-in the browser started). */
   readonly extra?: () => Promise<{ readonly query?: string; readonly cookie?: string }>;
+  /** The session an accepted request needs when it is not the main account's (organization routes). */
+  readonly session?: () => Promise<Session>;
+  /** Headers the request needs besides the credential (If-Match). */
+  readonly headers?: () => Promise<Record<string, string>>;
 }
+
+/** The organization workspace routes, bound to an organization built before the cases run. */
+const organizationWorld = {} as OrganizationWorld;
+const organizationHarness = new OrganizationHarness(service, dns);
+const ORGANIZATION_REQUESTS: Readonly<Record<string, RouteRequest>> = authMatrixOrganizationRequests(
+  organizationHarness,
+  organizationWorld,
+);
 
 const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'GET /health/live': { status: 200 },
@@ -347,21 +377,32 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'POST /api/v2/data/enrich/vulnerabilities': { status: 200, body: async () => ({ reference: sealedRef() }) },
   'POST /api/v2/common/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
   'POST /api/v2/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
-  // Rule 12: the main account owns an organization with single sign-on on the in-process provider.
-  'GET /api/v2/organizations/:organizationId/sso': { status: 200, params: ssoOrganization },
+  // Rule 12: the organization owner owns an organization with single sign-on on the in-process provider.
+  'GET /api/v2/organizations/:organizationId/sso': {
+    status: 200,
+    params: ssoOrganization,
+    session: ownerSession,
+  },
   'PUT /api/v2/organizations/:organizationId/sso': {
     status: 200,
+    session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET }),
   },
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code': { status: 201, params: ssoOrganization },
+  'POST /api/v2/organizations/:organizationId/sso/recovery-code': {
+    status: 201,
+    params: ssoOrganization,
+    session: ownerSession,
+  },
   'POST /api/v2/organizations/:organizationId/sso/recovery-code/test': {
     status: 200,
+    session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ recovery_code: await issueRecoveryCode() }),
   },
   'POST /api/v2/organizations/:organizationId/sso/recovery-code/saved': {
     status: 200,
+    session: ownerSession,
     params: async () => {
       await issueRecoveryCode();
       return ssoOrganization();
@@ -369,6 +410,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   },
   'PUT /api/v2/organizations/:organizationId/sso/enforcement': {
     status: 200,
+    session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ enforced: false }),
   },
@@ -385,12 +427,17 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     consumesSession: true,
     params: ssoOrganization,
     body: async () => ({
-      email: fixture.main.email,
+      email: fixture.organizationOwner.email,
       password: PASSWORD,
       recovery_code: await issueRecoveryCode(),
     }),
   },
+  ...ORGANIZATION_REQUESTS,
 };
+
+async function ownerSession(): Promise<Session> {
+  return fixture.organizationOwnerSession;
+}
 
 const SSO_CLIENT = 'matrix-client';
 const SSO_SECRET = 'matrix-client-secret-0123456789';
@@ -406,7 +453,7 @@ async function issueRecoveryCode(): Promise<string> {
   const issued = await service.app
     .get(SingleSignOn)
     .issueRecoveryCode(
-      { accountId: fixture.main.accountId, via: 'session', channel: 'session', scopes: [] },
+      { accountId: fixture.organizationOwner.accountId, via: 'session', channel: 'session', scopes: [] },
       sso.organizationId,
       INJECT_ORIGIN,
     );
@@ -481,8 +528,12 @@ function fillPath(path: string, params: Readonly<Record<string, string>>): strin
 
 beforeAll(async () => {
   await waitUntil(() => service.context.projections.allLive());
-  const [main, other] = await Promise.all([registerAccount(), registerAccount()]);
-  if (!main || !other) throw new Error('accounts not registered');
+  const [main, other, organizationOwner] = await Promise.all([
+    registerAccount(),
+    registerAccount(),
+    registerAccount(),
+  ]);
+  if (!main || !other || !organizationOwner) throw new Error('accounts not registered');
   const key = await issueKey(main.accountId);
   const revoked = await issueKey(main.accountId);
   await commands.execute(new RevokeApiKey(main.accountId, revoked.keyId, operator()));
@@ -495,8 +546,13 @@ beforeAll(async () => {
   });
   main.logins += 1;
   other.logins += 1;
-  const [session, otherSession] = await Promise.all([login(main), login(other)]);
-  if (!session || !otherSession) throw new Error('sessions not created');
+  organizationOwner.logins += 1;
+  const [session, otherSession, organizationOwnerSession] = await Promise.all([
+    login(main),
+    login(other),
+    login(organizationOwner),
+  ]);
+  if (!session || !otherSession || !organizationOwnerSession) throw new Error('sessions not created');
   const pastClock = new ManualClock(new Date(Date.now() - 13 * HOUR));
   fixture = {
     main,
@@ -508,6 +564,8 @@ beforeAll(async () => {
     token: token.token,
     tokenWithoutScope: tokenWithoutScope.token,
     expiredSessions: new SessionStore(service.context.storage.readStore, pastClock),
+    organizationOwner,
+    organizationOwnerSession,
   };
   sso.organizationId = randomUUID();
   sso.provider = await startTestProvider([
@@ -517,22 +575,30 @@ beforeAll(async () => {
       redirectUris: [`${INJECT_ORIGIN}/api/v2/auth/sso/${sso.organizationId}/callback`],
     },
   ]);
-  sso.provider.users.set('matrix-owner', { email: main.email });
-  await createActiveOrganization(service.context, main.accountId, [], sso.organizationId);
+  sso.provider.users.set('matrix-owner', { email: organizationOwner.email });
+  await createActiveOrganization(service.context, organizationOwner.accountId, [], sso.organizationId);
   await service.app
     .get(SingleSignOn)
     .configure(
-      { accountId: main.accountId, via: 'session', channel: 'session', scopes: [] },
+      { accountId: organizationOwner.accountId, via: 'session', channel: 'session', scopes: [] },
       sso.organizationId,
       { issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET },
       INJECT_ORIGIN,
     );
   await issueRecoveryCode();
+  // The organization workspace routes act in an organization of their own, with a recorded search to save from.
+  await writeGenerated(service.context.observations, 'hosts', {
+    count: 30,
+    seed: 'auth-matrix',
+    now: new Date(),
+  });
+  Object.assign(organizationWorld, await buildOrganizationWorld(organizationHarness));
 });
 
 afterAll(async () => {
   await sso.provider?.close();
   await service.dispose();
+  await dns.close();
 });
 
 describe('the matrix covers the application', () => {
@@ -561,10 +627,13 @@ describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (k
   }
 
   it.each(VARIANTS.map((variant) => [variant.name, variant] as const))('%s', async (_name, variant) => {
-    const session = request.consumesSession
-      ? async () => login(await spareAccount())
-      : async () => fixture.session;
-    const headers = await variant.headers(session);
+    const session =
+      request.session ??
+      (request.consumesSession ? async () => login(await spareAccount()) : async () => fixture.session);
+    const headers = {
+      ...(request.headers ? await request.headers() : {}),
+      ...(await variant.headers(session)),
+    };
     const params = request.params ? await request.params() : {};
     const body = request.body ? await request.body() : undefined;
     const extra = request.extra ? await request.extra() : {};
