@@ -1,0 +1,386 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { caseDecider, type CaseEvent } from '../../../src/organizations/domain/case.js';
+import {
+  organizationDecider,
+  type OrganizationEvent,
+  type OrganizationCommand,
+} from '../../../src/organizations/domain/organization.js';
+import { creationRefusal, redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
+import { spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
+import { ledgerDecider, type LedgerContext, type LedgerState } from '../../../src/credits/domain/ledger.js';
+import { deciderSpec } from '../../support/decider-spec.js';
+
+const now = new Date('2026-03-01T10:00:00.000Z');
+const OWNER = 'owner-1';
+const ADMIN = 'admin-1';
+const ANALYST = 'analyst-1';
+const org = deciderSpec(organizationDecider);
+
+const created: OrganizationEvent[] = organizationDecider.decide(
+  {
+    type: 'CreateOrganization',
+    organizationId: 'org-1',
+    name: 'Acme',
+    ownerAccountId: OWNER,
+    start: 'trial',
+    domain: 'acme.example',
+    verificationToken: 'tok',
+    generalSpaceId: 'general-1',
+    transfer: { transferId: 't-1', credits: 10 },
+  },
+  organizationDecider.initialState,
+  { now, actorAccountId: OWNER },
+) as OrganizationEvent[];
+const record = {
+  type: 'TXT' as const,
+  name: '_exposure-verification.acme.example',
+  value: 'exposure-verification=tok',
+};
+const verify = (facts: Partial<{ d: boolean; a: boolean; approval: boolean }> = {}): OrganizationCommand => ({
+  type: 'VerifyDomain',
+  txt: [[record.value]],
+  domainAlreadyUsedForTrial: facts.d ?? false,
+  accountAlreadyHadTrial: facts.a ?? false,
+  approvalRequired: facts.approval ?? false,
+});
+const active = [
+  ...created,
+  ...(organizationDecider.decide(verify(), org.given(created).state, {
+    now,
+    actorAccountId: OWNER,
+  }) as OrganizationEvent[]),
+];
+const member = (
+  accountId: string,
+  role: 'administrator' | 'analyst' | 'external_client',
+): OrganizationEvent => ({
+  type: 'MemberAdded',
+  data: { accountId, role, spaces: [], portion: null, invitationId: null, addedAt: now.toISOString() },
+});
+
+describe('organization decider', () => {
+  it('creation records the verification request and the owner', () => {
+    expect(created.map((e) => e.type)).toEqual([
+      'OrganizationCreated',
+      'DomainVerificationRequested',
+      'MemberAdded',
+    ]);
+    expect(org.given(created).state).toMatchObject({ status: 'pending_verification', ownerAccountId: OWNER });
+  });
+
+  it('rule 5: a missing TXT record, a used domain and a used account are refused', () => {
+    org
+      .given(created)
+      .when({ ...verify(), txt: [['other']] } as OrganizationCommand, { now, actorAccountId: OWNER })
+      .then('domain_not_verified');
+    org
+      .given(created)
+      .when(verify({ d: true }), { now, actorAccountId: OWNER })
+      .then('trial_ineligible');
+    org
+      .given(created)
+      .when(verify({ a: true }), { now, actorAccountId: OWNER })
+      .then('trial_ineligible');
+  });
+
+  it('rule 5: a verified domain starts a 14-day trial; a flagged account waits for approval', () => {
+    expect(org.given(active).state).toMatchObject({ status: 'active', plan: 'trial' });
+    const flagged = org
+      .given(created)
+      .when(verify({ approval: true }), { now, actorAccountId: OWNER })
+      .decided();
+    expect(flagged.state.status).toBe('pending_approval');
+    expect(flagged.events.map((e) => e.type)).not.toContain('TrialStarted');
+  });
+
+  it('rule 5: renaming never starts another trial', () => {
+    const renamed = org
+      .given(active)
+      .when({ type: 'RenameOrganization', name: 'Acme 2' }, { now, actorAccountId: OWNER })
+      .decided();
+    expect(renamed.events.map((e) => e.type)).toEqual(['OrganizationRenamed']);
+  });
+
+  it('rule 14: a restricted organization refuses work even from the owner', () => {
+    org
+      .given(created)
+      .when({ type: 'RenameOrganization', name: 'X' }, { now, actorAccountId: OWNER })
+      .then('organization_restricted');
+  });
+
+  it('Roles: billing and the ownership transfer stay owner-only; only the recipient accepts', () => {
+    const history = [...active, member(ADMIN, 'administrator'), member(ANALYST, 'analyst')];
+    org
+      .given(history)
+      .when({ type: 'OfferOwnership', toAccountId: ANALYST }, { now, actorAccountId: ADMIN })
+      .then('forbidden');
+    org
+      .given(history)
+      .when({ type: 'RequestPlan', plan: 'teams' }, { now, actorAccountId: ADMIN })
+      .then('forbidden');
+    const offered = org
+      .given(history)
+      .when({ type: 'OfferOwnership', toAccountId: ANALYST }, { now, actorAccountId: OWNER })
+      .then([
+        {
+          type: 'OwnershipTransferOffered',
+          data: { from: OWNER, to: ANALYST, offeredAt: now.toISOString() },
+        },
+      ]);
+    const after = [...history, ...offered.events];
+    org.given(after).when({ type: 'AcceptOwnership' }, { now, actorAccountId: ADMIN }).then('not_found');
+    const accepted = org
+      .given(after)
+      .when({ type: 'AcceptOwnership' }, { now, actorAccountId: ANALYST })
+      .decided();
+    expect(accepted.state.ownerAccountId).toBe(ANALYST);
+    expect(accepted.state.members[OWNER]?.role).toBe('administrator');
+  });
+
+  it('Authentication 8: an analyst cannot manage members; an administrator cannot remove an administrator', () => {
+    const history = [
+      ...active,
+      member(ADMIN, 'administrator'),
+      member(ANALYST, 'analyst'),
+      member('admin-2', 'administrator'),
+    ];
+    org
+      .given(history)
+      .when({ type: 'RemoveMember', accountId: ADMIN }, { now, actorAccountId: ANALYST })
+      .then('forbidden');
+    org
+      .given(history)
+      .when({ type: 'RemoveMember', accountId: 'admin-2' }, { now, actorAccountId: ADMIN })
+      .then('forbidden');
+    const removed = org
+      .given(history)
+      .when({ type: 'RemoveMember', accountId: ANALYST }, { now, actorAccountId: ADMIN })
+      .decided();
+    expect(removed.state.members[ANALYST]).toBeUndefined();
+  });
+});
+
+describe('space decider (rule 13)', () => {
+  const space = deciderSpec(spaceDecider);
+  const createdSpace = spaceDecider.decide(
+    {
+      type: 'CreateSpace',
+      spaceId: 's',
+      organizationId: 'o',
+      kind: 'client',
+      name: 'C',
+      creditLimit: 10,
+      monitoring: true,
+    },
+    spaceDecider.initialState,
+    { now },
+  ) as SpaceEvent[];
+  it('archiving stops the schedule and revokes shares; restoring recreates neither', () => {
+    const shared = [
+      ...createdSpace,
+      { type: 'ShareCreated', data: { shareId: 'sh', createdAt: now.toISOString() } } as SpaceEvent,
+    ];
+    const archived = space.given(shared).when({ type: 'ArchiveSpace' }, { now }).decided();
+    expect(archived.events.map((e) => e.type)).toEqual([
+      'SpaceArchived',
+      'MonitoringStopped',
+      'ShareRevoked',
+    ]);
+    const restored = space
+      .given([...shared, ...archived.events])
+      .when({ type: 'RestoreSpace' }, { now })
+      .decided();
+    expect(restored.events.map((e) => e.type)).toEqual(['SpaceRestored']);
+    expect(restored.state).toMatchObject({
+      state: 'active',
+      schedule: null,
+      shares: { sh: { revoked: true } },
+    });
+  });
+  it('credit_limit follows the contract limits (6 to 1,000,000)', () => {
+    space.given(createdSpace).when({ type: 'SetCreditLimit', creditLimit: 5 }, { now }).then('invalid_input');
+  });
+});
+
+describe('case decider (rules 3, 4)', () => {
+  const cases = deciderSpec(caseDecider);
+  const opened: CaseEvent[] = [
+    {
+      type: 'CaseOpened',
+      data: {
+        caseId: 'c',
+        organizationId: 'o',
+        spaceId: 's',
+        title: 'T',
+        openedBy: 'a',
+        openedAt: now.toISOString(),
+      },
+    },
+  ];
+  const search = {
+    searchId: 'q',
+    organizationId: 'o',
+    spaceId: 's',
+    spaceKind: 'client' as const,
+    records: { 'hosts:1': { id: '1' }, 'hosts:2': { id: '2' } },
+  };
+  const save = (over: object = {}) => ({
+    type: 'SaveEvidence' as const,
+    evidenceId: 'e',
+    search,
+    records: [{ dataset: 'hosts', id: '2' }],
+    note: 'n',
+    visibility: undefined,
+    savedBy: 'a',
+    savedByStaff: true,
+    ...over,
+  });
+  it('General research owns no new case', () => {
+    cases
+      .given([])
+      .when(
+        {
+          type: 'OpenCase',
+          caseId: 'c',
+          organizationId: 'o',
+          spaceId: 'g',
+          spaceKind: 'general',
+          spaceArchived: false,
+          title: 'T',
+          openedBy: 'a',
+        },
+        { now },
+      )
+      .then('forbidden');
+  });
+  it('a search of another space needs a rerun; an archived case must be replaced; staff default to internal', () => {
+    cases
+      .given(opened)
+      .when(save({ search: { ...search, spaceId: 'g', spaceKind: 'general' } }), { now })
+      .then('rerun_required');
+    cases
+      .given([...opened, { type: 'CaseArchived', data: { archivedAt: now.toISOString() } }])
+      .when(save(), { now })
+      .then('case_unavailable');
+    const saved = cases.given(opened).when(save(), { now }).decided();
+    expect(saved.events[0]).toMatchObject({
+      data: { visibility: 'internal', records: [{ id: '2', source: { id: '2' } }] },
+    });
+    const external = cases
+      .given(opened)
+      .when(save({ savedByStaff: false }), { now })
+      .decided();
+    expect(external.events[0]).toMatchObject({ data: { visibility: 'client' } });
+  });
+});
+
+describe('policies', () => {
+  it('rule 6: creation refusals in order', () => {
+    expect(
+      creationRefusal({
+        personalPlan: 'free',
+        personalPaymentProcessing: false,
+        ownsOrganization: false,
+        staffInOrganization: false,
+      }),
+    ).toBeNull();
+    expect(
+      creationRefusal({
+        personalPlan: 'professional',
+        personalPaymentProcessing: false,
+        ownsOrganization: false,
+        staffInOrganization: false,
+      })?.code,
+    ).toBe('personal_plan_active');
+    expect(
+      creationRefusal({
+        personalPlan: 'free',
+        personalPaymentProcessing: true,
+        ownsOrganization: false,
+        staffInOrganization: false,
+      })?.code,
+    ).toBe('personal_payment_processing');
+  });
+  it('rule 7: redaction keeps organization, registrar and name servers', () => {
+    expect(
+      redactWhoisRecord({
+        registrar: 'r',
+        name_servers: ['ns'],
+        registrant: { organization: 'O', name: 'N', email: 'E' },
+        admin: { name: 'A', email: 'B' },
+        tech: { name: 'T' },
+      }),
+    ).toEqual({
+      registrar: 'r',
+      name_servers: ['ns'],
+      registrant: { organization: 'O' },
+      admin: {},
+      tech: {},
+    });
+  });
+});
+
+describe('credit envelopes (rule 8), property', () => {
+  const context: LedgerContext = {
+    now,
+    cycle: { start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' },
+    allowance: 0,
+  };
+  it('settled plus reserved under an envelope never exceeds its limit, nor the balance', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('reserve' as const), amount: fc.integer({ min: 1, max: 15 }) }),
+            fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), charge: fc.nat({ max: 15 }) }),
+            fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+          ),
+          { maxLength: 40 },
+        ),
+        (balance, limit, steps) => {
+          const envelope = { key: 'space:s', limit };
+          let state: LedgerState = ledgerDecider.initialState;
+          const apply = (command: Parameters<typeof ledgerDecider.decide>[0]) => {
+            try {
+              for (const event of ledgerDecider.decide(command, state, context))
+                state = ledgerDecider.evolve(state, event);
+            } catch {
+              /* a refusal changes nothing */
+            }
+          };
+          if (balance > 0) apply({ type: 'TransferIn', transferId: 'seed', credits: balance, from: 'trial' });
+          let n = 0;
+          for (const step of steps) {
+            const open = Object.keys(state.openReservations);
+            if (step.kind === 'reserve') {
+              apply({
+                type: 'ReserveCredits',
+                reservationId: `r${n++}`,
+                amount: step.amount,
+                category: 'host',
+                channel: 'session',
+                ttlMs: 60_000,
+                envelopes: [envelope],
+              });
+            } else if (open.length > 0) {
+              const id = open[step.pick % open.length]!;
+              const held = state.openReservations[id]!.amount;
+              if (step.kind === 'settle')
+                apply({ type: 'SettleReservation', reservationId: id, charged: Math.min(held, step.charge) });
+              else apply({ type: 'ReleaseReservation', reservationId: id, reason: 'cancelled' });
+            }
+            const reserved = Object.values(state.openReservations).reduce((sum, r) => sum + r.amount, 0);
+            const spent = state.envelopeSpent?.[envelope.key] ?? 0;
+            expect(spent + reserved).toBeLessThanOrEqual(limit);
+            expect(state.purchasedBalance).toBeGreaterThanOrEqual(0);
+            expect(reserved).toBeLessThanOrEqual(state.purchasedBalance);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
