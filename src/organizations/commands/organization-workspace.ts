@@ -406,8 +406,12 @@ export class OrganizationWorkspace {
 
   /** Whether an account belongs to an organization (or is becoming the owner of one). */
   async belongsToOrganization(accountId: string): Promise<boolean> {
-    if ((await this.memberships(accountId)).length > 0) return true;
-    const creation = await this.context.storage.eventStore.readStream(creationStreamId(accountId));
+    // Read together: this runs in front of every personal search.
+    const [memberships, creation] = await Promise.all([
+      this.memberships(accountId),
+      this.context.storage.eventStore.readStream(creationStreamId(accountId)),
+    ]);
+    if (memberships.length > 0) return true;
     return creation.length > 0 && !abandoned(creation);
   }
 

@@ -189,9 +189,12 @@ export class SearchHandler {
   }
 
   private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
-    const account = await this.accounts.account(principal.accountId);
+    // Both lookups at once: they sit in front of every search.
+    const [account, research] = await Promise.all([
+      this.accounts.account(principal.accountId),
+      this.research ? this.research.resolve(principal) : undefined,
+    ]);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
-    const research = this.research ? await this.research.resolve(principal) : undefined;
     const envelope = envelopeFor(principal, String(request.id));
     return {
       principal,
