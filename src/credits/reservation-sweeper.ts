@@ -1,3 +1,4 @@
+import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
 import { OPEN_RESERVATIONS } from '../../projections/open-reservations.projection.js';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import type { ServiceContext } from '../platform/service-context.js';
@@ -7,33 +8,16 @@ import { CreditLedger } from './commands/credit-ledger.js';
  * Releases reservations whose request died before settling them (a crash, a lost connection), once their
  * time-to-live has passed. Every instance may sweep: releasing is idempotent in the ledger decider.
  */
-export class ReservationSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-
+export class ReservationSweeper extends PeriodicSweep {
   constructor(
     private readonly context: ServiceContext,
     private readonly ledger: CreditLedger = new CreditLedger(context),
-  ) {}
-
-  start(intervalMs = 15_000): void {
-    this.timer ??= setInterval(() => void this.sweepOnce().catch(() => undefined), intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  ) {
+    super(15_000);
   }
 
   /** One pass: returns how many payers' ledgers it expired reservations on. */
-  sweepOnce(): Promise<number> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async sweep(): Promise<number> {
+  protected async sweep(): Promise<number> {
     const now = this.context.clock.now().toISOString();
     const due = await this.context.projections
       .collection(`open-reservations`, OPEN_RESERVATIONS)

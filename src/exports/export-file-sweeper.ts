@@ -1,3 +1,4 @@
+import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
 import type { ServiceContext } from '../platform/service-context.js';
 import type { ExportJobs } from './commands/export-jobs.js';
 
@@ -10,33 +11,16 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
  * (an attempt that crashed after writing, a delete that crashed before removing the file) and abandoned uploads.
  * Every instance may sweep: each step is idempotent.
  */
-export class ExportFileSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-
+export class ExportFileSweeper extends PeriodicSweep {
   constructor(
     private readonly context: ServiceContext,
     private readonly jobs: ExportJobs,
-  ) {}
-
-  start(intervalMs = 60_000): void {
-    this.timer ??= setInterval(() => void this.sweepOnce().catch(() => undefined), intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  ) {
+    super(60_000);
   }
 
   /** One pass: returns how many files it deleted. */
-  sweepOnce(): Promise<number> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async sweep(): Promise<number> {
+  protected async sweep(): Promise<number> {
     const now = this.context.clock.now();
     const exports = this.jobs.queries.collection();
     let deleted = 0;
