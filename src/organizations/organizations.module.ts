@@ -51,9 +51,12 @@ export class OrganizationsModule implements OnApplicationBootstrap {
     @Inject(ServiceContext) private readonly context: ServiceContext,
   ) {}
 
-  /** Finishes account transitions a crash interrupted (each step is idempotent). */
+  /**
+   * Finishes account transitions a crash interrupted (each step is idempotent). Failures are logged and shown
+   * by /health/ready; they do not stop start-up (the rest of the service is unaffected).
+   */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.context.projectionsFollowed) return;
-    await this.workspace.recoverAll().catch(() => undefined);
+    await this.workspace.recoverAll();
   }
 }

@@ -10,6 +10,7 @@ import type { ObservationIndex } from '../search/observation-index/observation-i
 import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
+import { BackgroundChecks } from './health/background-checks.js';
 
 export type LogFunction = (
   level: 'info' | 'warn' | 'error',
@@ -29,6 +30,9 @@ export class ServiceContext {
    */
   projectionsFollowed = true;
 
+  /** Background work that failed without stopping the service (shown by /health/ready). */
+  readonly background = new BackgroundChecks();
+
   private constructor(
     readonly config: AppConfig,
     readonly clock: Clock,
@@ -36,6 +40,8 @@ export class ServiceContext {
     readonly projections: ProjectionRunner,
     readonly maintenance: ProjectionMaintenance,
     readonly repository: EventSourcedRepository,
+    /** The service logger (pino in main.ts); silent when none was given (tests, the CLI). */
+    readonly log: LogFunction = () => undefined,
   ) {}
 
   static async open(
@@ -77,7 +83,7 @@ export class ServiceContext {
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
     });
-    return new ServiceContext(config, clock, storage, projections, maintenance, repository);
+    return new ServiceContext(config, clock, storage, projections, maintenance, repository, options.log);
   }
 
   /** Waits (bounded by PROJECTION_WAIT_MS) until these projections applied `position`: read-your-writes. */

@@ -50,6 +50,8 @@ import { isId, OrganizationGate, type OrganizationAccess } from './organization-
 import { WorkspaceSelections } from './workspace-selection.js';
 
 const PROJECTIONS = ['organizations'];
+/** The /health/ready background check of start-up recovery of interrupted creations. */
+export const RECOVERY_CHECK = 'organization_creation_recovery';
 
 /** The intent record of a creation, one per owner account: `organization-owner-<accountId>`. */
 const creationStreamId = (accountId: string): string => `organization-owner-${accountId}`;
@@ -269,13 +271,54 @@ export class OrganizationWorkspace {
     await this.continueCreation(accountId, started, envelope);
   }
 
-  /** Every interrupted creation (the service runs this at start-up). */
-  async recoverAll(): Promise<number> {
-    const pending = await this.context.projections
-      .collection<{ id: string; status: string }>('organizations', ORGANIZATION_CREATIONS)
-      .find({ status: 'started' });
-    for (const creation of pending) await this.recoverCreation(creation.id);
-    return pending.length;
+  /**
+   * Every interrupted creation (the service runs this at start-up, and the organization sweeper again while one
+   * fails). One failure does not stop the others; each is logged and the outcome shown by /health/ready.
+   */
+  async recoverAll(): Promise<{ pending: number; failed: number }> {
+    let pending: Array<{ id: string; organizationId?: string }>;
+    try {
+      pending = await this.context.projections
+        .collection<{ id: string; organizationId?: string; status: string }>(
+          'organizations',
+          ORGANIZATION_CREATIONS,
+        )
+        .find({ status: 'started' });
+    } catch (error) {
+      const message = 'interrupted organization creations could not be listed';
+      this.context.log('error', message, { err: error });
+      this.context.background.fail(RECOVERY_CHECK, `${message}: ${describe(error)}`, this.now());
+      return { pending: 0, failed: 1 };
+    }
+    const failures: string[] = [];
+    for (const creation of pending) {
+      try {
+        await this.recoverCreation(creation.id);
+      } catch (error) {
+        failures.push(creation.id);
+        this.context.log('error', 'an interrupted organization creation could not be finished', {
+          accountId: creation.id,
+          organizationId: creation.organizationId,
+          err: error,
+        });
+      }
+    }
+    if (failures.length === 0) this.context.background.pass(RECOVERY_CHECK);
+    else {
+      this.context.background.fail(
+        RECOVERY_CHECK,
+        `${failures.length} of ${pending.length} interrupted organization creations could not be finished ` +
+          `(owner accounts ${failures.slice(0, 5).join(', ')}${failures.length > 5 ? ', …' : ''}); ` +
+          'the organization sweeper retries them',
+        this.now(),
+      );
+    }
+    return { pending: pending.length, failed: failures.length };
+  }
+
+  /** Whether the last recovery pass left a creation unfinished. */
+  get recoveryFailing(): boolean {
+    return this.context.background.get(RECOVERY_CHECK)?.ok === false;
   }
 
   private async continueCreation(
@@ -1157,4 +1200,8 @@ function abandoned(events: ReadonlyArray<{ type: string }>): boolean {
 function ignoreAlreadyExists(error: unknown): void {
   if (error instanceof ServiceError && error.code === 'already_exists') return;
   throw error;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

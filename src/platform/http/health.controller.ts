@@ -48,6 +48,12 @@ export class HealthController {
     };
     const ready = Object.values(checks).every((check) => check.ok);
     void reply.status(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'not_ready', checks, projections };
+    // Failed background work (start-up recovery, sweepers) is shown, not counted: the instance still serves.
+    return {
+      status: ready ? 'ready' : 'not_ready',
+      checks,
+      projections,
+      background: this.context.background.all(),
+    };
   }
 }
