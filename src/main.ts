@@ -3,6 +3,8 @@ import { CommandBus } from '@nestjs/cqrs';
 import pino from 'pino';
 import { seedDemoAccount, type DemoAccount } from './accounts/demo-seed.js';
 import { ReservationSweeper } from './credits/reservation-sweeper.js';
+import { OrganizationWorkspace } from './organizations/commands/organization-workspace.js';
+import { OrganizationSweeper } from './organizations/organization-sweeper.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
@@ -30,6 +32,9 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const sweeper = new ReservationSweeper(context);
   sweeper.start();
+  // Trials end on their own after 14 days (then awaiting payment); failed creation recoveries are retried.
+  const organizationSweeper = new OrganizationSweeper(context, app.get(OrganizationWorkspace));
+  organizationSweeper.start();
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context, app.get(CommandBus))
     : null;
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'shutting down');
     await sweeper.stop();
+    await organizationSweeper.stop();
     await app.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
     await context.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
     process.exit(0);
