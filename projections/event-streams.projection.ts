@@ -46,6 +46,12 @@ export const eventStreamsProjection: ProjectionDefinition = {
   handles: ['*'],
   reads: (event: RecordedEvent) => [{ collection: EVENT_STREAMS_COLLECTION, id: event.streamId }],
   apply(event: RecordedEvent, view: ProjectionView): void {
+    // Erased streams are gone from the log: their documents go too, so a rebuild gives the same view.
+    const erased = (event.data as { erasedStreams?: unknown }).erasedStreams;
+    if (event.type === 'ScopeErased' && Array.isArray(erased)) {
+      for (const streamId of erased)
+        if (typeof streamId === 'string') view.delete(EVENT_STREAMS_COLLECTION, streamId);
+    }
     const current = view.get<EventStreamDocument>(EVENT_STREAMS_COLLECTION, event.streamId);
     const next: EventStreamDocument = {
       id: event.streamId,

@@ -8,6 +8,9 @@ import { exportsProjection } from './exports.projection.js';
 import { openReservationsProjection } from './open-reservations.projection.js';
 import { ssoStaffProjection } from './sso-staff.projection.js';
 import { organizationsProjection } from './organizations.projection.js';
+import { exposureScopesProjection } from './exposure-scopes.projection.js';
+import { exposureInventoryProjection } from './exposure-inventory.projection.js';
+import { exposureHistoryProjection } from './exposure-history.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
 export const allProjections: readonly ProjectionDefinition[] = [
@@ -20,4 +23,7 @@ export const allProjections: readonly ProjectionDefinition[] = [
   exportsProjection,
   ssoStaffProjection,
   organizationsProjection,
+  exposureScopesProjection,
+  exposureInventoryProjection,
+  exposureHistoryProjection,
 ];

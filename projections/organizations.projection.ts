@@ -59,6 +59,11 @@ const SPACE_EVENTS = [
   'MonitoringStopped',
   'ShareCreated',
   'ShareRevoked',
+  'ExposureScopeDeclared',
+  'ExposureTimezoneChanged',
+  'SpaceDeleted',
+  'SpaceDeletionCancelled',
+  'SpaceErasureStarted',
 ];
 
 export const organizationsProjection: ProjectionDefinition = {
@@ -98,6 +103,7 @@ export const organizationsProjection: ProjectionDefinition = {
     'ComparisonPublished',
     'OrganizationCreationStarted',
     'OrganizationCreationAbandoned',
+    'ScopeErased',
   ],
   reads(event): DocumentRef[] {
     const data = event.data as Data;
@@ -120,6 +126,7 @@ export const organizationsProjection: ProjectionDefinition = {
     }
     if (event.streamId.startsWith('client-'))
       return [{ collection: ORGANIZATION_SPACES, id: suffix(event, 'client-') }];
+    if (event.type === 'ScopeErased') return [];
     if (event.streamId.startsWith('case-'))
       return [{ collection: ORGANIZATION_CASES, id: suffix(event, 'case-') }];
     if (event.streamId.startsWith('review-item-')) {
@@ -132,6 +139,8 @@ export const organizationsProjection: ProjectionDefinition = {
   },
   apply(event: RecordedEvent, view: ProjectionView): void {
     const data = event.data as Data;
+    // Erasure of a deleted space (issue 8): its stream is gone, so is its document.
+    if (event.type === 'ScopeErased') return view.delete(ORGANIZATION_SPACES, data.scopeId as string);
     if (event.streamId.startsWith('organization-owner-')) return applyCreation(event, data, view);
     if (event.streamId.startsWith('organization-')) return applyOrganization(event, data, view);
     if (event.streamId.startsWith('client-')) return applySpace(event, data, view);
@@ -315,6 +324,15 @@ function applySpace(event: RecordedEvent, data: Data, view: ProjectionView): voi
         version: event.streamVersion,
       });
       return;
+    case 'SpaceDeleted':
+      patch({ state: 'deleted', version: event.streamVersion });
+      return;
+    case 'SpaceDeletionCancelled':
+      patch({ state: 'archived', version: event.streamVersion });
+      return;
+    default:
+      // Exposure declarations and settings move the quoted version (If-Match) of the space.
+      patch({ version: event.streamVersion });
   }
 }
 

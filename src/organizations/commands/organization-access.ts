@@ -68,6 +68,8 @@ export class OrganizationGate {
     const loaded = await this.context.repository.load(spaceStreamId(spaceId), spaceDecider);
     if (
       !loaded.state.exists ||
+      // Deletion removes access at once (scope state table); only restoration reaches a deleted space.
+      loaded.state.deleted ||
       loaded.state.organizationId !== access.organizationId ||
       !reachesSpace(access.state, access.accountId, spaceId)
     ) {

@@ -6,6 +6,14 @@
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { invalidField } from './organization.js';
+import {
+  checkedAddresses,
+  checkedDomain,
+  checkedTimezone,
+  DELETION_WINDOW_MS,
+  type BillingMode,
+  type ExposureDeclaration,
+} from '../../exposure/domain/scope-declaration.js';
 
 export const SPACE_KINDS = ['general', 'client', 'asset_scope'] as const;
 export type SpaceKind = (typeof SPACE_KINDS)[number];
@@ -53,8 +61,44 @@ export interface RevokeShare {
   readonly type: 'RevokeShare';
   readonly shareId: string;
 }
+/** An exposure scope (contract, Scope): an asset scope space that declares a domain, timezone and addresses. */
+export interface CreateExposureScope {
+  readonly type: 'CreateExposureScope';
+  readonly spaceId: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly domain: unknown;
+  readonly timezone: unknown;
+  readonly addresses: unknown;
+  readonly monitoring: boolean;
+  /** Ignored under capacity billing; 6 to 1,000,000 under legacy credit billing. */
+  readonly creditLimit: unknown;
+  readonly billing: BillingMode;
+}
+/** DELETE with the exact name as confirmation: access ends at once, erasure after the seven-day window. */
+export interface DeleteSpace {
+  readonly type: 'DeleteSpace';
+  readonly confirmName: unknown;
+}
+/** Cancels a deletion before erase_after: back to archived; grants, links and schedules stay gone. */
+export interface RestoreDeletedSpace {
+  readonly type: 'RestoreDeletedSpace';
+}
+/** The sweeper, once erase_after passed: from here the scope can no longer be restored. */
+export interface BeginErasure {
+  readonly type: 'BeginErasure';
+}
+export interface ChangeTimezone {
+  readonly type: 'ChangeTimezone';
+  readonly timezone: unknown;
+}
 export type SpaceCommand =
   | CreateSpace
+  | CreateExposureScope
+  | DeleteSpace
+  | RestoreDeletedSpace
+  | BeginErasure
+  | ChangeTimezone
   | RenameSpace
   | ArchiveSpace
   | RestoreSpace
@@ -84,12 +128,29 @@ export type MonitoringActivated = DomainEvent<
 >;
 export type MonitoringStopped = DomainEvent<
   'MonitoringStopped',
-  { scheduleId: string; reason: 'deactivated' | 'archived'; stoppedAt: string }
+  { scheduleId: string; reason: 'deactivated' | 'archived' | 'deleted'; stoppedAt: string }
 >;
 export type ShareCreated = DomainEvent<'ShareCreated', { shareId: string; createdAt: string }>;
 export type ShareRevoked = DomainEvent<
   'ShareRevoked',
-  { shareId: string; reason: 'revoked' | 'archived'; revokedAt: string }
+  { shareId: string; reason: 'revoked' | 'archived' | 'deleted'; revokedAt: string }
+>;
+export type ExposureScopeDeclared = DomainEvent<
+  'ExposureScopeDeclared',
+  ExposureDeclaration & { declaredAt: string }
+>;
+export type SpaceDeleted = DomainEvent<
+  'SpaceDeleted',
+  { name: string; previousState: 'active' | 'archived'; deletedAt: string; eraseAfter: string }
+>;
+export type SpaceDeletionCancelled = DomainEvent<
+  'SpaceDeletionCancelled',
+  { restoredAt: string; state: 'archived' }
+>;
+export type SpaceErasureStarted = DomainEvent<'SpaceErasureStarted', { startedAt: string }>;
+export type ExposureTimezoneChanged = DomainEvent<
+  'ExposureTimezoneChanged',
+  { from: string; to: string; changedAt: string }
 >;
 export type SpaceEvent =
   | SpaceCreated
@@ -100,7 +161,12 @@ export type SpaceEvent =
   | MonitoringActivated
   | MonitoringStopped
   | ShareCreated
-  | ShareRevoked;
+  | ShareRevoked
+  | ExposureScopeDeclared
+  | SpaceDeleted
+  | SpaceDeletionCancelled
+  | SpaceErasureStarted
+  | ExposureTimezoneChanged;
 
 export interface SpaceState {
   readonly exists: boolean;
@@ -115,6 +181,14 @@ export interface SpaceState {
   readonly shares: Readonly<Record<string, { readonly createdAt: string; readonly revoked: boolean }>>;
   /** How many schedules this space ever had: a new activation gets a new id, never the stopped one back. */
   readonly schedulesEver: number;
+  /** Set for an exposure scope: what it declares (absent on older states: read with `?? null`). */
+  readonly exposure?: ExposureDeclaration | null;
+  /** Deleted and inside its cancellation window (absent on older states). */
+  readonly deleted?: {
+    readonly deletedAt: string;
+    readonly eraseAfter: string;
+    readonly erasing: boolean;
+  } | null;
 }
 
 export const initialSpaceState: SpaceState = {
@@ -128,6 +202,8 @@ export const initialSpaceState: SpaceState = {
   schedule: null,
   shares: {},
   schedulesEver: 0,
+  exposure: null,
+  deleted: null,
 };
 
 export interface SpaceContext {
@@ -164,8 +240,30 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState, SpaceCo
       }
       return events;
     }
+    if (command.type === 'CreateExposureScope') return createExposureScope(command, state, at);
     if (!state.exists) throw new ServiceError('not_found', 'no such space');
+    if (state.deleted) return decideDeleted(command, state, now);
     switch (command.type) {
+      case 'DeleteSpace':
+        return deleteSpace(command, state, now);
+      case 'RestoreDeletedSpace':
+        // Only a deleted space can be restored this way; PATCH state=active reactivates an archived one.
+        throw new ServiceError('not_found', 'no such deleted space');
+      case 'BeginErasure':
+        return [];
+      case 'ChangeTimezone': {
+        if (!state.exposure) throw new ServiceError('not_found', 'no such exposure scope');
+        requireActive(state);
+        const timezone = checkedTimezone(command.timezone);
+        return timezone === state.exposure.timezone
+          ? []
+          : [
+              {
+                type: 'ExposureTimezoneChanged',
+                data: { from: state.exposure.timezone, to: timezone, changedAt: at },
+              },
+            ];
+      }
       case 'RenameSpace': {
         const name = checkedName(command.name);
         return name === state.name ? [] : [{ type: 'SpaceRenamed', data: { from: state.name, to: name } }];
@@ -193,6 +291,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState, SpaceCo
         return state.state === 'active' ? [] : [{ type: 'SpaceRestored', data: { restoredAt: at } }];
       case 'SetCreditLimit': {
         requireActive(state);
+        // Contract, Limits: credit_limit is ignored under capacity billing.
+        if (state.exposure?.billing === 'capacity') return [];
         const creditLimit = checkedLimit(command.creditLimit);
         return creditLimit === state.creditLimit ? [] : [{ type: 'CreditLimitSet', data: { creditLimit } }];
       }
@@ -275,11 +375,135 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState, SpaceCo
           ? { ...state, shares: { ...state.shares, [event.data.shareId]: { ...share, revoked: true } } }
           : state;
       }
+      case 'ExposureScopeDeclared': {
+        const { domain, timezone, addresses, billing } = event.data;
+        return { ...state, exposure: { domain, timezone, addresses, billing } };
+      }
+      case 'ExposureTimezoneChanged':
+        return state.exposure
+          ? { ...state, exposure: { ...state.exposure, timezone: event.data.to } }
+          : state;
+      case 'SpaceDeleted':
+        return {
+          ...state,
+          deleted: { deletedAt: event.data.deletedAt, eraseAfter: event.data.eraseAfter, erasing: false },
+        };
+      case 'SpaceDeletionCancelled':
+        return { ...state, state: 'archived', deleted: null };
+      case 'SpaceErasureStarted':
+        return state.deleted ? { ...state, deleted: { ...state.deleted, erasing: true } } : state;
       default:
         return state;
     }
   },
 };
+
+function createExposureScope(command: CreateExposureScope, state: SpaceState, at: string): SpaceEvent[] {
+  if (state.exists) throw new ServiceError('already_exists', 'the space exists');
+  const name = checkedName(command.name);
+  const domain = checkedDomain(command.domain);
+  const timezone = checkedTimezone(command.timezone);
+  const addresses = checkedAddresses(command.addresses);
+  if (typeof command.monitoring !== 'boolean') throw invalidField('monitoring', 'must be true or false');
+  let creditLimit: number | null;
+  if (command.billing === 'capacity') {
+    // Ignored under capacity billing (contract, Limits): accepted when well formed, never stored.
+    if (
+      command.creditLimit !== undefined &&
+      command.creditLimit !== null &&
+      !Number.isSafeInteger(command.creditLimit)
+    ) {
+      throw invalidField('credit_limit', 'must be an integer');
+    }
+    creditLimit = null;
+  } else {
+    creditLimit = checkedLimit(command.creditLimit);
+  }
+  const events: SpaceEvent[] = [
+    {
+      type: 'SpaceCreated',
+      data: {
+        spaceId: command.spaceId,
+        organizationId: command.organizationId,
+        kind: 'asset_scope',
+        name,
+        creditLimit,
+        createdAt: at,
+      },
+    },
+    {
+      type: 'ExposureScopeDeclared',
+      data: { domain, timezone, addresses, billing: command.billing, declaredAt: at },
+    },
+  ];
+  if (command.monitoring) {
+    events.push({
+      type: 'MonitoringActivated',
+      data: { scheduleId: `${command.spaceId}:1`, activatedAt: at },
+    });
+  }
+  return events;
+}
+
+function deleteSpace(command: DeleteSpace, state: SpaceState, now: Date): SpaceEvent[] {
+  if (state.kind === 'general') throw new ServiceError('forbidden', 'General research cannot be deleted');
+  if (command.confirmName !== state.name) {
+    throw invalidField('name', 'must repeat the exact current name of the space to confirm the deletion');
+  }
+  const at = now.toISOString();
+  const events: SpaceEvent[] = [
+    {
+      type: 'SpaceDeleted',
+      data: {
+        name: state.name,
+        previousState: state.state,
+        deletedAt: at,
+        eraseAfter: new Date(now.getTime() + DELETION_WINDOW_MS).toISOString(),
+      },
+    },
+  ];
+  if (state.schedule) {
+    events.push({
+      type: 'MonitoringStopped',
+      data: { scheduleId: state.schedule.scheduleId, reason: 'deleted', stoppedAt: at },
+    });
+  }
+  for (const [shareId, share] of Object.entries(state.shares).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!share.revoked)
+      events.push({ type: 'ShareRevoked', data: { shareId, reason: 'deleted', revokedAt: at } });
+  }
+  return events;
+}
+
+/** A deleted space answers only to restoration (inside the window) and to the sweeper. */
+function decideDeleted(command: SpaceCommand, state: SpaceState, now: Date): SpaceEvent[] {
+  const deleted = state.deleted!;
+  switch (command.type) {
+    case 'RestoreDeletedSpace':
+      if (deleted.erasing || now.getTime() >= Date.parse(deleted.eraseAfter)) {
+        throw new ServiceError(
+          'restore_window_closed',
+          'the cancellation window of this deletion has ended',
+          {
+            erase_after: deleted.eraseAfter,
+          },
+        );
+      }
+      // Back to archived; grants, links and scheduled spending are not restored.
+      return [{ type: 'SpaceDeletionCancelled', data: { restoredAt: now.toISOString(), state: 'archived' } }];
+    case 'BeginErasure':
+      if (deleted.erasing) return [];
+      if (now.getTime() < Date.parse(deleted.eraseAfter)) {
+        throw new ServiceError('forbidden', 'the cancellation window is still open', {
+          erase_after: deleted.eraseAfter,
+        });
+      }
+      return [{ type: 'SpaceErasureStarted', data: { startedAt: now.toISOString() } }];
+    default:
+      // Deletion removes access at once: the space is gone for every other command.
+      throw new ServiceError('not_found', 'no such space');
+  }
+}
 
 function requireActive(state: SpaceState): void {
   if (state.state !== 'active') {

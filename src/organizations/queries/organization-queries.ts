@@ -128,7 +128,10 @@ export class OrganizationQueries {
     const spaces = await this.collection(ORGANIZATION_SPACES).find({ organizationId: access.organizationId });
     return {
       spaces: spaces
-        .filter((space) => reachesSpace(access.state, access.accountId, space.id))
+        // A deleted space is gone for everyone at once; managers find it under GET …/clients/deleted.
+        .filter(
+          (space) => space.state !== 'deleted' && reachesSpace(access.state, access.accountId, space.id),
+        )
         .map((space) => spaceView(space)),
     };
   }

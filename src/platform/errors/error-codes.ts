@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   sso_required: 403,
   /** Rule 12: the provider identity is no staff member of the organization. */
   sso_not_member: 403,
+  /** Authentication 6: exposure routes need an Exposition organization. */
+  exposure_not_enabled: 403,
   not_found: 404,
   method_not_allowed: 405,
   version_conflict: 409,
@@ -37,6 +39,8 @@ export const ERROR_STATUS = {
   sso_not_configured: 409,
   /** Rule 12: enforcement needs a recovery code issued, tested and saved. */
   recovery_code_required: 409,
+  /** Scope state: a deleted scope can be restored only before erase_after and before erasure begins. */
+  restore_window_closed: 409,
   export_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -1,0 +1,367 @@
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type {
+  DocumentRef,
+  ProjectionDefinition,
+  ProjectionView,
+} from '../src/platform/projections/projection-definition.js';
+import {
+  resultRank,
+  type CoverageState,
+  type ResultState,
+  type ServiceEvaluation,
+} from '../src/exposure/domain/coverage.js';
+import type { RefreshedDomain, RefreshedService } from '../src/exposure/domain/refresh-run.js';
+import type { DecisionState } from '../src/exposure/domain/subject.js';
+
+/**
+ * A scope's inventory (issue 8), from refresh batches (`RefreshServicesRecorded`), asset enrichments and
+ * decisions. `exposure_subjects`: one document per subject (a service, or the domain's registration);
+ * `exposure_hosts`: one per observed host for `group_by=host`; `exposure_controls`: imported historical control
+ * records. A subject a later refresh does not see again stays as it was (a missing observation proves nothing).
+ */
+export const EXPOSURE_SUBJECTS = 'exposure_subjects';
+export const EXPOSURE_HOSTS = 'exposure_hosts';
+export const EXPOSURE_CONTROLS = 'exposure_controls';
+
+export interface SubjectDecision {
+  readonly state: DecisionState;
+  readonly conclusion: string | null;
+  readonly according_to: string | null;
+  readonly note: string | null;
+  readonly announced_date: string | null;
+  readonly renewal: string | null;
+  readonly decided_by: string | null;
+  readonly decided_at: string | null;
+  /** Set when a later observation reopened a decided subject. */
+  readonly reopened_at: string | null;
+}
+
+export interface ExposureSubjectDocument {
+  readonly id: string;
+  readonly scopeId: string;
+  readonly subjectId: string;
+  readonly kind: 'service' | 'domain_expiry';
+  /** Sort key of the fixed pages: stored result rank, then host, port, id. */
+  readonly order: string;
+  readonly host: string | null;
+  readonly observation: Record<string, unknown>;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  /** The refresh that last saw this subject. */
+  readonly seenByRun: string | null;
+  readonly coverage: CoverageState | null;
+  readonly result: ResultState | null;
+  readonly kev: boolean;
+  readonly evaluation:
+    | (ServiceEvaluation & {
+        readonly resultAt: string;
+        readonly evaluatedAt: string;
+        readonly runId: string | null;
+        readonly input: string | null;
+        readonly source: 'refresh' | 'enrichment';
+      })
+    | null;
+  readonly decisionState: DecisionState;
+  readonly decision: SubjectDecision;
+  /** The body version a decision must carry: events in the subject's stream. */
+  readonly version: number;
+  readonly [field: string]: unknown;
+}
+
+type Data = Record<string, unknown>;
+
+export const subjectDocumentId = (scopeId: string, subjectId: string): string => `${scopeId}:${subjectId}`;
+export const hostDocumentId = (scopeId: string, host: string): string => `${scopeId}:${host}`;
+
+const NO_DECISION: SubjectDecision = {
+  state: 'new',
+  conclusion: null,
+  according_to: null,
+  note: null,
+  announced_date: null,
+  renewal: null,
+  decided_by: null,
+  decided_at: null,
+  reopened_at: null,
+};
+
+function orderOf(
+  result: ResultState | null,
+  host: string | null,
+  port: number | null,
+  subjectId: string,
+): string {
+  return `${resultRank(result)}|${host ?? '~'}|${String(port ?? 0).padStart(5, '0')}|${subjectId}`;
+}
+
+export const exposureInventoryProjection: ProjectionDefinition = {
+  name: 'exposure-inventory',
+  version: 1,
+  collections: {
+    [EXPOSURE_SUBJECTS]: {
+      indexes: [
+        {
+          name: 'by_scope_order',
+          fields: [
+            ['scopeId', 1],
+            ['order', 1],
+          ],
+        },
+        {
+          name: 'by_scope_coverage',
+          fields: [
+            ['scopeId', 1],
+            ['coverage', 1],
+          ],
+        },
+        {
+          name: 'by_scope_host',
+          fields: [
+            ['scopeId', 1],
+            ['host', 1],
+          ],
+        },
+      ],
+    },
+    [EXPOSURE_HOSTS]: {
+      indexes: [
+        {
+          name: 'by_scope_host',
+          fields: [
+            ['scopeId', 1],
+            ['host', 1],
+          ],
+        },
+      ],
+    },
+    [EXPOSURE_CONTROLS]: {
+      indexes: [
+        {
+          name: 'by_scope_asset',
+          fields: [
+            ['scopeId', 1],
+            ['asset', 1],
+            ['performedAt', -1],
+          ],
+        },
+      ],
+    },
+  },
+  handles: [
+    'RefreshServicesRecorded',
+    'DecisionRecorded',
+    'SubjectReopened',
+    'AssetEnriched',
+    'ControlRecordsImported',
+    'ScopeErased',
+  ],
+  reads(event): DocumentRef[] {
+    const data = event.data as Data;
+    switch (event.type) {
+      case 'RefreshServicesRecorded': {
+        const scopeId = data.scopeId as string;
+        const services = data.services as RefreshedService[];
+        const domains = data.domains as RefreshedDomain[];
+        return [
+          ...services.map((s) => ({
+            collection: EXPOSURE_SUBJECTS,
+            id: subjectDocumentId(scopeId, s.subjectId),
+          })),
+          ...domains.map((d) => ({
+            collection: EXPOSURE_SUBJECTS,
+            id: subjectDocumentId(scopeId, d.subjectId),
+          })),
+          ...[...new Set(services.map((s) => s.host))].map((host) => ({
+            collection: EXPOSURE_HOSTS,
+            id: hostDocumentId(scopeId, host),
+          })),
+        ];
+      }
+      case 'DecisionRecorded':
+      case 'SubjectReopened':
+      case 'AssetEnriched':
+        return [
+          {
+            collection: EXPOSURE_SUBJECTS,
+            id: subjectDocumentId(data.scopeId as string, data.subjectId as string),
+          },
+        ];
+      default:
+        return [];
+    }
+  },
+  apply(event, view) {
+    const data = event.data as Data;
+    switch (event.type) {
+      case 'RefreshServicesRecorded':
+        return applyRefresh(data, view);
+      case 'DecisionRecorded':
+      case 'SubjectReopened':
+        return applyDecision(event, data, view);
+      case 'AssetEnriched':
+        return applyEnrichment(event, data, view);
+      case 'ControlRecordsImported': {
+        const scopeId = data.scopeId as string;
+        for (const record of data.records as Array<Data & { id: string }>) {
+          view.put(EXPOSURE_CONTROLS, {
+            ...record,
+            id: `${scopeId}:${record.id}`,
+            controlId: record.id,
+            scopeId,
+            importedAt: data.importedAt,
+            importedBy: event.metadata.actor,
+          });
+        }
+        return;
+      }
+      case 'ScopeErased': {
+        const scopeId = data.scopeId as string;
+        view.deleteWhere(EXPOSURE_SUBJECTS, { scopeId });
+        view.deleteWhere(EXPOSURE_HOSTS, { scopeId });
+        view.deleteWhere(EXPOSURE_CONTROLS, { scopeId });
+        return;
+      }
+    }
+  },
+};
+
+function applyRefresh(data: Data, view: ProjectionView): void {
+  const scopeId = data.scopeId as string;
+  const runId = data.runId as string;
+  const input = data.input as string;
+  const at = data.recordedAt as string;
+  const hostCounts = new Map<string, { added: number; hostnames: Set<string> }>();
+  for (const service of data.services as RefreshedService[]) {
+    const id = subjectDocumentId(scopeId, service.subjectId);
+    const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
+    const { subjectId, evaluation, ...observation } = service;
+    // A new evaluation changes the displayed result; result_at moves only when the result itself changes.
+    const sameResult = current?.evaluation?.result === evaluation.result;
+    const document: ExposureSubjectDocument = {
+      id,
+      scopeId,
+      subjectId,
+      kind: 'service',
+      order: orderOf(evaluation.result, service.host, service.port, subjectId),
+      host: service.host,
+      observation,
+      firstSeen: service.firstSeen,
+      lastSeen: service.lastSeen,
+      seenByRun: runId,
+      coverage: evaluation.coverage,
+      result: evaluation.result,
+      kev: evaluation.result === 'kev',
+      evaluation: {
+        ...evaluation,
+        resultAt: sameResult && current?.evaluation ? current.evaluation.resultAt : at,
+        evaluatedAt: at,
+        runId,
+        input,
+        source: 'refresh',
+      },
+      decisionState: current?.decisionState ?? 'new',
+      decision: current?.decision ?? NO_DECISION,
+      version: current?.version ?? 0,
+    };
+    view.put(EXPOSURE_SUBJECTS, document);
+    if (!current) {
+      const entry = hostCounts.get(service.host) ?? { added: 0, hostnames: new Set<string>() };
+      entry.added++;
+      for (const name of service.hostnames) entry.hostnames.add(name);
+      hostCounts.set(service.host, entry);
+    }
+  }
+  for (const [host, { added, hostnames }] of hostCounts) {
+    const id = hostDocumentId(scopeId, host);
+    const current = view.get<{ id: string; services: number; hostnames: string[] }>(EXPOSURE_HOSTS, id);
+    const names = [...new Set([...(current?.hostnames ?? []), ...hostnames])].sort().slice(0, 20);
+    view.put(EXPOSURE_HOSTS, {
+      id,
+      scopeId,
+      host,
+      services: (current?.services ?? 0) + added,
+      hostnames: names,
+    });
+  }
+  for (const domain of data.domains as RefreshedDomain[]) {
+    const id = subjectDocumentId(scopeId, domain.subjectId);
+    const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
+    const { subjectId, ...observation } = domain;
+    const document: ExposureSubjectDocument = {
+      id,
+      scopeId,
+      subjectId,
+      kind: 'domain_expiry',
+      order: orderOf(null, null, null, subjectId),
+      host: null,
+      observation,
+      firstSeen: domain.firstSeen,
+      lastSeen: domain.lastSeen,
+      seenByRun: runId,
+      coverage: null,
+      result: null,
+      kev: false,
+      evaluation: null,
+      decisionState: current?.decisionState ?? 'new',
+      decision: current?.decision ?? NO_DECISION,
+      version: current?.version ?? 0,
+    };
+    view.put(EXPOSURE_SUBJECTS, document);
+  }
+}
+
+function applyDecision(event: RecordedEvent, data: Data, view: ProjectionView): void {
+  const id = subjectDocumentId(data.scopeId as string, data.subjectId as string);
+  const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
+  if (!current) return;
+  const version = event.streamVersion + 1;
+  if (event.type === 'DecisionRecorded') {
+    const decision: SubjectDecision = {
+      state: data.decision as DecisionState,
+      conclusion: (data.conclusion as string | null) ?? null,
+      according_to: (data.according_to as string | null) ?? null,
+      note: (data.note as string | null) ?? null,
+      announced_date: (data.announced_date as string | null) ?? null,
+      renewal: (data.renewal as string | null) ?? null,
+      decided_by: event.metadata.actor,
+      decided_at: data.decidedAt as string,
+      reopened_at: null,
+    };
+    view.patch(EXPOSURE_SUBJECTS, id, { decision, decisionState: decision.state, version });
+  } else {
+    view.patch(EXPOSURE_SUBJECTS, id, {
+      decision: { ...current.decision, state: 'new', reopened_at: data.reopenedAt },
+      decisionState: 'new',
+      version,
+    });
+  }
+}
+
+function applyEnrichment(event: RecordedEvent, data: Data, view: ProjectionView): void {
+  const id = subjectDocumentId(data.scopeId as string, data.subjectId as string);
+  const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
+  if (!current || current.kind !== 'service') return;
+  const evaluation = data.evaluation as ServiceEvaluation;
+  const at = data.enrichedAt as string;
+  const sameResult = current.evaluation?.result === evaluation.result;
+  view.patch(EXPOSURE_SUBJECTS, id, {
+    order: orderOf(
+      evaluation.result,
+      current.host,
+      (current.observation.port as number | null) ?? null,
+      current.subjectId,
+    ),
+    coverage: evaluation.coverage,
+    result: evaluation.result,
+    kev: evaluation.result === 'kev',
+    evaluation: {
+      ...evaluation,
+      resultAt: sameResult && current.evaluation ? current.evaluation.resultAt : at,
+      evaluatedAt: at,
+      runId: current.evaluation?.runId ?? null,
+      input: (data.input as string | null) ?? null,
+      source: 'enrichment',
+    },
+    version: event.streamVersion + 1,
+  });
+}
