@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerAccountCommands } from './accounts/cli/account.cli.js';
 import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
+import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
@@ -21,6 +22,7 @@ const runtime = new CliRuntime();
 registerAccountCommands(program, runtime);
 registerDataCommands(program, runtime);
 registerCatalogueCommands(program, runtime);
+registerOrganizationCommands(program, runtime);
 registerProjectionCommands(program, runtime);
 registerEventCommands(program, runtime);
 

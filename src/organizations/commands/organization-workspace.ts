@@ -554,11 +554,35 @@ export class OrganizationWorkspace {
     organizationId: string,
     command: OrganizationCommand,
     envelope: CommandEnvelope,
-  ): Promise<void> {
+  ): Promise<{ changed: boolean; state: OrganizationState }> {
     const { state } = await this.gate.organization(organizationId);
     if (!state.exists) throw new ServiceError('not_found', 'no such organization');
-    await this.organizationCommand({ organizationId }, null, command, envelope);
+    const result = await this.organizationCommand({ organizationId }, null, command, envelope);
     if (command.type === 'ApproveOrganization') await this.grantTrialCredits(organizationId, envelope);
+    return { changed: result.events.length > 0, state: result.state };
+  }
+
+  /** Operators flag an account whose trial needs administrator approval (anti-abuse); false when already. */
+  async requireTrialApproval(accountId: string, envelope: CommandEnvelope): Promise<boolean> {
+    try {
+      await this.context.storage.eventStore.append(
+        approvalFlagStreamId(accountId),
+        [
+          {
+            id: eventIdFor(`${envelope.commandId}@${approvalFlagStreamId(accountId)}`, 0),
+            type: 'TrialApprovalRequired',
+            schemaVersion: 1,
+            data: {},
+            metadata: envelope.metadata,
+          },
+        ],
+        { expectedVersion: 'no_stream' },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersion) return false;
+      throw error;
+    }
   }
 
   async rename(principal: Principal, organizationId: string, name: string, envelope: CommandEnvelope) {

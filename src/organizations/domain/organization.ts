@@ -83,6 +83,8 @@ export interface SetInactive {
 }
 export interface EndTrial {
   readonly type: 'EndTrial';
+  /** An operator ends the trial before its 14 days (abuse, or the customer asks); otherwise only once due. */
+  readonly early?: boolean;
 }
 export interface RenameOrganization {
   readonly type: 'RenameOrganization';
@@ -471,8 +473,9 @@ export const organizationDecider: Decider<
         return [statusChange(state, back, now)];
       }
       case 'EndTrial': {
+        requireOperator(context);
         if (!state.trial || state.trial.ended || state.plan !== 'trial') return [];
-        if (Date.parse(state.trial.endsAt) > context.now.getTime()) return [];
+        if (!command.early && Date.parse(state.trial.endsAt) > context.now.getTime()) return [];
         const events: OrganizationEvent[] = [{ type: 'TrialEnded', data: { endedAt: now } }];
         if (state.status === 'active') events.push(statusChange(state, 'awaiting_payment', now));
         return events;

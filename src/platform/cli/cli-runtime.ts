@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { AppModule } from '../../app.module.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { ServiceContext } from '../service-context.js';
@@ -40,6 +40,12 @@ export class CliRuntime {
       });
     }
     return this.application.get(CommandBus);
+  }
+
+  /** A provider of the application (the same services the HTTP routes use), e.g. a context's command facade. */
+  async get<T>(token: Type<T> | symbol): Promise<T> {
+    await this.commands();
+    return this.application!.get<T>(token);
   }
 
   async close(): Promise<void> {

@@ -94,6 +94,38 @@ describe('organization decider', () => {
     expect(flagged.events.map((e) => e.type)).not.toContain('TrialStarted');
   });
 
+  it('rule 5: the trial ends once its 14 days are over (or early, by an operator), then awaits payment', () => {
+    const operator = (at: Date) => ({ now: at, actorAccountId: null });
+    const day = 24 * 60 * 60 * 1000;
+    const due = new Date(now.getTime() + 14 * day);
+    org
+      .given(active)
+      .when({ type: 'EndTrial' }, operator(new Date(due.getTime() - 1)))
+      .then([]);
+    const ended = org
+      .given(active)
+      .when({ type: 'EndTrial' }, operator(due))
+      .then([
+        { type: 'TrialEnded', data: { endedAt: due.toISOString() } },
+        {
+          type: 'OrganizationStatusChanged',
+          data: { from: 'active', to: 'awaiting_payment', changedAt: due.toISOString() },
+        },
+      ]);
+    expect(ended.state).toMatchObject({ status: 'awaiting_payment', trial: { ended: true } });
+    org
+      .given([...active, ...ended.events])
+      .when({ type: 'EndTrial' }, operator(due))
+      .then([]);
+    expect(
+      org.given(active).when({ type: 'EndTrial', early: true }, operator(now)).decided().state.status,
+    ).toBe('awaiting_payment');
+    org
+      .given(active)
+      .when({ type: 'EndTrial', early: true }, { now, actorAccountId: OWNER })
+      .then('forbidden');
+  });
+
   it('rule 5: renaming never starts another trial', () => {
     const renamed = org
       .given(active)

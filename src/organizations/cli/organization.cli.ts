@@ -1,0 +1,235 @@
+import type { Command } from 'commander';
+import { ORGANIZATIONS } from '../../../projections/organizations.projection.js';
+import { AccountDirectory } from '../../accounts/queries/account-directory.js';
+import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import { commandEnvelope, operatorActor } from '../../platform/event-sourcing/command-metadata.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
+import type { ServiceContext } from '../../platform/service-context.js';
+import { isId } from '../commands/organization-access.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import {
+  isRestricted,
+  organizationDecider,
+  organizationStreamId,
+  restrictionAction,
+  type OrganizationCommand,
+  type OrganizationState,
+  type PaidOrganizationPlan,
+} from '../domain/organization.js';
+
+const STATUSES = ['pending_verification', 'pending_approval', 'awaiting_payment', 'active', 'inactive'];
+const PAID_PLANS: readonly PaidOrganizationPlan[] = ['teams', 'business'];
+
+/**
+ * What the organization routes do not offer, because the contract leaves it to the service's operators and its
+ * billing system (rule 14's "until its status changes"): approval, checkout completion, deactivation and
+ * reactivation, ending a trial, and the trial approval flag. Each acts as `operator:<user>`, through the same
+ * decider as every route; it works with and without a running service.
+ */
+export function registerOrganizationCommands(program: Command, runtime: CliRuntime): void {
+  const organizations = program
+    .command('organizations')
+    .description('organization workspaces: status, approval, checkout, deactivation, trials');
+
+  organizations
+    .command('list')
+    .description('organizations with their status and plan (from the read model)')
+    .option('--status <status>', `only this status (${STATUSES.join(', ')})`)
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (options: { status?: string; json?: boolean }) => {
+        if (options.status !== undefined && !STATUSES.includes(options.status)) {
+          throw new ServiceError(
+            'invalid_input',
+            `unknown status "${options.status}" (one of ${STATUSES.join(', ')})`,
+          );
+        }
+        const context = await runtime.open({ followProjections: true });
+        const rows = await context.projections
+          .collection<ListedOrganization>('organizations', ORGANIZATIONS)
+          .find(options.status ? { status: options.status } : {}, { sort: [['createdAt', 1]] });
+        const listed = rows.map((row) => ({
+          organization_id: row.id,
+          name: row.name,
+          status: row.status,
+          restricted: row.status !== 'active',
+          plan: row.plan,
+          requested_plan: row.requestedPlan,
+          trial_ends_at: row.trial?.endsAt ?? null,
+          owner_account_id: row.ownerAccountId,
+          created_at: row.createdAt,
+        }));
+        runtime.print(Boolean(options.json), { organizations: listed }, () =>
+          listed.length === 0
+            ? 'no organizations'
+            : listed
+                .map(
+                  (o) =>
+                    `${o.organization_id}  ${o.status.padEnd(20)} ${String(o.plan ?? '-').padEnd(9)} ${o.name}`,
+                )
+                .join('\n'),
+        );
+      }),
+    );
+
+  organizations
+    .command('status')
+    .description("an organization's status, restriction and the action that lifts it")
+    .argument('<orgId>', 'organization id')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (organizationId: string, options: { json?: boolean }) => {
+        const state = await load(await runtime.open(), organizationId);
+        runtime.print(Boolean(options.json), statusView(organizationId, state), () =>
+          describeStatus(organizationId, state),
+        );
+      }),
+    );
+
+  const operatorCommand = (
+    name: string,
+    description: string,
+    command: (state: OrganizationState, options: Record<string, unknown>) => OrganizationCommand,
+    configure: (sub: Command) => Command = (sub) => sub,
+  ) =>
+    configure(
+      organizations
+        .command(name)
+        .description(description)
+        .argument('<orgId>', 'organization id')
+        .option('--json', 'machine-readable output'),
+    ).action(
+      action(runtime, async (organizationId: string, options: Record<string, unknown>) => {
+        // Refuse a malformed or unknown id before the application starts.
+        const before = await load(await runtime.open(), organizationId);
+        const workspace = await runtime.get(OrganizationWorkspace);
+        const { changed, state } = await workspace.operator(
+          organizationId,
+          command(before, options),
+          commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+        );
+        const after = changed ? await load(await runtime.open(), organizationId) : state;
+        runtime.print(Boolean(options.json), { ...statusView(organizationId, after), changed }, () =>
+          changed
+            ? describeStatus(organizationId, after)
+            : `nothing to do: ${describeStatus(organizationId, after)}`,
+        );
+      }),
+    );
+
+  operatorCommand(
+    'approve',
+    'approve an organization pending approval (a trial then starts with its 1,000 credits)',
+    () => ({ type: 'ApproveOrganization' }),
+  );
+  operatorCommand(
+    'checkout-complete',
+    'record that checkout completed: the organization becomes active on the paid plan',
+    (state, options) => {
+      const plan = (options.plan as string | undefined)?.trim().toLowerCase() ?? state.requestedPlan;
+      if (!plan) {
+        throw new ServiceError(
+          'invalid_input',
+          'the owner chose no plan in billing: pass --plan teams|business',
+        );
+      }
+      if (!PAID_PLANS.includes(plan as PaidOrganizationPlan)) {
+        throw new ServiceError('invalid_input', `unknown plan "${plan}" (one of ${PAID_PLANS.join(', ')})`);
+      }
+      return { type: 'CompleteCheckout', plan: plan as PaidOrganizationPlan };
+    },
+    (sub) => sub.option('--plan <plan>', 'teams or business (default: the plan the owner chose in billing)'),
+  );
+  operatorCommand('deactivate', 'make the organization inactive (restricted, the owner included)', () => ({
+    type: 'SetInactive',
+    inactive: true,
+  }));
+  operatorCommand(
+    'activate',
+    'reactivate an inactive organization (back to the status its billing allows)',
+    () => ({
+      type: 'SetInactive',
+      inactive: false,
+    }),
+  );
+  operatorCommand(
+    'end-trial',
+    'end a trial that is over now (the service also does this on its own); --early ends it before its term',
+    (_state, options) => ({ type: 'EndTrial', ...(options.early ? { early: true } : {}) }),
+    (sub) => sub.option('--early', 'end the trial before its 14 days are over'),
+  );
+
+  organizations
+    .command('require-approval')
+    .description("flag an account: its organization's trial waits for an operator's approval (anti-abuse)")
+    .argument('<account>', 'account id or email')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (account: string, options: { json?: boolean }) => {
+        const context = await runtime.open({ followProjections: true });
+        const directory = new AccountDirectory(context);
+        const found = account.includes('@')
+          ? await directory.findByEmail(account)
+          : await directory.account(account);
+        if (!found) throw new ServiceError('not_found', `no account ${account}`);
+        const workspace = await runtime.get(OrganizationWorkspace);
+        const flagged = await workspace.requireTrialApproval(
+          found.id,
+          commandEnvelope({ actor: operatorActor(), payer: `account:${found.id}` }),
+        );
+        runtime.print(Boolean(options.json), { account_id: found.id, changed: flagged }, () =>
+          flagged
+            ? `${found.id}: a trial of its organization now waits for approval`
+            : `${found.id} was already flagged`,
+        );
+      }),
+    );
+}
+
+interface ListedOrganization extends ReadDocument {
+  readonly id: string;
+  readonly name: string;
+  readonly status: string;
+  readonly plan: string | null;
+  readonly requestedPlan: string | null;
+  readonly trial: { readonly endsAt?: string } | null;
+  readonly ownerAccountId: string;
+  readonly createdAt: string;
+}
+
+/** The authoritative state: the organization stream folded, never a lagging read model. */
+async function load(context: ServiceContext, organizationId: string): Promise<OrganizationState> {
+  if (!isId(organizationId)) throw new ServiceError('not_found', `no organization ${organizationId}`);
+  const { state } = await context.repository.load(organizationStreamId(organizationId), organizationDecider);
+  if (!state.exists) throw new ServiceError('not_found', `no organization ${organizationId}`);
+  return state;
+}
+
+function statusView(organizationId: string, state: OrganizationState) {
+  return {
+    organization_id: organizationId,
+    name: state.name,
+    status: state.status,
+    restricted: isRestricted(state),
+    action: restrictionAction(state),
+    plan: state.plan,
+    requested_plan: state.requestedPlan,
+    start: state.start,
+    trial: state.trial
+      ? {
+          domain: state.trial.domain,
+          started_at: state.trial.startedAt,
+          ends_at: state.trial.endsAt,
+          ended: state.trial.ended,
+        }
+      : null,
+    owner_account_id: state.ownerAccountId,
+  };
+}
+
+function describeStatus(organizationId: string, state: OrganizationState): string {
+  const trial = state.trial ? `; trial ${state.trial.ended ? 'ended' : `ends ${state.trial.endsAt}`}` : '';
+  const restriction = isRestricted(state) ? ` (restricted: ${restrictionAction(state)})` : '';
+  return `${organizationId} ${state.name}: ${state.status}${restriction}; plan ${state.plan ?? 'none'}${trial}`;
+}
