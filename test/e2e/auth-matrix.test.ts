@@ -378,29 +378,29 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'POST /api/v2/common/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
   'POST /api/v2/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
   // Rule 12: the organization owner owns an organization with single sign-on on the in-process provider.
-  'GET /api/v2/organizations/:organizationId/sso': {
+  'GET /api/v2/organizations/:orgId/sso': {
     status: 200,
     params: ssoOrganization,
     session: ownerSession,
   },
-  'PUT /api/v2/organizations/:organizationId/sso': {
+  'PUT /api/v2/organizations/:orgId/sso': {
     status: 200,
     session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET }),
   },
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code': {
+  'POST /api/v2/organizations/:orgId/sso/recovery-code': {
     status: 201,
     params: ssoOrganization,
     session: ownerSession,
   },
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code/test': {
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/test': {
     status: 200,
     session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ recovery_code: await issueRecoveryCode() }),
   },
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code/saved': {
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/saved': {
     status: 200,
     session: ownerSession,
     params: async () => {
@@ -408,21 +408,21 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
       return ssoOrganization();
     },
   },
-  'PUT /api/v2/organizations/:organizationId/sso/enforcement': {
+  'PUT /api/v2/organizations/:orgId/sso/enforcement': {
     status: 200,
     session: ownerSession,
     params: ssoOrganization,
     body: async () => ({ enforced: false }),
   },
-  'GET /api/v2/auth/sso/:organizationId/start': { status: 302, params: ssoOrganization },
-  'GET /api/v2/auth/sso/:organizationId/callback': {
+  'GET /api/v2/auth/sso/:orgId/start': { status: 302, params: ssoOrganization },
+  'GET /api/v2/auth/sso/:orgId/callback': {
     status: 303,
     // Signing in replaces the session the browser brings.
     consumesSession: true,
     params: ssoOrganization,
     extra: providerCallback,
   },
-  'POST /api/v2/auth/sso/:organizationId/recovery': {
+  'POST /api/v2/auth/sso/:orgId/recovery': {
     status: 200,
     consumesSession: true,
     params: ssoOrganization,
@@ -446,7 +446,7 @@ const INJECT_ORIGIN = 'http://localhost';
 const sso: { provider: TestProvider; organizationId: string } = { provider: undefined!, organizationId: '' };
 
 async function ssoOrganization(): Promise<Record<string, string>> {
-  return { organizationId: sso.organizationId };
+  return { orgId: sso.organizationId };
 }
 
 async function issueRecoveryCode(): Promise<string> {

@@ -29,9 +29,9 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/auth/credits session credits.read',
   'GET /api/v2/auth/credits/usage session credits.read',
   'GET /api/v2/auth/keys session keys.manage',
-  'GET /api/v2/auth/sso/:organizationId/callback public auth.login',
-  'GET /api/v2/auth/sso/:organizationId/start public auth.login',
-  'POST /api/v2/auth/sso/:organizationId/recovery public auth.login',
+  'GET /api/v2/auth/sso/:orgId/callback public auth.login',
+  'GET /api/v2/auth/sso/:orgId/start public auth.login',
+  'POST /api/v2/auth/sso/:orgId/recovery public auth.login',
   'GET /api/v2/organizations/creation-preview session organization.read',
   'POST /api/v2/organizations session organization.manage',
   'GET /api/v2/organizations session organization.read',
@@ -73,12 +73,12 @@ const EXPECTED_ROUTES = [
   'POST /api/v2/organizations/:orgId/comparisons session organization.manage',
   'GET /api/v2/organizations/:orgId/comparisons/:comparisonId session organization.read',
   'POST /api/v2/organizations/:orgId/comparisons/:comparisonId/publish session organization.manage',
-  'GET /api/v2/organizations/:organizationId/sso session organization.manage',
-  'PUT /api/v2/organizations/:organizationId/sso session organization.manage',
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code session organization.manage',
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code/test session organization.manage',
-  'POST /api/v2/organizations/:organizationId/sso/recovery-code/saved session organization.manage',
-  'PUT /api/v2/organizations/:organizationId/sso/enforcement session organization.manage',
+  'GET /api/v2/organizations/:orgId/sso session organization.manage',
+  'PUT /api/v2/organizations/:orgId/sso session organization.manage',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code session organization.manage',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/test session organization.manage',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/saved session organization.manage',
+  'PUT /api/v2/organizations/:orgId/sso/enforcement session organization.manage',
   'GET /api/v2/common/caller-ip public caller.ip',
   'GET /api/v2/common/credits personal_api credits.read',
   'GET /api/v2/common/data/search/fields personal_api data.search personalData',
@@ -232,11 +232,11 @@ describe('route inventory', () => {
       .map((route) => `${route.method} ${route.path}`)
       .sort();
     expect(publicUnderCredentialedPrefix).toEqual([
-      'GET /api/v2/auth/sso/:organizationId/callback', // rule 12: the provider sends the browser back here
-      'GET /api/v2/auth/sso/:organizationId/start', // rule 12: staff single sign-on starts a session
+      'GET /api/v2/auth/sso/:orgId/callback', // rule 12: the provider sends the browser back here
+      'GET /api/v2/auth/sso/:orgId/start', // rule 12: staff single sign-on starts a session
       'GET /api/v2/common/caller-ip', // contract, Authentication 9
       'POST /api/v2/auth/login', // signing in is how a session starts
-      'POST /api/v2/auth/sso/:organizationId/recovery', // rule 12: the owner's break-glass sign-in
+      'POST /api/v2/auth/sso/:orgId/recovery', // rule 12: the owner's break-glass sign-in
     ]);
   });
 

@@ -10,6 +10,7 @@ import { RegisterAccount } from '../../src/accounts/commands/account.commands.js
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
+import { OrganizationWorkspace } from '../../src/organizations/commands/organization-workspace.js';
 import { SSO_FLOW_COOKIE } from '../../src/organizations/sso/http/sso.controllers.js';
 import { signInAtProvider, startTestProvider, TestBrowser, type TestProvider } from '../support/oidc.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -67,7 +68,7 @@ async function passwordBrowser(person: Person): Promise<TestBrowser> {
 /** A session request from this browser: cookies from its jar, the CSRF header on unsafe methods. */
 async function call(
   browser: TestBrowser,
-  method: 'GET' | 'PUT' | 'POST',
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH',
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -380,6 +381,93 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
     const browser = new TestBrowser();
     const signedIn = await browser.request(await providerRedirect(browser, orgA, people.analyst));
     expect(signedIn.status).toBe(303);
+  });
+
+  it('rule 12: a password session cannot enter an organization enforcing SSO: switching, accepting a staff invitation and a promotion all send staff to its sign-in', async () => {
+    const organization = `/api/v2/organizations/${orgA}`;
+    // The owner's session that turned enforcement on was kept, switched into the organization.
+    expect(await call(ownerBrowser, 'GET', organization)).toMatchObject({ status: 200 });
+    const invite = async (person: Person, role: 'analyst' | 'external_client') => {
+      const invited = await call(ownerBrowser, 'POST', `${organization}/invitations`, {
+        email: person.email,
+        role,
+      });
+      expect(invited.status).toBe(201);
+      return invited.json.id as string;
+    };
+
+    // A new analyst signed in by password (a member of nothing yet) accepts: the membership is recorded, but the
+    // password session does not enter; the answer names the sign-in address.
+    const newcomer = await register('newcomer');
+    provider.users.set(newcomer.subject, { email: newcomer.email });
+    const newcomerBrowser = await passwordBrowser(newcomer);
+    const accepted = await call(
+      newcomerBrowser,
+      'POST',
+      `${organization}/invitations/${await invite(newcomer, 'analyst')}/accept`,
+    );
+    expect(accepted).toMatchObject({
+      status: 200,
+      json: { accepted: true, sso_required: true, sign_in_url: `/api/v2/auth/sso/${orgA}/start` },
+    });
+    for (const [method, path] of [
+      ['POST', `${organization}/switch`],
+      ['GET', organization],
+      ['GET', `${organization}/members`],
+    ] as const) {
+      expect(await call(newcomerBrowser, method, path)).toMatchObject({
+        status: 403,
+        json: {
+          code: 'sso_required',
+          details: { organization_id: orgA, sign_in_url: `/api/v2/auth/sso/${orgA}/start` },
+        },
+      });
+    }
+    // Through the provider, the same person enters.
+    const ssoBrowser = new TestBrowser();
+    expect((await ssoBrowser.request(await providerRedirect(ssoBrowser, orgA, newcomer))).status).toBe(303);
+    expect(await call(ssoBrowser, 'GET', organization)).toMatchObject({
+      status: 200,
+      json: { role: 'analyst' },
+    });
+
+    // An external client keeps named access: accepting and switching by password work.
+    const client = await register('client');
+    const clientBrowser = await passwordBrowser(client);
+    expect(
+      await call(
+        clientBrowser,
+        'POST',
+        `${organization}/invitations/${await invite(client, 'external_client')}/accept`,
+      ),
+    ).toMatchObject({ status: 200, json: { role: 'external_client' } });
+    expect(await call(clientBrowser, 'POST', `${organization}/switch`)).toMatchObject({ status: 200 });
+    // Made staff, the client signs in again, through the provider: the password session ends.
+    expect(
+      await call(ownerBrowser, 'PATCH', `${organization}/members/${client.accountId}`, { role: 'analyst' }),
+    ).toMatchObject({ status: 200 });
+    expect(await call(clientBrowser, 'GET', organization)).toMatchObject({ status: 401 });
+  });
+
+  it('rule 14: the settings pass the workspace gate: a restricted organization changes no SSO setting, the owner included; reading stays open', async () => {
+    const outsider = await passwordBrowser(people.outsider);
+    await service.app
+      .get(OrganizationWorkspace)
+      .operator(
+        orgWithoutSso,
+        { type: 'SetInactive', inactive: true },
+        commandEnvelope({ actor: 'operator:test', payer: 'system' }),
+      );
+    expect(
+      await call(outsider, 'POST', `/api/v2/organizations/${orgWithoutSso}/sso/recovery-code`),
+    ).toMatchObject({
+      status: 403,
+      json: { code: 'organization_restricted', details: { status: 'inactive' } },
+    });
+    expect(await call(outsider, 'GET', `/api/v2/organizations/${orgWithoutSso}/sso`)).toMatchObject({
+      status: 200,
+      json: { provider: null, enforced: false },
+    });
   });
 
   it('rule 12: the recovery code lets the owner in once when the provider is down; then a new one must be issued', async () => {

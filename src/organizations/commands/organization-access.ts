@@ -10,8 +10,9 @@ import {
   type Member,
   type OrganizationState,
 } from '../domain/organization.js';
-import { can, type Capability } from '../domain/roles.js';
+import { can, isStaff, type Capability, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceState } from '../domain/space.js';
+import { passwordRefusedFor, ssoDecider, ssoRequired, ssoStreamId } from '../sso/domain/sso.js';
 
 export interface OrganizationAccess {
   readonly organizationId: string;
@@ -29,7 +30,11 @@ const notFound = (what = 'organization'): ServiceError => new ServiceError('not_
  *
  * - Only a browser session reaches an organization (a personal API key or OAuth token grants nothing).
  * - A session switched to an organization stays restricted to it: any other organization is 404.
- * - A non-member gets 404 and learns nothing; a member without the capability 403 `forbidden`.
+ * - A non-member gets 404 and learns nothing.
+ * - Rule 12: a staff member of an organization enforcing single sign-on enters it only with a session its
+ *   provider (or the owner's recovery code) opened, which is switched to it; any other session gets 403
+ *   `sso_required` with the sign-in address (switching a password session into it included).
+ * - A member without the capability gets 403 `forbidden`.
  * - `open`: the organization must not be restricted (rule 14); the owner role does not bypass it.
  */
 export class OrganizationGate {
@@ -45,6 +50,10 @@ export class OrganizationGate {
     const loaded = await this.organization(organizationId);
     const member = loaded.state.exists ? memberOf(loaded.state, principal.accountId) : undefined;
     if (!member) throw notFound();
+    if (principal.organizationId !== organizationId) {
+      const refusal = await this.ssoEntryRefusal(organizationId, member.role);
+      if (refusal) throw refusal;
+    }
     if (options.capability && !can(member.role, options.capability)) {
       throw new ServiceError('forbidden', `the ${member.role.replace('_', ' ')} role cannot do this`, {
         role: member.role,
@@ -52,6 +61,13 @@ export class OrganizationGate {
     }
     if (options.open) requireOpen(loaded.state);
     return { organizationId, accountId: principal.accountId, ...loaded, member };
+  }
+
+  /** Rule 12: the refusal a staff member gets entering an organization that enforces SSO, else null. */
+  async ssoEntryRefusal(organizationId: string, role: Role): Promise<ServiceError | null> {
+    if (!isStaff(role)) return null;
+    const { state } = await this.context.repository.load(ssoStreamId(organizationId), ssoDecider);
+    return passwordRefusedFor(state, role) ? ssoRequired(organizationId) : null;
   }
 
   async organization(organizationId: string): Promise<{ state: OrganizationState; version: number | null }> {

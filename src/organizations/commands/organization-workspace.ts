@@ -46,6 +46,7 @@ import {
 } from '../domain/review.js';
 import { can, isRole, isStaff, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceCommand, type SpaceKind } from '../domain/space.js';
+import { ssoSignInUrl } from '../sso/domain/sso.js';
 import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
 import { WorkspaceSelections } from './workspace-selection.js';
 
@@ -638,12 +639,20 @@ export class OrganizationWorkspace {
     }
     if (state.invitations[invitationId]!.email !== account.state.email)
       throw new ServiceError('not_found', 'no such invitation');
+    const role = state.invitations[invitationId]!.role;
     await this.organizationCommand(
       { organizationId },
       principal.accountId,
       { type: 'AcceptInvitation', invitationId, accountId: principal.accountId, email: account.state.email },
       envelope,
     );
+    // Rule 12: the membership is recorded, but staff of an organization enforcing SSO enter it through its
+    // provider, not with the password session that accepted.
+    const refusal =
+      principal.organizationId === organizationId
+        ? null
+        : await this.gate.ssoEntryRefusal(organizationId, role);
+    return { ssoSignInUrl: refusal ? ssoSignInUrl(organizationId) : null };
   }
 
   async updateMember(
@@ -659,12 +668,17 @@ export class OrganizationWorkspace {
     });
     requireMemberId(access.state, accountId);
     if (body.role !== undefined) {
+      const before = access.state.members[accountId]!.role;
       await this.organizationCommand(
         access,
         principal.accountId,
         { type: 'ChangeRole', accountId, role: body.role },
         envelope,
       );
+      // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
+      if (!isStaff(before) && (await this.gate.ssoEntryRefusal(organizationId, body.role))) {
+        await this.sessions.revokeAllFor(accountId);
+      }
     }
     if (body.portion !== undefined) {
       await this.organizationCommand(
@@ -757,11 +771,17 @@ export class OrganizationWorkspace {
 
   /** Restricts the session to the organization; staff start in General research, external clients choose. */
   async switchTo(principal: Principal, organizationId: string) {
+    // The gate refuses a password session of staff entering an organization that enforces SSO (rule 12).
     const access = await this.gate.require(principal, organizationId);
     if (!principal.sessionId) throw new ServiceError('unauthenticated', 'a browser session is needed');
-    await this.sessions.switchOrganization(principal.sessionId, organizationId);
+    return this.enter(principal.sessionId, access);
+  }
+
+  /** Switches a session into the organization: staff start in General research, external clients choose. */
+  async enter(sessionId: string, access: OrganizationAccess) {
+    await this.sessions.switchOrganization(sessionId, access.organizationId);
     const spaceId = isStaff(access.member.role) ? access.state.generalSpaceId : null;
-    return this.selections.set(principal.sessionId, organizationId, { spaceId, caseId: null });
+    return this.selections.set(sessionId, access.organizationId, { spaceId, caseId: null });
   }
 
   async select(

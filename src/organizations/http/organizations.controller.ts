@@ -233,7 +233,21 @@ export class OrganizationsController {
     @Param('invitationId') invitationId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.acceptInvitation(principal, orgId, invitationId, this.envelope(principal, request));
+    const accepted = await this.workspace.acceptInvitation(
+      principal,
+      orgId,
+      invitationId,
+      this.envelope(principal, request),
+    );
+    if (accepted.ssoSignInUrl) {
+      // A member now, but staff of an organization enforcing SSO enter it through its provider (rule 12).
+      return {
+        id: orgId,
+        accepted: true,
+        sso_required: true,
+        sign_in_url: accepted.ssoSignInUrl,
+      };
+    }
     return this.overview(principal, orgId);
   }
 

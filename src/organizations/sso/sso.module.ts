@@ -5,6 +5,8 @@ import { ServiceSecrets } from '../../platform/auth/secrets.js';
 import { SessionStore } from '../../platform/auth/sessions.js';
 import { PASSWORD_SIGN_IN_GATE } from '../../platform/auth/sign-in-gate.js';
 import { ServiceContext } from '../../platform/service-context.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationsModule } from '../organizations.module.js';
 import { SingleSignOn } from './commands/single-sign-on.js';
 import { SsoSettingsController, SsoSignInController } from './http/sso.controllers.js';
 
@@ -14,18 +16,19 @@ import { SsoSettingsController, SsoSignInController } from './http/sso.controlle
  */
 @Global()
 @Module({
-  imports: [AccountsModule],
+  imports: [AccountsModule, OrganizationsModule],
   controllers: [SsoSettingsController, SsoSignInController],
   providers: [
     {
       provide: SingleSignOn,
-      inject: [ServiceContext, ServiceSecrets, AccountDirectory, SessionStore],
+      inject: [ServiceContext, ServiceSecrets, AccountDirectory, SessionStore, OrganizationWorkspace],
       useFactory: (
         context: ServiceContext,
         secrets: ServiceSecrets,
         accounts: AccountDirectory,
         sessions: SessionStore,
-      ) => new SingleSignOn(context, secrets, accounts, sessions),
+        workspace: OrganizationWorkspace,
+      ) => new SingleSignOn(context, secrets, accounts, sessions, workspace),
     },
     { provide: PASSWORD_SIGN_IN_GATE, useExisting: SingleSignOn },
   ],

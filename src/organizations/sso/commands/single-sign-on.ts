@@ -17,18 +17,20 @@ import { commandEnvelope, type Actor } from '../../../platform/event-sourcing/co
 import { ServiceError } from '../../../platform/errors/service-error.js';
 import type { Collection, ReadDocument } from '../../../platform/read-store/read-store.port.js';
 import type { ServiceContext } from '../../../platform/service-context.js';
+import type { OrganizationAccess } from '../../commands/organization-access.js';
+import type { OrganizationWorkspace } from '../../commands/organization-workspace.js';
 import { memberOf, organizationDecider, organizationStreamId } from '../../domain/organization.js';
 import type { Role } from '../../domain/roles.js';
 import { formatRecoveryCode, hashRecoveryCode } from '../domain/recovery-code.js';
 import {
   passwordRefusedFor,
-  requireSsoOwner,
   recoveryReady,
   ssoDecider,
   ssoStreamId,
   type SsoCommand,
   type SsoContext,
   type SsoState,
+  ssoRequired,
 } from '../domain/sso.js';
 import { openSecret, sealSecret } from './sealed-secrets.js';
 
@@ -83,6 +85,7 @@ export class SingleSignOn implements PasswordSignInGate {
     private readonly secrets: ServiceSecrets,
     private readonly accounts: AccountDirectory,
     private readonly sessions: SessionStore,
+    private readonly workspace: OrganizationWorkspace,
   ) {
     this.flows = context.storage.readStore.collection<FlowDocument>(SIGN_IN_FLOWS);
   }
@@ -94,9 +97,8 @@ export class SingleSignOn implements PasswordSignInGate {
     organizationId: string,
     redirectUri: string,
   ): Promise<SsoSettingsView> {
-    const facts = await this.facts(principal, organizationId);
-    // A read decides nothing, but asks the same question as every write: is the caller the owner?
-    requireSsoOwner(facts.members, principal.accountId);
+    // A read decides nothing, but asks the workspace's gate the same question as every write: the owner?
+    await this.facts(principal, organizationId, { write: false });
     const { state } = await this.context.repository.load(ssoStreamId(organizationId), ssoDecider);
     return view(organizationId, state, redirectUri);
   }
@@ -109,7 +111,6 @@ export class SingleSignOn implements PasswordSignInGate {
     requestId?: string,
   ): Promise<SsoSettingsView> {
     const facts = await this.facts(principal, organizationId);
-    requireSsoOwner(facts.members, principal.accountId);
     const sealed =
       input.client_secret === undefined
         ? null
@@ -168,13 +169,17 @@ export class SingleSignOn implements PasswordSignInGate {
     const facts = await this.facts(principal, organizationId);
     const result = await this.decide(organizationId, command, principal, facts, requestId);
     if (command.type === 'EnableEnforcement' && result.events.length > 0) {
-      // Staff signed in by password until now sign in again, through the provider. The owner keeps this session.
+      // Staff signed in by password until now sign in again, through the provider. The owner keeps this session,
+      // switched into the organization: it is the one password session the gate still lets in.
       for (const [accountId, role] of Object.entries(facts.members ?? {})) {
         if (role === 'external_client') continue;
         await this.sessions.revokeAllFor(
           accountId,
           principal.sessionId === undefined ? {} : { except: principal.sessionId },
         );
+      }
+      if (principal.sessionId && principal.organizationId !== organizationId && facts.access) {
+        await this.workspace.enter(principal.sessionId, facts.access);
       }
     }
     return view(organizationId, result.state, redirectUri);
@@ -195,14 +200,7 @@ export class SingleSignOn implements PasswordSignInGate {
         organizationDecider,
       );
       if (passwordRefusedFor(state, memberOf(organization.state, accountId)?.role)) {
-        throw new ServiceError(
-          'sso_required',
-          'this organization signs its staff in through single sign-on: use its sign-in address',
-          {
-            organization_id: row.organizationId,
-            sign_in_url: `/api/v2/auth/sso/${row.organizationId}/start`,
-          },
-        );
+        throw ssoRequired(row.organizationId);
       }
     }
   }
@@ -408,14 +406,21 @@ export class SingleSignOn implements PasswordSignInGate {
     }
   }
 
-  private async facts(principal: Principal, organizationId: string): Promise<OrganizationFacts> {
-    // Only a browser session reaches an organization; a session switched to another organization sees nothing.
-    if (principal.via !== 'session') throw new ServiceError('not_found', 'no such organization');
-    if (principal.organizationId && principal.organizationId !== organizationId) {
-      throw new ServiceError('not_found', 'no such organization');
-    }
-    if (!isOrganizationId(organizationId)) throw new ServiceError('not_found', 'no such organization');
-    return this.organizationFacts(organizationId);
+  /**
+   * The settings routes pass the workspace's gate like every organization route: a browser session (switched
+   * to this organization or to none), a member (else 404), the owner's `sso.manage` (else 403), and for writes
+   * an organization that is not restricted (rule 14, 403 organization_restricted with the billing action).
+   */
+  private async facts(
+    principal: Principal,
+    organizationId: string,
+    options: { write: boolean } = { write: true },
+  ): Promise<OrganizationFacts> {
+    const access = await this.workspace.gate.require(principal, organizationId, {
+      capability: 'sso.manage',
+      open: options.write,
+    });
+    return { ...factsOf(access.state), access };
   }
 
   private async organizationFacts(organizationId: string): Promise<OrganizationFacts> {
@@ -423,10 +428,7 @@ export class SingleSignOn implements PasswordSignInGate {
       organizationStreamId(organizationId),
       organizationDecider,
     );
-    if (!state.exists) return { members: null, open: false };
-    const members: Record<string, Role> = {};
-    for (const [accountId, member] of Object.entries(state.members)) members[accountId] = member.role;
-    return { members, open: state.status === 'active' };
+    return factsOf(state);
   }
 
   private contextFor(
@@ -481,6 +483,15 @@ export class SingleSignOn implements PasswordSignInGate {
 interface OrganizationFacts {
   readonly members: Readonly<Record<string, Role>> | null;
   readonly open: boolean;
+  /** The gate's answer, when a member's session asked. */
+  readonly access?: OrganizationAccess;
+}
+
+function factsOf(state: OrganizationAccess['state']): OrganizationFacts {
+  if (!state.exists) return { members: null, open: false };
+  const members: Record<string, Role> = {};
+  for (const [accountId, member] of Object.entries(state.members)) members[accountId] = member.role;
+  return { members, open: state.status === 'active' };
 }
 
 function view(organizationId: string, state: SsoState, redirectUri: string): SsoSettingsView {

@@ -166,6 +166,20 @@ export function passwordRefusedFor(state: SsoState, role: Role | undefined): boo
   return state.enforced && role !== undefined && isStaff(role);
 }
 
+/** Where staff of this organization sign in while it enforces single sign-on. */
+export function ssoSignInUrl(organizationId: string): string {
+  return `/api/v2/auth/sso/${organizationId}/start`;
+}
+
+/** Rule 12's refusal of a password sign-in, or of entering the organization with a password session. */
+export function ssoRequired(organizationId: string): ServiceError {
+  return new ServiceError(
+    'sso_required',
+    'this organization signs its staff in through single sign-on: use its sign-in address',
+    { organization_id: organizationId, sign_in_url: ssoSignInUrl(organizationId) },
+  );
+}
+
 export function subjectKey(issuer: string, subject: string): string {
   return `${issuer} ${subject}`;
 }

@@ -33,7 +33,7 @@ function redirectUri(request: FastifyRequest, organizationId: string): string {
 
 /** Rule 12, settings: owner only (the roles table's `sso.manage`), browser session with CSRF on writes. */
 @ApiTags('organizations')
-@Controller('api/v2/organizations/:organizationId/sso')
+@Controller('api/v2/organizations/:orgId/sso')
 export class SsoSettingsController {
   constructor(@Inject(SingleSignOn) private readonly sso: SingleSignOn) {}
 
@@ -42,7 +42,7 @@ export class SsoSettingsController {
   @ApiOperation({ summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)' })
   settings(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.sso.settings(principal, organizationId, redirectUri(request, organizationId));
@@ -55,7 +55,7 @@ export class SsoSettingsController {
   })
   configure(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Body() body: ConfigureSsoBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -74,7 +74,7 @@ export class SsoSettingsController {
   @ApiOperation({ summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)' })
   async issueRecoveryCode(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ recovery_code: string; settings: SsoSettingsView }> {
@@ -93,7 +93,7 @@ export class SsoSettingsController {
   @ApiOperation({ summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)' })
   testRecoveryCode(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Body() body: RecoveryCodeBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -112,7 +112,7 @@ export class SsoSettingsController {
   @ApiOperation({ summary: 'Confirm the recovery code is saved somewhere safe (owner)' })
   acknowledgeRecoveryCode(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.sso.run(
@@ -131,7 +131,7 @@ export class SsoSettingsController {
   })
   setEnforcement(
     @CurrentPrincipal() principal: Principal,
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Body() body: EnforcementBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -147,7 +147,7 @@ export class SsoSettingsController {
 
 /** Rule 12, signing in: public routes (signing in is how a session starts), like the password login. */
 @ApiTags('auth')
-@Controller('api/v2/auth/sso/:organizationId')
+@Controller('api/v2/auth/sso/:orgId')
 export class SsoSignInController {
   constructor(
     @Inject(SingleSignOn) private readonly sso: SingleSignOn,
@@ -161,7 +161,7 @@ export class SsoSignInController {
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider" })
   async start(
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Query('return_to') returnTo: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -184,7 +184,7 @@ export class SsoSignInController {
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: 'The provider returns here; signs the staff member in to the organization' })
   async callback(
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Req() request: AuthenticatedRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -212,7 +212,7 @@ export class SsoSignInController {
     summary: "The owner's sign-in when the provider is down: email, password and the recovery code (one use)",
   })
   async recovery(
-    @Param('organizationId') organizationId: string,
+    @Param('orgId') organizationId: string,
     @Body() body: RecoverySignInBody,
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
