@@ -517,4 +517,33 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
     });
     expect(again).toMatchObject({ status: 401, json: { code: 'unauthenticated' } });
   });
+
+  it('rule 12: the overview shows the enforcement the SSO stream holds, on and off, with no copy on the organization stream', async () => {
+    const path = `/api/v2/organizations/${orgB}`;
+    const owner = await passwordBrowser(people.ownerB);
+    expect(await call(owner, 'POST', `${path}/switch`)).toMatchObject({ status: 200 });
+    const overview = async () => (await call(owner, 'GET', path)).json.sso;
+    expect(await overview()).toEqual({ enforced: false });
+    const issued = await call(owner, 'POST', `${path}/sso/recovery-code`);
+    const code = issued.json.recovery_code as string;
+    expect(
+      await call(owner, 'POST', `${path}/sso/recovery-code/test`, { recovery_code: code }),
+    ).toMatchObject({
+      status: 200,
+    });
+    expect(await call(owner, 'POST', `${path}/sso/recovery-code/saved`)).toMatchObject({ status: 200 });
+    expect(await call(owner, 'PUT', `${path}/sso/enforcement`, { enforced: true })).toMatchObject({
+      status: 200,
+      json: { enforced: true },
+    });
+    expect(await overview()).toEqual({ enforced: true });
+    expect(await call(owner, 'PUT', `${path}/sso/enforcement`, { enforced: false })).toMatchObject({
+      status: 200,
+      json: { enforced: false },
+    });
+    expect(await overview()).toEqual({ enforced: false });
+    // One source of truth: the organization stream never records single sign-on.
+    const organizationEvents = await service.context.storage.eventStore.readStream(`organization-${orgB}`);
+    expect(organizationEvents.filter((event) => /sso/i.test(event.type))).toEqual([]);
+  });
 });

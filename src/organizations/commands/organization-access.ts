@@ -12,7 +12,13 @@ import {
 } from '../domain/organization.js';
 import { can, isStaff, type Capability, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceState } from '../domain/space.js';
-import { passwordRefusedFor, ssoDecider, ssoRequired, ssoStreamId } from '../sso/domain/sso.js';
+import {
+  passwordRefusedFor,
+  ssoDecider,
+  ssoRequired,
+  ssoStreamId,
+  type SsoState,
+} from '../sso/domain/sso.js';
 
 export interface OrganizationAccess {
   readonly organizationId: string;
@@ -66,8 +72,14 @@ export class OrganizationGate {
   /** Rule 12: the refusal a staff member gets entering an organization that enforces SSO, else null. */
   async ssoEntryRefusal(organizationId: string, role: Role): Promise<ServiceError | null> {
     if (!isStaff(role)) return null;
-    const { state } = await this.context.repository.load(ssoStreamId(organizationId), ssoDecider);
-    return passwordRefusedFor(state, role) ? ssoRequired(organizationId) : null;
+    return passwordRefusedFor(await this.singleSignOn(organizationId), role)
+      ? ssoRequired(organizationId)
+      : null;
+  }
+
+  /** The organization's single sign-on, folded from `sso-<id>`: its one source, read by the gate and the overview. */
+  async singleSignOn(organizationId: string): Promise<SsoState> {
+    return (await this.context.repository.load(ssoStreamId(organizationId), ssoDecider)).state;
   }
 
   async organization(organizationId: string): Promise<{ state: OrganizationState; version: number | null }> {

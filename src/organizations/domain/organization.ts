@@ -320,11 +320,7 @@ export interface OrganizationState {
   readonly members: Readonly<Record<string, Member>>;
   readonly invitations: Readonly<Record<string, Invitation>>;
   readonly ownershipOffer: { readonly to: string; readonly offeredAt: string } | null;
-  /**
-   * The seam for staff single sign-on (rule 12, built separately): while `enforced`, staff sign in through the
-   * organization's OpenID Connect provider; external clients keep named access.
-   */
-  readonly sso: { readonly enforced: boolean };
+  // Staff single sign-on (rule 12) is not kept here: its one source is the `sso-<id>` stream (sso/domain/sso.ts).
 }
 
 export const initialOrganizationState: OrganizationState = {
@@ -344,7 +340,6 @@ export const initialOrganizationState: OrganizationState = {
   members: {},
   invitations: {},
   ownershipOffer: null,
-  sso: { enforced: false },
 };
 
 export interface OrganizationContext {

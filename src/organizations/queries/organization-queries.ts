@@ -60,7 +60,11 @@ export class OrganizationQueries {
   /** The dashboard: the organization, the caller's role, status and billing action, reachable spaces. */
   async overview(access: OrganizationAccess) {
     const { state } = access;
-    const spaces = await this.spaces(access);
+    const [spaces, sso] = await Promise.all([
+      this.spaces(access),
+      // Enforcement lives on the SSO stream only; the gate decides entry from the same fold.
+      this.workspace.gate.singleSignOn(access.organizationId),
+    ]);
     return {
       id: access.organizationId,
       name: state.name,
@@ -94,7 +98,7 @@ export class OrganizationQueries {
           ? { to: state.ownershipOffer.to, offered_at: state.ownershipOffer.offeredAt }
           : null,
       general_space_id: isStaff(access.member.role) ? state.generalSpaceId : null,
-      sso: { enforced: state.sso.enforced },
+      sso: { enforced: sso.enforced },
       spaces: spaces.spaces,
     };
   }
