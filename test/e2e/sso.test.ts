@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
 import { RegisterAccount } from '../../src/accounts/commands/account.commands.js';
+import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { OrganizationWorkspace } from '../../src/organizations/commands/organization-workspace.js';
 import { SSO_FLOW_COOKIE } from '../../src/organizations/sso/http/sso.controllers.js';
+import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { signInAtProvider, startTestProvider, TestBrowser, type TestProvider } from '../support/oidc.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { createActiveOrganization } from '../support/sso-organizations.js';
@@ -137,6 +139,8 @@ beforeAll(async () => {
     orgB,
   );
   await createActiveOrganization(service.context, outsider!.accountId, [], orgWithoutSso);
+  // Observations for the searches staff run once signed in.
+  await writeGenerated(service.context.observations, 'hosts', { count: 20, seed: 'sso', now: new Date() });
 }, 60_000);
 
 afterAll(async () => {
@@ -241,6 +245,41 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
 
     const events = await service.context.storage.eventStore.readStream(`sso-${orgA}`);
     expect(events.map((event) => event.type).slice(-2)).toEqual(['SsoSubjectLinked', 'SsoSignedIn']);
+  });
+
+  it('rule 2: staff signed in through the provider start in General research, as after a switch, and search at once, paid by the organization', async () => {
+    const payer = `organization:${orgA}` as const;
+    const ledger = service.app.get(CreditLedger);
+    await ledger.purchase(payer, 50, commandEnvelope({ actor: 'operator:test', payer }));
+    const organizationBefore = await ledger.available(payer);
+    const personal = `account:${people.analyst.accountId}`;
+    const personalBefore = await ledger.state(personal);
+
+    const browser = new TestBrowser();
+    expect((await browser.request(await providerRedirect(browser, orgA, people.analyst))).status).toBe(303);
+    const overview = await call(browser, 'GET', `/api/v2/organizations/${orgA}`);
+    const generalSpaceId = overview.json.general_space_id as string;
+    expect(generalSpaceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await call(browser, 'GET', `/api/v2/organizations/${orgA}/context`)).toMatchObject({
+      status: 200,
+      json: { switched: true, space_id: generalSpaceId, case_id: null },
+    });
+
+    // No space to pick first: the search runs in General research, paid from the organization's credits.
+    const search = await call(browser, 'POST', '/api/v2/data/search', { raw_query: 'nginx', stream: false });
+    expect({ status: search.status, code: search.json.code }).toEqual({ status: 200, code: undefined });
+    const charged = search.json.credits_charged as number;
+    expect(charged).toBeGreaterThan(0);
+    expect(await ledger.available(payer)).toBe(organizationBefore - charged);
+    expect(await ledger.state(personal)).toEqual(personalBefore);
+    const recorded = await service.context.storage.eventStore.readStream(
+      `research-${search.json.search_id as string}`,
+    );
+    expect(recorded[0]!.data).toMatchObject({
+      organizationId: orgA,
+      spaceId: generalSpaceId,
+      accountId: people.analyst.accountId,
+    });
   });
 
   it('rule 12: a forged state, a missing flow cookie and a code issued for another client (audience) are refused', async () => {
@@ -509,6 +548,12 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
     const settings = await fetch(`${base}/api/v2/organizations/${orgA}/sso`, { headers: { cookie } });
     expect(settings.status).toBe(200);
     expect(await settings.json()).toMatchObject({ enforced: true, recovery_code: { issued: false } });
+    // Rule 2: the recovery session, too, starts in General research.
+    const overview = (await (
+      await fetch(`${base}/api/v2/organizations/${orgA}`, { headers: { cookie } })
+    ).json()) as Record<string, unknown>;
+    const context = await fetch(`${base}/api/v2/organizations/${orgA}/context`, { headers: { cookie } });
+    expect(await context.json()).toMatchObject({ switched: true, space_id: overview.general_space_id });
 
     const again = await post(url, {
       email: people.owner.email,

@@ -12,6 +12,7 @@ import {
   type OrganizationCommand,
 } from '../../src/organizations/domain/organization.js';
 import type { Role } from '../../src/organizations/domain/roles.js';
+import { spaceDecider, spaceStreamId } from '../../src/organizations/domain/space.js';
 
 export interface SeatedMember {
   readonly accountId: string;
@@ -36,6 +37,7 @@ export async function createActiveOrganization(
     );
     return result.position;
   };
+  const generalSpaceId = randomUUID();
   let position = await run({
     type: 'CreateOrganization',
     organizationId,
@@ -44,9 +46,25 @@ export async function createActiveOrganization(
     start: 'subscription',
     domain: null,
     verificationToken: randomUUID(),
-    generalSpaceId: randomUUID(),
+    generalSpaceId,
     transfer: { transferId: randomUUID(), credits: 0 },
   });
+  // General research, as the creation process opens it: staff start there (rule 2).
+  await context.repository.handle(
+    spaceStreamId(generalSpaceId),
+    spaceDecider,
+    {
+      type: 'CreateSpace',
+      spaceId: generalSpaceId,
+      organizationId,
+      kind: 'general',
+      name: 'General research',
+      creditLimit: null,
+      monitoring: false,
+    },
+    { now: context.clock.now() },
+    commandEnvelope({ actor: 'operator:test', payer: `organization:${organizationId}` }),
+  );
   position = (await run({ type: 'CompleteCheckout', plan: 'teams' })) ?? position;
   for (const member of members) {
     const invitationId = randomUUID();

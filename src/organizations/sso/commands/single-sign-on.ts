@@ -353,6 +353,17 @@ export class SingleSignOn implements PasswordSignInGate {
     return { accountId: account.id };
   }
 
+  /**
+   * Rule 2: a session the provider or the recovery code opened enters the organization exactly as
+   * `POST …/switch` does (the same gate and selection code): staff start in General research.
+   */
+  async enterWorkspace(accountId: string, organizationId: string, sessionId: string): Promise<void> {
+    await this.workspace.switchTo(
+      { accountId, via: 'session', channel: 'session', scopes: [], sessionId, organizationId },
+      organizationId,
+    );
+  }
+
   // ---- Helpers ----
 
   private async configuredState(organizationId: string): Promise<SsoState> {

@@ -257,6 +257,13 @@ export class SsoSignInController {
       organizationId,
       userAgent: String(request.headers['user-agent'] ?? ''),
     });
+    // Staff start in General research, as after a switch (rule 2); a session that cannot enter is not kept.
+    await this.sso
+      .enterWorkspace(accountId, organizationId, session.sessionId)
+      .catch(async (error: unknown) => {
+        await this.sessions.revoke(session.sessionId);
+        throw error;
+      });
     const csrfToken = csrfTokenFor(session.sessionId, this.secrets.csrfSecret);
     const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000));
     return {
