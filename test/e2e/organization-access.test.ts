@@ -6,15 +6,20 @@
  *   organization, each against every route, with the exact status the Roles table gives;
  * - object-level: a member of another organization using valid ids (the organization's, or its own
  *   organization's id with this one's client, case, evidenceâ€¦ ids) gets 404 and learns nothing.
+ *
+ * The single sign-on settings are organization routes too: the world's owner configures an in-process OpenID
+ * Connect provider (oidc-provider on loopback) first, as the SSO tests do.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryModule } from '@nestjs/core';
 import type { Role } from '../../src/organizations/domain/roles.js';
 import { TestDnsServer } from '../support/dns-server.js';
+import { startTestProvider } from '../support/oidc.js';
 import {
   buildOrganizationWorld,
   objectIds,
   organizationRouteRequests,
+  ssoRouteRequests,
   type OrganizationWorld,
 } from '../support/organization-routes.js';
 import { OrganizationHarness, type Actor } from '../support/organizations.js';
@@ -53,12 +58,31 @@ const removed = await h.login(removedMember);
 // The other organization's owner, in an unswitched session: only object-level checks stand in its way.
 const outsider = await h.login(elsewhere.owner);
 
-const requests = organizationRouteRequests(h, world);
+// Rule 12: the world's single sign-on, configured against a live provider before the matrix runs.
+const ssoClient = {
+  clientId: 'organization-access',
+  clientSecret: `organization-access-secret-${crypto.randomUUID()}`,
+};
+const provider = await startTestProvider([
+  {
+    ...ssoClient,
+    redirectUris: [`http://localhost/api/v2/auth/sso/${world.organizationId}/callback`],
+  },
+]);
+const sso = { issuer: provider.issuer, ...ssoClient };
+await h.ok(world.owner, 'PUT', `/api/v2/organizations/${world.organizationId}/sso`, {
+  issuer: sso.issuer,
+  client_id: sso.clientId,
+  client_secret: sso.clientSecret,
+});
+
+const requests = { ...organizationRouteRequests(h, world), ...ssoRouteRequests(h, world, sso) };
 const routes = discoverRoutes(service.app).filter((route) =>
   route.path.startsWith('/api/v2/organizations/:orgId'),
 );
 
 afterAll(async () => {
+  await provider.close();
   await service.dispose();
   await dns.close();
 });
@@ -83,8 +107,10 @@ function fill(path: string, params: Readonly<Record<string, string>>): string {
 
 it('enumerates the organization routes from the registered route table', () => {
   expect(routes.length).toBeGreaterThan(30);
-  const missing = routes.map(routeKey).filter((key) => !(key in requests) && !key.includes('/sso'));
+  const missing = routes.map(routeKey).filter((key) => !(key in requests));
   expect(missing).toEqual([]);
+  // The single sign-on settings are in, not set aside because they need a provider.
+  expect(routes.map(routeKey).filter((key) => key.includes('/sso')).length).toBe(6);
 });
 
 const covered = routes.filter((route) => routeKey(route) in requests);
@@ -116,6 +142,8 @@ describe.each(covered.map((route) => [routeKey(route), route] as const))('role Ã
 describe('object-level authorization: a member of another organization with valid ids gets 404 and nothing else', () => {
   const ids = objectIds(world);
   const secrets = [world.organizationId, world.clientId, world.caseId, world.evidenceId, 'world evidence'];
+  // Nor does it read this organization's single sign-on settings.
+  const settings = [sso.issuer, sso.clientId];
 
   it.each(covered.map((route) => [routeKey(route), route] as const))('%s', async (key, route) => {
     const request = requests[key]!;
@@ -125,7 +153,7 @@ describe('object-level authorization: a member of another organization with vali
     const straight = await h.request(outsider, route.method as 'GET', fill(route.path, ids), body, headers);
     expect(straight.statusCode).toBe(404);
     expect((JSON.parse(straight.body) as { code: string }).code).toBe('not_found');
-    for (const secret of secrets.slice(1)) expect(straight.body).not.toContain(secret);
+    for (const secret of [...secrets.slice(1), ...settings]) expect(straight.body).not.toContain(secret);
 
     // The caller's own organization with this organization's object ids.
     const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);

@@ -357,6 +357,54 @@ export function organizationRouteRequests(
   };
 }
 
+/** The OpenID Connect client an organization's single sign-on is configured with (an in-process provider). */
+export interface SsoClient {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/**
+ * The single sign-on settings routes (rule 12; the Roles table gives SSO to the owner alone). Configuring needs a
+ * provider that answers discovery, hence apart from `organizationRouteRequests`: the caller brings `sso`.
+ * Enforcement is only ever switched off here, so the other routes keep their password sessions.
+ */
+export function ssoRouteRequests(
+  h: OrganizationHarness,
+  w: OrganizationWorld,
+  sso: SsoClient,
+): Readonly<Record<string, OrganizationRouteRequest>> {
+  const org = async () => ({ orgId: w.organizationId });
+  const P = '/api/v2/organizations/:orgId';
+  const issueCode = async () =>
+    (await h.ok(w.owner, 'POST', `/api/v2/organizations/${w.organizationId}/sso/recovery-code`))
+      .recovery_code as string;
+  const ownerOnly = { roles: OWNER, deniedStatus: 403, params: org } as const;
+  return {
+    [`GET ${P}/sso`]: { status: 200, ...ownerOnly },
+    [`PUT ${P}/sso`]: {
+      status: 200,
+      ...ownerOnly,
+      body: async () => ({ issuer: sso.issuer, client_id: sso.clientId, client_secret: sso.clientSecret }),
+    },
+    [`POST ${P}/sso/recovery-code`]: { status: 201, ...ownerOnly },
+    [`POST ${P}/sso/recovery-code/test`]: {
+      status: 200,
+      ...ownerOnly,
+      body: async () => ({ recovery_code: await issueCode() }),
+    },
+    [`POST ${P}/sso/recovery-code/saved`]: {
+      status: 200,
+      ...ownerOnly,
+      params: async () => {
+        await issueCode();
+        return org();
+      },
+    },
+    [`PUT ${P}/sso/enforcement`]: { status: 200, ...ownerOnly, body: async () => ({ enforced: false }) },
+  };
+}
+
 /** Ids of one organization's objects, by the route parameter that names them. */
 export function objectIds(w: OrganizationWorld): Readonly<Record<string, string>> {
   return {
