@@ -47,7 +47,9 @@ const SUMMARIES: Readonly<Record<string, (data: Data) => string>> = {
   RefreshRequested: (d) =>
     d.trigger === 'creation'
       ? 'initial refresh from stored observations requested'
-      : 'refresh from stored observations requested',
+      : d.trigger === 'watch'
+        ? 'scheduled watch: refresh from stored observations requested'
+        : 'refresh from stored observations requested',
   RefreshCompleted: (d) =>
     `refresh from stored observations completed: ${String(d.services)} service(s), ${String(d.domains)} registration(s)${d.partial ? ' (partial)' : ''}`,
   RefreshRetryScheduled: (d) =>
@@ -60,10 +62,44 @@ const SUMMARIES: Readonly<Record<string, (data: Data) => string>> = {
   AssetEnriched: (d) =>
     `catalogue association of the stored observation: ${String((d.evaluation as Data).result)} (${String((d.evaluation as Data).coverage)})`,
   ControlRecordsImported: (d) => `${(d.records as unknown[]).length} historical control record(s) imported`,
+  // Reports, monitoring and notifications (src/exposure/domain/report.ts, watch.ts, notification-*.ts).
+  ReportFrozen: (d) => {
+    const contents = d.contents as Data;
+    return `report #${String(d.sequence)} frozen: ${String(contents.observations)} observation(s), ${String(contents.historyEntries)} history entr${contents.historyEntries === 1 ? 'y' : 'ies'}${contents.historyPartial ? ' (history truncated)' : ''}`;
+  },
+  NotificationPreferenceSaved: (d) =>
+    d.enabled
+      ? `email notifications enabled for ${(d.recipients as unknown[]).length} recipient(s), in ${String(d.language)}`
+      : 'email notifications disabled',
+  WatchRunRequested: () => 'scheduled watch run requested',
+  WatchBaselineEstablished: (d) =>
+    `watch baseline established from stored observations: ${String(d.services)} service(s)`,
+  WatchRunCompared: (d) =>
+    `watch run compared with the previous one: ${String(d.newServices)} newly observed service(s), ${String(d.newKev)} new KEV association(s); ${String(d.notObserved)} service(s) not observed this time (not evidence that they disappeared)${d.partial ? ' (partial run)' : ''}`,
+  WatchRunInconclusive: (d) =>
+    d.reason === 'partial_before_baseline'
+      ? 'watch run partial: no baseline established (missing data proves nothing)'
+      : `watch run ${String(d.reason)}: nothing compared (missing data proves nothing)`,
+  NotificationQueued: (d) =>
+    `email notification queued for ${(d.recipients as unknown[]).length} recipient(s)`,
+  NotificationSent: () => 'email notification handed to the mail relay',
+  NotificationSkipped: (d) => `email notification skipped for a recipient (${String(d.reason)})`,
+  NotificationAttemptFailed: (d) =>
+    `email notification attempt ${String(d.attempt)} failed${d.final ? ' (giving up)' : '; will retry'}`,
+  NotificationCancelled: (d) => `pending email notification cancelled (${String(d.reason)})`,
 };
 
 /** Fields that are bulky or internal stay out of the entry's details. */
-const OMITTED = new Set(['services', 'domains', 'records', 'evaluation', 'reservation', 'input']);
+const OMITTED = new Set([
+  'services',
+  'domains',
+  'records',
+  'evaluation',
+  'reservation',
+  'input',
+  'newServicesListed',
+  'newKevListed',
+]);
 
 function scopeOf(event: RecordedEvent): string | null {
   if (event.streamId.startsWith('client-')) return event.streamId.slice('client-'.length);

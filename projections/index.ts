@@ -11,6 +11,8 @@ import { organizationsProjection } from './organizations.projection.js';
 import { exposureScopesProjection } from './exposure-scopes.projection.js';
 import { exposureInventoryProjection } from './exposure-inventory.projection.js';
 import { exposureHistoryProjection } from './exposure-history.projection.js';
+import { exposureReportsProjection } from './exposure-reports.projection.js';
+import { exposureMonitoringProjection } from './exposure-monitoring.projection.js';
 
 /** Every read model the service maintains. Each module in this folder owns one. */
 export const allProjections: readonly ProjectionDefinition[] = [
@@ -26,4 +28,6 @@ export const allProjections: readonly ProjectionDefinition[] = [
   exposureScopesProjection,
   exposureInventoryProjection,
   exposureHistoryProjection,
+  exposureReportsProjection,
+  exposureMonitoringProjection,
 ];

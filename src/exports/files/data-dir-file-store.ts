@@ -18,8 +18,9 @@ export class DataDirFileStore implements ExportFileStore {
   private readonly dir: string;
   private sequence = 0;
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, 'exports');
+  /** `subdirectory`: `exports` for export files; frozen exposure reports use `reports`. */
+  constructor(dataDir: string, subdirectory = 'exports') {
+    this.dir = join(dataDir, subdirectory);
   }
 
   async init(): Promise<void> {

@@ -3,7 +3,7 @@ import { finished } from 'node:stream/promises';
 import { GridFSBucket, MongoClient, type Db, type GridFSBucketWriteStream } from 'mongodb';
 import { assertFileKey, type ExportFileStore, type PendingFile } from './export-file-store.port.js';
 
-const BUCKET = 'export_files';
+const EXPORT_BUCKET = 'export_files';
 
 /**
  * Export files in MongoDB GridFS (bucket `export_files`), used when the read store is MongoDB so every instance
@@ -17,33 +17,39 @@ export class GridFsFileStore implements ExportFileStore {
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    /** `export_files` for exports; frozen exposure reports use their own bucket (`report_files`). */
+    private readonly bucketName: string,
   ) {
-    this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+    this.bucket = new GridFSBucket(db, { bucketName });
   }
 
-  static async connect(url: string, dbName?: string): Promise<GridFsFileStore> {
+  static async connect(
+    url: string,
+    dbName?: string,
+    bucketName: string = EXPORT_BUCKET,
+  ): Promise<GridFsFileStore> {
     const client = new MongoClient(url, {
       writeConcern: { w: 'majority' },
       serverSelectionTimeoutMS: 10_000,
     });
     await client.connect();
-    return new GridFsFileStore(client, client.db(dbName ?? databaseNameOf(url) ?? 'exposure'));
+    return new GridFsFileStore(client, client.db(dbName ?? databaseNameOf(url) ?? 'exposure'), bucketName);
   }
 
   async init(): Promise<void> {
-    const files = this.db.collection(`${BUCKET}.files`);
-    const chunks = this.db.collection(`${BUCKET}.chunks`);
+    const files = this.db.collection(`${this.bucketName}.files`);
+    const chunks = this.db.collection(`${this.bucketName}.chunks`);
     await files.createIndex({ filename: 1, uploadDate: -1 });
     await chunks.createIndex({ files_id: 1, n: 1 }, { unique: true });
   }
 
   async removeAbandoned(olderThan: Date): Promise<number> {
-    const chunks = this.db.collection(`${BUCKET}.chunks`);
+    const chunks = this.db.collection(`${this.bucketName}.chunks`);
     // Chunks without a file document belong to uploads that died before finishing.
     const orphanIds = await chunks
       .aggregate<{ _id: unknown }>([
         { $group: { _id: '$files_id' } },
-        { $lookup: { from: `${BUCKET}.files`, localField: '_id', foreignField: '_id', as: 'file' } },
+        { $lookup: { from: `${this.bucketName}.files`, localField: '_id', foreignField: '_id', as: 'file' } },
         { $match: { file: { $size: 0 } } },
       ])
       .toArray();
@@ -109,7 +115,7 @@ export class GridFsFileStore implements ExportFileStore {
   }
 
   async list(): Promise<string[]> {
-    return (await this.db.collection(`${BUCKET}.files`).distinct('filename')) as string[];
+    return (await this.db.collection(`${this.bucketName}.files`).distinct('filename')) as string[];
   }
 
   async close(): Promise<void> {

@@ -81,7 +81,7 @@ export interface RequestRefresh {
   readonly runId: string;
   readonly scopeId: string;
   readonly organizationId: string;
-  readonly trigger: 'creation' | 'manual';
+  readonly trigger: 'creation' | 'manual' | 'watch';
   /** The evaluation input the task covers (declarationKey of the scope). */
   readonly input: string;
   readonly billing: BillingMode;
@@ -139,7 +139,7 @@ export type RefreshRequested = DomainEvent<
     runId: string;
     scopeId: string;
     organizationId: string;
-    trigger: 'creation' | 'manual';
+    trigger: 'creation' | 'manual' | 'watch';
     input: string;
     billing: BillingMode;
     reservation: { reservationId: string; amount: number } | null;

@@ -40,6 +40,20 @@ export interface AppConfig {
   readonly dnsServers: readonly string[] | undefined;
   /** Per-query DNS timeout (DNS_TIMEOUT_MS, default 3000). */
   readonly dnsTimeoutMs: number;
+  /**
+   * Outgoing mail for scope email notifications: SMTP_HOST, SMTP_PORT (default 587), SMTP_FROM; credentials, when
+   * the relay needs them, only from SMTP_USER / SMTP_PASSWORD in the environment. Unset host: nothing is sent
+   * and queued notifications wait.
+   */
+  readonly smtp: SmtpConfig | undefined;
+}
+
+export interface SmtpConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly from: string;
+  readonly user: string | undefined;
+  readonly password: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -126,6 +140,21 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dnsServers = parseDnsServers(text('DNS_SERVERS'), problems);
   const dnsTimeoutMs = parseInteger('DNS_TIMEOUT_MS', text('DNS_TIMEOUT_MS'), 3000, 100, 60_000, problems);
 
+  const smtpHost = text('SMTP_HOST');
+  const smtpPort = parseInteger('SMTP_PORT', text('SMTP_PORT'), 587, 1, 65535, problems);
+  const smtpFrom = text('SMTP_FROM') ?? 'Exposure notifications <notifications@localhost>';
+  if (smtpHost && !/@/.test(smtpFrom))
+    problems.push(`SMTP_FROM must hold an email address; got "${smtpFrom}"`);
+  const smtp: SmtpConfig | undefined = smtpHost
+    ? {
+        host: smtpHost,
+        port: smtpPort,
+        from: smtpFrom,
+        user: text('SMTP_USER'),
+        password: text('SMTP_PASSWORD'),
+      }
+    : undefined;
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -144,6 +173,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     exportBatchSize,
     dnsServers,
     dnsTimeoutMs,
+    smtp,
   };
 }
 

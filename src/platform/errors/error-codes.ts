@@ -41,6 +41,10 @@ export const ERROR_STATUS = {
   recovery_code_required: 409,
   /** Scope state: a deleted scope can be restored only before erase_after and before erasure begins. */
   restore_window_closed: 409,
+  /** Frozen reports: a scope keeps at most 100. */
+  report_limit_reached: 409,
+  /** Frozen reports: a document holds at most 16 MiB. */
+  report_too_large: 409,
   export_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -54,6 +58,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   background_busy: 429,
   internal_error: 500,
+  /** A frozen report's stored document is missing or does not match the SHA-256 its event recorded. */
+  report_integrity_failed: 500,
   lookup_unavailable: 503,
   /** Rule 12: the organization's OpenID Connect provider did not answer. */
   sso_provider_unavailable: 503,

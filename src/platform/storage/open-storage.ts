@@ -34,6 +34,8 @@ export interface Storage {
   readonly catalogue: CatalogueService;
   /** Export files: MongoDB GridFS when the read store is MongoDB, else the data directory. */
   readonly files: ExportFileStore;
+  /** Frozen exposure report documents: the same adapters, their own bucket (`report_files`) or directory. */
+  readonly reportFiles: ExportFileStore;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -123,14 +125,21 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     const observations: ObservationIndex = new AssociatedObservationIndex(rawObservations, catalogue);
 
     let files: ExportFileStore;
+    let reportFiles: ExportFileStore;
     if (config.mongodbUrl) {
       const { GridFsFileStore } = await import('../../exports/files/gridfs-file-store.js');
       files = await GridFsFileStore.connect(config.mongodbUrl);
+      reportFiles = await GridFsFileStore.connect(config.mongodbUrl, undefined, 'report_files');
     } else {
       files = new DataDirFileStore(config.dataDir);
+      reportFiles = new DataDirFileStore(config.dataDir, 'reports');
     }
-    closers.push(() => files.close());
+    closers.push(
+      () => files.close(),
+      () => reportFiles.close(),
+    );
     await files.init();
+    await reportFiles.init();
 
     return {
       eventStore,
@@ -139,6 +148,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       observations,
       catalogue,
       files,
+      reportFiles,
       sql: opened?.db,
       sqlRole: opened?.role,
       close: async () => {

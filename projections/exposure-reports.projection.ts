@@ -1,0 +1,70 @@
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import type { ReportBlob, ReportContents } from '../src/exposure/domain/report.js';
+
+/**
+ * Frozen reports of exposure scopes (issue 8): one summary per `ReportFrozen`, the list GET …/reports reads
+ * (newest first, up to 100). The document itself is a blob; the summary carries its key and SHA-256. Erasure
+ * (`ScopeErased`) purges the scope's summaries, so a replay after an erasure gives the same list.
+ */
+export const EXPOSURE_REPORTS = 'exposure_reports';
+
+export interface ExposureReportDocument {
+  readonly id: string;
+  readonly scopeId: string;
+  readonly organizationId: string;
+  readonly sequence: number;
+  readonly authorId: string;
+  readonly scopeName: string;
+  readonly timezone: string;
+  readonly referenceTime: string;
+  readonly referencePosition: string | null;
+  readonly frozenAt: string;
+  /** Global position of the ReportFrozen event (the report's own place in the log). */
+  readonly position: string;
+  readonly blob: ReportBlob;
+  readonly contents: ReportContents;
+  readonly [field: string]: unknown;
+}
+
+export const exposureReportsProjection: ProjectionDefinition = {
+  name: 'exposure-reports',
+  version: 1,
+  collections: {
+    [EXPOSURE_REPORTS]: {
+      indexes: [
+        {
+          name: 'by_scope_sequence',
+          fields: [
+            ['scopeId', 1],
+            ['sequence', -1],
+          ],
+        },
+      ],
+    },
+  },
+  handles: ['ReportFrozen', 'ScopeErased'],
+  reads: () => [],
+  apply(event, view) {
+    const data = event.data as Record<string, unknown>;
+    if (event.type === 'ScopeErased') {
+      view.deleteWhere(EXPOSURE_REPORTS, { scopeId: data.scopeId as string });
+      return;
+    }
+    const document: ExposureReportDocument = {
+      id: data.reportId as string,
+      scopeId: data.scopeId as string,
+      organizationId: data.organizationId as string,
+      sequence: data.sequence as number,
+      authorId: data.authorId as string,
+      scopeName: data.scopeName as string,
+      timezone: data.timezone as string,
+      referenceTime: data.referenceTime as string,
+      referencePosition: (data.referencePosition as string | null) ?? null,
+      frozenAt: data.frozenAt as string,
+      position: event.position,
+      blob: data.blob as ReportBlob,
+      contents: data.contents as ReportContents,
+    };
+    view.put(EXPOSURE_REPORTS, document);
+  },
+};
