@@ -425,3 +425,34 @@ describe('monitoring: watch runs, baseline, email at delivery', () => {
     expect(mails).toHaveLength(1);
   });
 });
+
+describe('report size', () => {
+  it('a view over 16 MiB is refused with 409 report_too_large; no report and no document are kept', async () => {
+    const big = 'big-exposure.example';
+    const label = (c: string) => c.repeat(60);
+    // A subject keeps 10 hostnames: 5,600 services of about 3.1 KB each pass 16 MiB (5,000 stay under it).
+    const records = Array.from({ length: 5600 }, (_, i) =>
+      host(`10.${Math.floor(i / 250)}.${i % 250}.1`, 443, {
+        hostnames: Array.from(
+          { length: 10 },
+          (_, j) => `${label('a')}${j}.${label('b')}.${label('c')}.h${i}.${big}`,
+        ),
+      }),
+    );
+    await service.context.observations.write('hosts', records);
+    const scope = await ok(owner, 'POST', org(organizationId, '/exposure/scopes'), {
+      name: 'Too big to freeze',
+      domain: big,
+      timezone: 'UTC',
+      monitoring: false,
+    });
+    await refreshCompleted(scope.id as string);
+    const files = readdirSync(join(service.dataDir, 'reports')).length;
+    const refused = await h.request(owner, 'POST', exposure(scope.id as string, '/reports'));
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused.body)).toMatchObject({ code: 'report_too_large' });
+    expect(json(refused.body).details.limit_bytes).toBe(16 * 1024 * 1024);
+    expect(readdirSync(join(service.dataDir, 'reports')).length).toBe(files);
+    expect((await ok(owner, 'GET', exposure(scope.id as string, '/reports'))).reports).toEqual([]);
+  }, 120_000);
+});
