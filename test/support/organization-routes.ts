@@ -3,6 +3,7 @@
  * matrix, the role × route matrix and the object-level authorization test. Requests that consume something
  * (a member removed, a share revoked, a case archived) build a fresh one per call.
  */
+import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
 import type { Role } from '../../src/organizations/domain/roles.js';
 import type { Actor, OrganizationHarness } from './organizations.js';
 import { operator } from './organizations.js';
@@ -28,6 +29,10 @@ export interface OrganizationWorld {
   readonly comparisonId: string;
   readonly shareId: string;
   readonly invitationId: string;
+  /** An exposure scope (the organization has the Exposition product); analyst and external client assigned. */
+  readonly exposureScopeId: string;
+  /** A frozen report of that scope. */
+  readonly reportId: string;
 }
 
 export async function buildOrganizationWorld(
@@ -86,7 +91,29 @@ export async function buildOrganizationWorld(
     email: `pending-${Date.now()}@example.com`,
     role: 'analyst',
   });
+  await h.service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+  const scope = await h.ok(o, 'POST', `/api/v2/organizations/${organizationId}/exposure/scopes`, {
+    name: 'World scope',
+    domain: 'world-scope.example',
+    timezone: 'UTC',
+    monitoring: false,
+  });
+  const exposureScopeId = scope.id as string;
+  for (const member of [analyst, external]) {
+    await h.ok(
+      o,
+      'PUT',
+      `/api/v2/organizations/${organizationId}/members/${member.accountId}/spaces/${exposureScopeId}`,
+    );
+  }
+  const report = await h.ok(
+    o,
+    'POST',
+    `/api/v2/organizations/${organizationId}/clients/${exposureScopeId}/exposure/reports`,
+  );
   return {
+    exposureScopeId,
+    reportId: report.id as string,
     organizationId,
     owner: o,
     administrator,
@@ -258,6 +285,56 @@ export function organizationRouteRequests(
       params: async () => ({ orgId: w.organizationId, clientId: w.clientId }),
       body: async () => ({ enabled: false }),
     },
+    // Exposure scopes: frozen reports, monitoring and the email preference (issue 8).
+    [`GET ${P}/clients/:clientId/exposure/reports`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`POST ${P}/clients/:clientId/exposure/reports`]: {
+      status: 201,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`GET ${P}/clients/:clientId/exposure/reports/:reportId`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId, reportId: w.reportId }),
+    },
+    [`PUT ${P}/clients/:clientId/exposure/monitoring`]: {
+      status: 200,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+      body: async () => ({ enabled: false }),
+    },
+    [`GET ${P}/clients/:clientId/exposure/notifications`]: {
+      status: 200,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`PUT ${P}/clients/:clientId/exposure/notifications`]: {
+      status: 200,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+      body: async () => ({
+        enabled: false,
+        recipients: [],
+        language: 'en',
+        version: (
+          await h.ok(
+            w.owner,
+            'GET',
+            `/api/v2/organizations/${w.organizationId}/clients/${w.exposureScopeId}/exposure/notifications`,
+          )
+        ).version,
+      }),
+    },
     [`POST ${P}/clients/:clientId/shares`]: {
       status: 201,
       roles: MANAGERS,
@@ -418,6 +495,7 @@ export function objectIds(w: OrganizationWorld): Readonly<Record<string, string>
     accountId: w.analyst.accountId,
     shareId: w.shareId,
     invitationId: w.invitationId,
+    reportId: w.reportId,
   };
 }
 
