@@ -5,6 +5,7 @@ import { benchSearch } from './search.bench.js';
 import { benchCatalogue } from './catalogue.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
+import { benchExposure } from './exposure.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -57,6 +58,12 @@ if (!only || only === 'exports') {
   const hosts = Number(process.env.BENCH_EXPORT_HOSTS ?? 1_000_000);
   process.stderr.write(`benchmarking an export of ${hosts.toLocaleString('en-US')} hosts to gzip csv…\n`);
   measurements.push(...(await benchExports(hosts)));
+}
+
+if (!only || only === 'exposure') {
+  const subjects = Number(process.env.BENCH_EXPOSURE_SUBJECTS ?? 60_000);
+  process.stderr.write(`benchmarking an exposure scope of ${subjects.toLocaleString('en-US')} services…\n`);
+  measurements.push(...(await benchExposure(subjects)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -13,6 +13,7 @@ import { parseCatalogueText } from '../../src/catalogue/import/parse-catalogue-f
 import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
 import { MAX_REPORTS_PER_SCOPE } from '../../src/exposure/domain/report.js';
 import { ExposureMonitor } from '../../src/exposure/exposure-monitor.js';
+import { ScopeErasureSweeper } from '../../src/exposure/scope-erasure-sweeper.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { validateRecord } from '../../src/search/domain/records.js';
 import { TestDnsServer } from '../support/dns-server.js';
@@ -397,6 +398,11 @@ describe('monitoring: watch runs, baseline, email at delivery', () => {
     const compared = (history.entries as Json[]).find((e) => e.type === 'WatchRunCompared')!;
     expect(compared.details).toMatchObject({ newServices: 1, newKev: 1, notObserved: 0 });
     expect(compared.summary).toMatch(/not evidence that they disappeared/);
+    const inventory = await ok(owner, 'GET', exposure(scopeId));
+    expect(inventory.monitoring).toMatchObject({
+      enabled: true,
+      latest_watch: { outcome: 'compared', newly_observed_services: 1, new_kev_associations: 1 },
+    });
     await ok(owner, 'PUT', org(organizationId, `/members/${analyst.accountId}/spaces/${scopeId}`));
   });
 
@@ -424,6 +430,37 @@ describe('monitoring: watch runs, baseline, email at delivery', () => {
       return (await deliveries()).some((d) => d.status === 'cancelled');
     });
     expect(mails).toHaveLength(1);
+  });
+});
+
+describe('erasure', () => {
+  it('erasing a deleted scope deletes its report documents and its report, watch and notification streams', async () => {
+    await signInAgain();
+    const doomed = await createScope('To erase with reports');
+    const frozen = await ok(owner, 'POST', exposure(doomed, '/reports'));
+    const reportsDir = join(service.dataDir, 'reports');
+    const key = readdirSync(reportsDir).find((file) => file.includes(frozen.id as string));
+    expect(key).toBeDefined();
+    const scope = await ok(owner, 'GET', org(organizationId, `/clients/${doomed}`));
+    await ok(
+      owner,
+      'DELETE',
+      org(organizationId, `/clients/${doomed}`),
+      { name: 'To erase with reports' },
+      {
+        'if-match': scope.version as string,
+      },
+    );
+    clock.advance(8 * 24 * 60 * 60 * 1000);
+    await service.app.get(ScopeErasureSweeper).sweepOnce();
+    expect(readdirSync(reportsDir).some((file) => file.includes(frozen.id as string))).toBe(false);
+    expect(await service.context.storage.eventStore.readStream(`report-${frozen.id as string}`)).toEqual([]);
+    expect(
+      await service.context.projections
+        .collection('exposure-reports', 'exposure_reports')
+        .find({ scopeId: doomed }),
+    ).toEqual([]);
+    await signInAgain();
   });
 });
 

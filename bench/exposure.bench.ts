@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import pg from 'pg';
+import { AppModule } from '../src/app.module.js';
+import { SAMPLE_KEV, SAMPLE_NVD } from '../src/catalogue/sample/sample-catalogue.js';
+import { parseCatalogueText } from '../src/catalogue/import/parse-catalogue-files.js';
+import type { ScopeAccess } from '../src/exposure/commands/exposure-access.js';
+import { declarationKey } from '../src/exposure/domain/coverage.js';
+import { refreshDecider, refreshRunStreamId, runKeyHash } from '../src/exposure/domain/refresh-run.js';
+import { ExposureQueries } from '../src/exposure/queries/exposure-queries.js';
+import { RefreshWorkerPool, scopeQuery } from '../src/exposure/refresh-worker-pool.js';
+import { spaceDecider, spaceStreamId } from '../src/organizations/domain/space.js';
+import { loadConfig } from '../src/platform/config/app-config.js';
+import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
+import { physicalCollectionName } from '../src/platform/projections/projection-definition.js';
+import { ServiceContext } from '../src/platform/service-context.js';
+import { validateRecord } from '../src/search/domain/records.js';
+import type { Measurement } from './bench-support.js';
+
+const DOMAIN = 'bench-exposure.example';
+const SAMPLES = 25;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Exposure scopes (issue 8): a scope of `subjects` services on the PostgreSQL server (BENCH_DATABASE_URL, the
+ * local test server by default; PGlite when none is reachable). Figures: the refresh of the whole scope (request
+ * to inventory read model caught up, through the service's refresh pool and projections), and the inventory page
+ * at offset 0 and 50,000 through the service's query, each beside the same page read by one hand-written SQL
+ * query on the same read-model table in the same run (the floor: no counts, no summary, no view mapping).
+ */
+export async function benchExposure(subjects: number): Promise<Measurement[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-exposure-'));
+  const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  let databaseUrl: string | undefined;
+  const name = `bench_exposure_${Date.now().toString(36)}`;
+  try {
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+  } catch (error) {
+    process.stderr.write(`  PostgreSQL server not reachable (${String(error)}): PGlite instead\n`);
+  }
+  const target = databaseUrl ? 'PostgreSQL 15 server' : 'PGlite (embedded)';
+  const context = await ServiceContext.open(
+    loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    }),
+    { serveSocket: false },
+  );
+  const app = await NestFactory.createApplicationContext(AppModule.forContext(context), { logger: false });
+  const measurements: Measurement[] = [];
+  try {
+    await context.projections.start();
+    await context.catalogue.importParsed([
+      parseCatalogueText('sample:nvd', JSON.stringify(SAMPLE_NVD)),
+      parseCatalogueText('sample:kev', JSON.stringify(SAMPLE_KEV)),
+    ]);
+    const products = [
+      ['apache', 'http_server', '2.4.49'],
+      ['apache', 'http_server', '2.4.58'],
+      ['f5', 'nginx', '1.18.0'],
+      ['openbsd', 'openssh', '8.2'],
+    ] as const;
+    for (let start = 0; start < subjects; start += 5000) {
+      const batch = [];
+      for (let i = start; i < Math.min(subjects, start + 5000); i++) {
+        const [vendor, product, version] = products[i % products.length]!;
+        const checked = validateRecord('hosts', {
+          id: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:443/tcp`,
+          ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+          port: 443,
+          transport: 'tcp',
+          hostnames: [`h${i}.${DOMAIN}`],
+          vendor,
+          product,
+          version,
+          cpe: [`cpe:2.3:a:${vendor}:${product}:${version}:*:*:*:*:*:*:*`],
+          first_seen: '2026-06-01T00:00:00.000Z',
+          last_seen: '2026-11-18T08:00:00.000Z',
+        });
+        if (!checked.ok) throw new Error(checked.problems.join('; '));
+        batch.push(checked.record);
+      }
+      await context.observations.write('hosts', batch);
+    }
+    process.stderr.write(`  ${subjects.toLocaleString('en-US')} stored observations written\n`);
+
+    const scopeId = randomUUID();
+    const organizationId = randomUUID();
+    const envelope = commandEnvelope({
+      actor: 'operator:bench',
+      payer: `organization:${organizationId}`,
+      scope: scopeId,
+    });
+    await context.repository.handle(
+      spaceStreamId(scopeId),
+      spaceDecider,
+      {
+        type: 'CreateExposureScope',
+        spaceId: scopeId,
+        organizationId,
+        name: 'Bench scope',
+        domain: DOMAIN,
+        timezone: 'UTC',
+        addresses: [],
+        monitoring: false,
+        creditLimit: null,
+        billing: 'capacity',
+      },
+      { now: new Date() },
+      envelope,
+    );
+    const pool = app.get(RefreshWorkerPool);
+    pool.start();
+    const runId = runKeyHash('bench-refresh-key-0001');
+    const started = performance.now();
+    const requested = await context.repository.handle(
+      refreshRunStreamId(scopeId, runId),
+      refreshDecider,
+      {
+        type: 'RequestRefresh',
+        runId,
+        scopeId,
+        organizationId,
+        trigger: 'manual',
+        input: declarationKey(DOMAIN, []),
+        billing: 'capacity',
+        reservation: null,
+      },
+      { now: new Date() },
+      envelope,
+    );
+    pool.nudge();
+    const queries = new ExposureQueries(context);
+    for (;;) {
+      const scope = await queries.scopeDocument(scopeId).catch(() => null);
+      if (scope?.lastCompletedRefresh?.runId === runId) break;
+      if (scope?.latestRefresh?.status === 'failed')
+        throw new Error(`refresh failed: ${scope.latestRefresh.error}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const head = await context.storage.eventStore.headPosition();
+    await context.projections.waitFor(['exposure-inventory', 'exposure-history'], head!, 600_000);
+    const refreshSeconds = (performance.now() - started) / 1000;
+    await pool.stop();
+    void requested;
+    // The floor of a refresh: reading the same stored observations from the index, and nothing else.
+    const readStarted = performance.now();
+    let read = 0;
+    for await (const records of context.observations.stream(
+      'hosts',
+      { ast: scopeQuery({ domain: DOMAIN, addresses: [] }) },
+      500,
+    )) {
+      read += records.length;
+    }
+    const readSeconds = (performance.now() - readStarted) / 1000;
+    if (read !== subjects) throw new Error(`read ${read} observations, expected ${subjects}`);
+    measurements.push({
+      target,
+      name: `exposure refresh of a ${subjects.toLocaleString('en-US')}-service scope (request to inventory caught up)`,
+      value: Number(refreshSeconds.toFixed(2)),
+      unit: 's',
+      baseline: Number(readSeconds.toFixed(2)),
+      baselineName: 'reading the same observations from the index alone',
+      ratio: Number((readSeconds / refreshSeconds).toFixed(3)),
+    });
+
+    const access = { scopeId } as ScopeAccess;
+    const total = (await queries.inventory(access, {})).totals.subjects;
+    if (total !== subjects) throw new Error(`expected ${subjects} subjects, inventory has ${total}`);
+    const generation = await context.storage.readStore.getMeta<{ live: number }>(
+      'projection:exposure-inventory',
+    );
+    const table = `rs_${physicalCollectionName('exposure_subjects', generation!.live)}`;
+    const sql = context.storage.sql!;
+    for (const offset of [0, 50_000]) {
+      const service: number[] = [];
+      const baseline: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        let t = performance.now();
+        const page = await queries.inventory(access, { offset: String(offset) });
+        service.push(performance.now() - t);
+        const expected = Math.max(0, Math.min(100, subjects - offset));
+        if ((page.subjects as unknown[]).length !== expected) throw new Error('short page');
+        t = performance.now();
+        const rows = await sql.query(
+          `SELECT doc FROM "${table}" WHERE doc @> $1::jsonb ORDER BY (doc->>'order') COLLATE "C", id COLLATE "C" OFFSET $2 LIMIT 100`,
+          [JSON.stringify({ scopeId }), offset],
+        );
+        baseline.push(performance.now() - t);
+        if (rows.rows.length !== expected) throw new Error('short baseline page');
+      }
+      const value = median(service);
+      const floor = median(baseline);
+      measurements.push({
+        target,
+        name: `exposure inventory page at offset ${offset.toLocaleString('en-US')} (median of ${SAMPLES})`,
+        value: Number(value.toFixed(1)),
+        unit: 'ms',
+        baseline: Number(floor.toFixed(1)),
+        baselineName: 'the same 100 documents by one hand-written SQL query',
+        ratio: Number((floor / value).toFixed(3)),
+      });
+    }
+  } finally {
+    await app.close();
+    await context.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) {
+      const cleanup = new pg.Client({ connectionString: server });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    }
+  }
+  return measurements;
+}
