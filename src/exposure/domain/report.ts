@@ -125,6 +125,10 @@ export const reportDecider: Decider<ReportCommand, ReportEvent, ReportState, { n
     ) {
       throw reportLimitReached();
     }
+    // The limit rests on the id being the slot's own: any other id would be a stream outside the 100 slots.
+    if (command.reportId !== reportIdFor(command.scopeId, command.sequence)) {
+      throw new ServiceError('invalid_input', 'the report id must be the id of its slot in the scope');
+    }
     if (command.blob.bytes > MAX_REPORT_BYTES) throw reportTooLarge(command.blob.bytes);
     if (command.contents.historyEntries > MAX_REPORT_HISTORY) {
       throw new ServiceError('invalid_input', `a report holds at most ${MAX_REPORT_HISTORY} history entries`);
