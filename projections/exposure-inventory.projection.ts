@@ -22,6 +22,78 @@ import type { DecisionState } from '../src/exposure/domain/subject.js';
 export const EXPOSURE_SUBJECTS = 'exposure_subjects';
 export const EXPOSURE_HOSTS = 'exposure_hosts';
 export const EXPOSURE_CONTROLS = 'exposure_controls';
+/** One per scope: counts by kind, coverage, result and decision, hosts, and the observation date range. */
+export const EXPOSURE_SUMMARIES = 'exposure_inventory_summaries';
+
+export interface ExposureSummaryDocument {
+  readonly id: string;
+  readonly scopeId: string;
+  /** `kind:service`, `coverage:evaluated`, `result:kev`, `decision:new`… → number of subjects. */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly hosts: number;
+  readonly firstSeen: string | null;
+  readonly lastSeen: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** The count keys of a subject document (shared edge services count only under their coverage state). */
+export function countKeys(document: ExposureSubjectDocument | null): string[] {
+  if (!document) return [];
+  const keys = [`kind:${document.kind}`, `decision:${document.decisionState}`];
+  if (document.coverage) keys.push(`coverage:${document.coverage}`);
+  if (document.result && document.coverage !== 'shared_edge') keys.push(`result:${document.result}`);
+  return keys;
+}
+
+interface SummaryDraft {
+  counts: Record<string, number>;
+  hosts: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+}
+
+/** Keeps a scope's summary in step with its subjects, from each subject's document before and after. */
+class SummaryChanges {
+  private readonly summaries = new Map<string, SummaryDraft>();
+
+  constructor(private readonly view: ProjectionView) {}
+
+  private of(scopeId: string): SummaryDraft {
+    let summary = this.summaries.get(scopeId);
+    if (!summary) {
+      const stored = this.view.get<ExposureSummaryDocument>(EXPOSURE_SUMMARIES, scopeId);
+      summary = {
+        counts: { ...(stored?.counts ?? {}) },
+        hosts: stored?.hosts ?? 0,
+        firstSeen: stored?.firstSeen ?? null,
+        lastSeen: stored?.lastSeen ?? null,
+      };
+      this.summaries.set(scopeId, summary);
+    }
+    return summary;
+  }
+
+  replace(scopeId: string, before: ExposureSubjectDocument | null, after: ExposureSubjectDocument): void {
+    const summary = this.of(scopeId);
+    for (const key of countKeys(before)) summary.counts[key] = (summary.counts[key] ?? 1) - 1;
+    for (const key of countKeys(after)) summary.counts[key] = (summary.counts[key] ?? 0) + 1;
+    for (const key of Object.keys(summary.counts)) if (summary.counts[key] === 0) delete summary.counts[key];
+    if (summary.firstSeen === null || after.firstSeen < summary.firstSeen)
+      summary.firstSeen = after.firstSeen;
+    if (summary.lastSeen === null || after.lastSeen > summary.lastSeen) summary.lastSeen = after.lastSeen;
+  }
+
+  addHost(scopeId: string): void {
+    this.of(scopeId).hosts += 1;
+  }
+
+  write(): void {
+    for (const [scopeId, summary] of this.summaries) {
+      const counts = Object.fromEntries(Object.entries(summary.counts).sort(([a], [b]) => (a < b ? -1 : 1)));
+      this.view.put(EXPOSURE_SUMMARIES, { id: scopeId, scopeId, ...summary, counts });
+    }
+  }
+}
 
 export interface SubjectDecision {
   readonly state: DecisionState;
@@ -123,6 +195,7 @@ export const exposureInventoryProjection: ProjectionDefinition = {
         },
       ],
     },
+    [EXPOSURE_SUMMARIES]: {},
     [EXPOSURE_HOSTS]: {
       indexes: [
         {
@@ -163,6 +236,7 @@ export const exposureInventoryProjection: ProjectionDefinition = {
         const services = data.services as RefreshedService[];
         const domains = data.domains as RefreshedDomain[];
         return [
+          { collection: EXPOSURE_SUMMARIES, id: scopeId },
           ...services.map((s) => ({
             collection: EXPOSURE_SUBJECTS,
             id: subjectDocumentId(scopeId, s.subjectId),
@@ -185,6 +259,7 @@ export const exposureInventoryProjection: ProjectionDefinition = {
             collection: EXPOSURE_SUBJECTS,
             id: subjectDocumentId(data.scopeId as string, data.subjectId as string),
           },
+          { collection: EXPOSURE_SUMMARIES, id: data.scopeId as string },
         ];
       default:
         return [];
@@ -219,6 +294,7 @@ export const exposureInventoryProjection: ProjectionDefinition = {
         view.deleteWhere(EXPOSURE_SUBJECTS, { scopeId });
         view.deleteWhere(EXPOSURE_HOSTS, { scopeId });
         view.deleteWhere(EXPOSURE_CONTROLS, { scopeId });
+        view.delete(EXPOSURE_SUMMARIES, scopeId);
         return;
       }
     }
@@ -231,6 +307,7 @@ function applyRefresh(data: Data, view: ProjectionView): void {
   const input = data.input as string;
   const at = data.recordedAt as string;
   const hostCounts = new Map<string, { added: number; hostnames: Set<string> }>();
+  const summary = new SummaryChanges(view);
   for (const service of data.services as RefreshedService[]) {
     const id = subjectDocumentId(scopeId, service.subjectId);
     const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
@@ -264,6 +341,7 @@ function applyRefresh(data: Data, view: ProjectionView): void {
       version: current?.version ?? 0,
     };
     view.put(EXPOSURE_SUBJECTS, document);
+    summary.replace(scopeId, current, document);
     if (!current) {
       const entry = hostCounts.get(service.host) ?? { added: 0, hostnames: new Set<string>() };
       entry.added++;
@@ -282,6 +360,7 @@ function applyRefresh(data: Data, view: ProjectionView): void {
       services: (current?.services ?? 0) + added,
       hostnames: names,
     });
+    if (!current) summary.addHost(scopeId);
   }
   for (const domain of data.domains as RefreshedDomain[]) {
     const id = subjectDocumentId(scopeId, domain.subjectId);
@@ -307,7 +386,9 @@ function applyRefresh(data: Data, view: ProjectionView): void {
       version: current?.version ?? 0,
     };
     view.put(EXPOSURE_SUBJECTS, document);
+    summary.replace(scopeId, current, document);
   }
+  summary.write();
 }
 
 function applyDecision(event: RecordedEvent, data: Data, view: ProjectionView): void {
@@ -327,10 +408,11 @@ function applyDecision(event: RecordedEvent, data: Data, view: ProjectionView): 
       decided_at: data.decidedAt as string,
       reopened_at: null,
     };
-    view.patch(EXPOSURE_SUBJECTS, id, { decision, decisionState: decision.state, version });
+    replaceSubject(view, current, { ...current, decision, decisionState: decision.state, version });
   } else {
-    view.patch(EXPOSURE_SUBJECTS, id, {
-      decision: { ...current.decision, state: 'new', reopened_at: data.reopenedAt },
+    replaceSubject(view, current, {
+      ...current,
+      decision: { ...current.decision, state: 'new', reopened_at: data.reopenedAt as string },
       decisionState: 'new',
       version,
     });
@@ -344,7 +426,8 @@ function applyEnrichment(event: RecordedEvent, data: Data, view: ProjectionView)
   const evaluation = data.evaluation as ServiceEvaluation;
   const at = data.enrichedAt as string;
   const sameResult = current.evaluation?.result === evaluation.result;
-  view.patch(EXPOSURE_SUBJECTS, id, {
+  replaceSubject(view, current, {
+    ...current,
     order: orderOf(
       evaluation.result,
       current.host,
@@ -364,4 +447,15 @@ function applyEnrichment(event: RecordedEvent, data: Data, view: ProjectionView)
     },
     version: event.streamVersion + 1,
   });
+}
+
+function replaceSubject(
+  view: ProjectionView,
+  before: ExposureSubjectDocument,
+  after: ExposureSubjectDocument,
+): void {
+  view.put(EXPOSURE_SUBJECTS, after);
+  const summary = new SummaryChanges(view);
+  summary.replace(after.scopeId, before, after);
+  summary.write();
 }

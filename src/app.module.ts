@@ -8,6 +8,7 @@ import { OrganizationsModule } from './organizations/organizations.module.js';
 import { SearchModule } from './search/search.module.js';
 import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { SsoModule } from './organizations/sso/sso.module.js';
+import { ExposureModule } from './exposure/exposure.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -53,6 +54,7 @@ export class AppModule {
         ExportsModule,
         OrganizationsModule,
         SsoModule,
+        ExposureModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

@@ -5,6 +5,7 @@ import { registerAccountCommands } from './accounts/cli/account.cli.js';
 import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
 import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
+import { registerExposureCommands } from './exposure/cli/exposure.cli.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
@@ -23,6 +24,7 @@ registerAccountCommands(program, runtime);
 registerDataCommands(program, runtime);
 registerCatalogueCommands(program, runtime);
 registerOrganizationCommands(program, runtime);
+registerExposureCommands(program, runtime);
 registerProjectionCommands(program, runtime);
 registerEventCommands(program, runtime);
 

@@ -1,0 +1,287 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ENRICHMENT_NOTICE } from '../../catalogue/http/enrichment-handler.js';
+import { Access, type Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ifMatchVersion } from '../../platform/http/if-match.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
+import { ExposureCommands } from '../commands/exposure-commands.js';
+import { ExposureQueries, OBSERVATION_NOTICE } from '../queries/exposure-queries.js';
+import {
+  CreateExposureScopeBody,
+  DecisionBody,
+  DeleteClientBody,
+  RunBody,
+  TimezoneBody,
+} from './exposure.dtos.js';
+
+const READ = { surface: 'session', permission: 'organization.read' } as const;
+const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
+const SCOPE = ':orgId/clients/:clientId/exposure';
+
+/**
+ * Exposure scope routes (browser session, CSRF on unsafe methods), Authentication 6 through ExposureGate.
+ * There is no launch endpoint: refreshes read stored observations, control records are historical imports.
+ */
+@ApiTags('exposure')
+@Controller('api/v2/organizations')
+export class ExposureController {
+  constructor(
+    @Inject(ExposureCommands) private readonly commands: ExposureCommands,
+    @Inject(ExposureQueries) private readonly queries: ExposureQueries,
+  ) {}
+
+  private envelope(principal: Principal, request: FastifyRequest) {
+    return envelopeFor(principal, String(request.id));
+  }
+
+  // ---- Lifecycle ----
+
+  @Post(':orgId/exposure/scopes')
+  @HttpCode(201)
+  @Access(MANAGE)
+  @ApiOperation({
+    summary: 'Create an exposure scope (owner or administrator); capacity billing starts an initial refresh',
+  })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: CreateExposureScopeBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const scopeId = await this.commands.createScope(
+      principal,
+      orgId,
+      {
+        name: body.name,
+        domain: body.domain,
+        timezone: body.timezone,
+        addresses: body.addresses,
+        monitoring: body.monitoring,
+        creditLimit: body.credit_limit,
+      },
+      this.envelope(principal, request),
+    );
+    return this.queries.scope(scopeId);
+  }
+
+  @Get(':orgId/clients/deleted')
+  @Access(READ)
+  @ApiOperation({ summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after' })
+  async deleted(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+    const access = await this.commands.gate
+      .organizationGate()
+      .require(principal, orgId, { capability: 'spaces.manage' });
+    return this.queries.deleted(access);
+  }
+
+  @Delete(':orgId/clients/:clientId')
+  @HttpCode(204)
+  @Access(MANAGE)
+  @ApiOperation({
+    summary: 'Delete a client (exact name as confirmation, If-Match): access ends now, erasure after 7 days',
+  })
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: DeleteClientBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: FastifyRequest,
+  ): Promise<void> {
+    await this.commands.deleteSpace(
+      principal,
+      orgId,
+      clientId,
+      body.name,
+      ifMatchVersion(ifMatch),
+      this.envelope(principal, request),
+    );
+  }
+
+  @Post(':orgId/clients/:clientId/restore')
+  @HttpCode(200)
+  @Access(MANAGE)
+  @ApiOperation({ summary: 'Restore a deleted client before erase_after (If-Match): it returns archived' })
+  async restore(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.commands.restoreSpace(
+      principal,
+      orgId,
+      clientId,
+      ifMatchVersion(ifMatch),
+      this.envelope(principal, request),
+    );
+    return this.queries.scope(clientId);
+  }
+
+  // ---- Inventory, decisions, history ----
+
+  @Get(SCOPE)
+  @Access(READ)
+  @ApiOperation({
+    summary:
+      'Inventory from stored observations: fixed pages of 100 (offset 0 to 50,000), group_by=host, filter',
+  })
+  async inventory(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
+      capability: 'work.internal',
+      write: false,
+    });
+    return this.queries.inventory(scope, query);
+  }
+
+  @Patch(`${SCOPE}/subjects/:subjectId`)
+  @Access(MANAGE)
+  @ApiOperation({ summary: 'Record an attributed decision on a subject (body version, not If-Match)' })
+  async decide(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Param('subjectId') subjectId: string,
+    @Body() body: DecisionBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.commands.recordDecision(
+      principal,
+      orgId,
+      clientId,
+      subjectId,
+      body,
+      this.envelope(principal, request),
+    );
+    return this.queries.subject(clientId, subjectId);
+  }
+
+  @Get(`${SCOPE}/history`)
+  @Access(READ)
+  @ApiOperation({ summary: 'Attributed history, 50 newest per page (offset 0 to 100,000), optional subject' })
+  async history(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
+      capability: 'work.internal',
+      write: false,
+    });
+    return this.queries.history(scope, query);
+  }
+
+  @Put(`${SCOPE}/timezone`)
+  @Access(MANAGE)
+  @ApiOperation({ summary: "Change the scope's IANA timezone (managers; version in the body)" })
+  async timezone(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: TimezoneBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.commands.changeTimezone(principal, orgId, clientId, body, this.envelope(principal, request));
+    return this.queries.scope(clientId);
+  }
+
+  @Post(`${SCOPE}/assets/:assetKey/enrich`)
+  @HttpCode(200)
+  @Access(MANAGE)
+  @ApiOperation({ summary: 'Catalogue association for a stored observation (no request reaches the asset)' })
+  async enrich(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Param('assetKey') assetKey: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const enriched = await this.commands.enrichAsset(
+      principal,
+      orgId,
+      clientId,
+      assetKey,
+      this.envelope(principal, request),
+    );
+    const subject = await this.queries.subject(clientId, assetKey);
+    return {
+      asset_key: assetKey,
+      observation_id: enriched.record.id,
+      observation_last_seen: enriched.record.last_seen,
+      catalogue_version: enriched.catalogueVersion,
+      coverage: subject.kind === 'service' && 'coverage' in subject ? subject.coverage : null,
+      result_state: enriched.evaluation.result,
+      findings: enriched.findings,
+      subject,
+      notice: ENRICHMENT_NOTICE,
+    };
+  }
+
+  @Get(`${SCOPE}/controls`)
+  @Access(READ)
+  @ApiOperation({
+    summary: 'Up to 100 historical control records (imported by operators), optional asset filter',
+  })
+  async controls(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
+      capability: 'work.internal',
+      write: false,
+    });
+    return this.queries.controls(scope, query);
+  }
+
+  @Post(`${SCOPE}/run`)
+  @Access(MANAGE)
+  @ApiOperation({
+    summary:
+      'Refresh from stored observations with a stable key (16 to 64 characters); cadence, quota, billing',
+  })
+  async run(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: RunBody,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { runId, replayed } = await this.commands.requestManualRefresh(
+      principal,
+      orgId,
+      clientId,
+      body.key,
+      this.envelope(principal, request),
+    );
+    // A new refresh is accepted (202) and runs in the background; the same key answers its earlier run (200).
+    void reply.status(replayed ? 200 : 202);
+    return { ...(await this.queries.run(clientId, runId)), replayed, notice: OBSERVATION_NOTICE };
+  }
+}

@@ -1,0 +1,100 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsBoolean, IsDefined, IsOptional, IsString } from 'class-validator';
+
+/**
+ * Request bodies of the exposure routes. The DTOs only refuse unknown fields and wrong JSON types; every
+ * contract rule (lengths, limits, states, dates) is decided in the domain, in one place.
+ */
+export class CreateExposureScopeBody {
+  @ApiProperty({ maxLength: 120 })
+  @IsString()
+  name!: string;
+
+  @ApiProperty({ example: 'example.com' })
+  @IsString()
+  domain!: string;
+
+  @ApiProperty({ description: 'IANA timezone name', example: 'Europe/Paris' })
+  @IsString()
+  timezone!: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: 16, description: 'up to 16 IP addresses' })
+  @IsOptional()
+  @Allow()
+  addresses?: unknown;
+
+  @ApiProperty({ description: 'scheduled observation watches (explicit activation)' })
+  @IsBoolean()
+  monitoring!: boolean;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'ignored under capacity billing; 6 to 1,000,000 under legacy credit billing',
+  })
+  @IsOptional()
+  @Allow()
+  credit_limit?: unknown;
+}
+
+export class DeleteClientBody {
+  @ApiProperty({ description: 'the exact current name, as confirmation' })
+  @IsDefined()
+  @Allow()
+  name!: unknown;
+}
+
+export class DecisionBody {
+  @ApiProperty({ description: 'the current body version of the subject (not If-Match)' })
+  @IsDefined()
+  @Allow()
+  version!: unknown;
+
+  @ApiProperty({ enum: ['new', 'investigating', 'acknowledged'] })
+  @IsDefined()
+  @Allow()
+  decision!: unknown;
+
+  @ApiPropertyOptional({ enum: ['kept', 'closed', 'updated', 'not_concerned', 'other'], nullable: true })
+  @IsOptional()
+  @Allow()
+  conclusion?: unknown;
+
+  @ApiPropertyOptional({ nullable: true, description: 'required for closed and updated' })
+  @IsOptional()
+  @Allow()
+  according_to?: unknown;
+
+  @ApiPropertyOptional({ nullable: true, description: 'required for not_concerned and other' })
+  @IsOptional()
+  @Allow()
+  note?: unknown;
+
+  @ApiPropertyOptional({ nullable: true, description: 'YYYY-MM-DD, not in the future in the scope timezone' })
+  @IsOptional()
+  @Allow()
+  announced_date?: unknown;
+
+  @ApiPropertyOptional({ nullable: true, description: 'renewed expiry date (domain-expiry subjects only)' })
+  @IsOptional()
+  @Allow()
+  renewal?: unknown;
+}
+
+export class TimezoneBody {
+  @ApiProperty({ example: 'Europe/Paris' })
+  @IsDefined()
+  @Allow()
+  timezone!: unknown;
+
+  @ApiProperty({ description: 'the scope version you read' })
+  @IsDefined()
+  @Allow()
+  version!: unknown;
+}
+
+export class RunBody {
+  @ApiProperty({ minLength: 16, maxLength: 64, description: 'stable key: the same key never runs twice' })
+  @IsDefined()
+  @Allow()
+  key!: unknown;
+}

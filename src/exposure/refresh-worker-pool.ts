@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import type { ExposureRunDocument } from '../../projections/exposure-scopes.projection.js';
+import type { CreditLedger } from '../credits/commands/credit-ledger.js';
+import { commandEnvelope, type CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
+import type { ServiceContext } from '../platform/service-context.js';
+import type { ObservationRecord } from '../search/observation-index/observation-index.port.js';
+import type { QueryNode } from '../search/query-language/ast.js';
+import { parseQuery } from '../search/query-language/parser.js';
+import { validateFor } from '../search/query-language/validation.js';
+import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
+import type { ExposureCommands } from './commands/exposure-commands.js';
+import {
+  domainExpirySubjectId,
+  evaluateService,
+  serviceObservationOf,
+  serviceSubjectId,
+  type CatalogueAvailability,
+} from './domain/coverage.js';
+import {
+  refreshCharge,
+  refreshDecider,
+  refreshRunStreamId,
+  type RefreshCommand,
+  type RefreshedDomain,
+  type RefreshedService,
+} from './domain/refresh-run.js';
+import type { ExposureDeclaration } from './domain/scope-declaration.js';
+import { subjectDecider, subjectStreamId } from './domain/subject.js';
+
+export interface RefreshWorkerPoolOptions {
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly pollIntervalMs?: number;
+  /** Services per recorded batch (one event each). */
+  readonly batchSize?: number;
+  readonly log?: (
+    level: 'info' | 'warn' | 'error',
+    message: string,
+    fields?: Record<string, unknown>,
+  ) => void;
+}
+
+const ACTOR = 'system:exposure-refresh' as const;
+
+class ScopeNotActive extends Error {
+  override readonly name = 'ScopeNotActive';
+  constructor() {
+    super('the scope is no longer active');
+  }
+}
+
+/** The stored observations a scope declares: hosts named by the domain or its subdomains, and its addresses. */
+export function scopeQuery(declaration: Pick<ExposureDeclaration, 'domain' | 'addresses'>): QueryNode {
+  const terms = [
+    `hostnames:${declaration.domain}`,
+    `hostnames:*.${declaration.domain}`,
+    ...declaration.addresses.map((address) => `ip:${address.includes(':') ? `"${address}"` : address}`),
+  ];
+  const children = terms.map((term) => validateFor(parseQuery(term), 'hosts'));
+  return { kind: 'or', children, span: { start: 0, end: 0 } };
+}
+
+/**
+ * Runs refreshes from stored observations inside the service, fed from the event log through the runs read
+ * model (as the export pool does): queued tasks, retries whose time came, and running tasks whose lease lapsed
+ * (their worker died: a new attempt takes over). Claiming is an append with an expected version, so two
+ * instances never run the same attempt. A refresh reads the observation index and the catalogue only: it never
+ * scans and contacts no asset. Tasks of archived or deleted scopes are cancelled here.
+ */
+export class RefreshWorkerPool {
+  readonly workerId = `refresh-${randomUUID()}`;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly commands: ExposureCommands,
+    private readonly ledger: CreditLedger,
+    private readonly options: RefreshWorkerPoolOptions,
+  ) {}
+
+  start(): void {
+    if (this.options.concurrency <= 0 || !this.stopped) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 250);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const job of this.running.values()) job.abort.abort();
+    await this.ticking?.catch(() => undefined);
+    await Promise.all([...this.running.values()].map((job) => job.done.catch(() => undefined)));
+  }
+
+  nudge(): void {
+    if (this.stopped || this.ticking) return;
+    this.ticking = this.tick()
+      .catch((error: unknown) =>
+        this.options.log?.('error', 'refresh pool tick failed', { err: String(error) }),
+      )
+      .finally(() => (this.ticking = undefined));
+  }
+
+  get active(): number {
+    return this.running.size;
+  }
+
+  private envelope(run: ExposureRunDocument, step: string): CommandEnvelope {
+    return commandEnvelope({
+      actor: ACTOR,
+      payer: `organization:${run.organizationId}`,
+      scope: run.scopeId,
+      commandId: `refresh:${run.scopeId}:${run.runId}:${step}`,
+      correlationId: `refresh:${run.scopeId}:${run.runId}`,
+    });
+  }
+
+  private async tick(): Promise<void> {
+    const runs = this.commands.runs();
+    const pending = await runs.find(
+      { status: { $in: ['queued', 'running', 'retry_scheduled'] } },
+      { sort: [['requestedAt', 1]], limit: 200 },
+    );
+    const now = this.context.clock.now().toISOString();
+    // The scope's lifecycle state from its stream, not the read model: an archive must stop work at once.
+    const scopeStates = new Map<string, string>();
+    for (const scopeId of new Set(pending.map((run) => run.scopeId))) {
+      const space = await this.context.repository.load(spaceStreamId(scopeId), spaceDecider);
+      scopeStates.set(scopeId, !space.state.exists || space.state.deleted ? 'deleted' : space.state.state);
+    }
+    const busyScopes = new Set([...this.running.keys()].map((id) => id.split(':')[0]));
+    for (const run of pending) {
+      const state = scopeStates.get(run.scopeId);
+      if (state !== 'active') {
+        // Archiving stops queued and running work (scope state table); deletion too.
+        this.running.get(run.id)?.abort.abort();
+        await this.commands.cancelRefreshes(
+          run.scopeId,
+          state === 'archived' ? 'archived' : 'deleted',
+          this.envelope(run, 'stop'),
+        );
+        continue;
+      }
+      if (this.stopped || this.running.size >= this.options.concurrency) continue;
+      if (this.running.has(run.id) || busyScopes.has(run.scopeId)) continue;
+      const eligible =
+        run.status === 'queued' ||
+        (run.status === 'retry_scheduled' && (run.availableAt ?? now) <= now) ||
+        (run.status === 'running' && (run.leaseUntil ?? now) <= now);
+      if (!eligible) continue;
+      busyScopes.add(run.scopeId);
+      const abort = new AbortController();
+      const done = this.runTask(run, abort.signal)
+        .then((worked) => {
+          // Look again only after real work, and after the event loop turned once: the read model must be
+          // able to catch up, or a task it still shows as queued would be claimed again and again.
+          if (worked) setImmediate(() => this.nudge());
+        })
+        .catch((error: unknown) =>
+          this.options.log?.('error', 'refresh failed', {
+            runId: run.runId,
+            scopeId: run.scopeId,
+            err: String(error),
+          }),
+        )
+        .finally(() => this.running.delete(run.id));
+      this.running.set(run.id, { abort, done });
+    }
+  }
+
+  private async handle(run: ExposureRunDocument, command: RefreshCommand, step: string) {
+    return this.context.repository.handle(
+      refreshRunStreamId(run.scopeId, run.runId),
+      refreshDecider,
+      command,
+      { now: this.context.clock.now() },
+      this.envelope(run, step),
+    );
+  }
+
+  /** Runs one attempt; false when the task could not be claimed (taken elsewhere, or no longer eligible). */
+  private async runTask(run: ExposureRunDocument, signal: AbortSignal): Promise<boolean> {
+    const leaseMs = this.options.leaseMs;
+    let attempt: number;
+    try {
+      const started = await this.handle(
+        run,
+        { type: 'StartRefreshAttempt', workerId: this.workerId, leaseMs },
+        `start:${run.attempt + 1}`,
+      );
+      attempt = started.state.attempt;
+    } catch {
+      return false; // another worker took it, or it is no longer eligible
+    }
+    try {
+      await this.refresh(run, attempt, signal);
+    } catch (error) {
+      if (signal.aborted) return true; // stopped: the lease lapses and a later attempt takes over
+      // Archived or deleted: the next tick cancels the task and releases its hold.
+      if (error instanceof ScopeNotActive) return true;
+      const failed = await this.handle(
+        run,
+        {
+          type: 'FailRefreshAttempt',
+          attempt,
+          error: error instanceof Error ? error.message.slice(0, 200) : 'failed',
+        },
+        `fail:${attempt}`,
+      ).catch(() => null);
+      if (failed)
+        await this.commands.releaseHold(
+          failed.state,
+          run.organizationId,
+          run.scopeId,
+          this.envelope(run, 'release'),
+        );
+    }
+    return true;
+  }
+
+  private async refresh(run: ExposureRunDocument, attempt: number, signal: AbortSignal): Promise<void> {
+    const space = await this.context.repository.load(spaceStreamId(run.scopeId), spaceDecider);
+    const declaration = space.state.exposure;
+    if (!declaration || space.state.deleted || space.state.state !== 'active') {
+      throw new ScopeNotActive();
+    }
+    let catalogue: CatalogueAvailability;
+    try {
+      catalogue = { available: true, matcher: await this.context.catalogue.matcher() };
+    } catch {
+      catalogue = { available: false, reason: 'catalogue_load_failed' };
+    }
+    const batchSize = this.options.batchSize ?? 500;
+    let services = 0;
+    let sharedEdge = 0;
+    let first: string | null = null;
+    let last: string | null = null;
+    const lastSeenBySubject = new Map<string, string>();
+    let batch: RefreshedService[] = [];
+    let renewedAt = Date.now();
+    const flush = async (domains: RefreshedDomain[] = []) => {
+      if (batch.length === 0 && domains.length === 0) return;
+      signal.throwIfAborted();
+      await this.handle(
+        run,
+        { type: 'RecordRefreshedServices', attempt, services: batch, domains },
+        `batch:${attempt}:${services}:${domains.length}`,
+      );
+      batch = [];
+      if (Date.now() - renewedAt > this.options.leaseMs / 3) {
+        await this.handle(
+          run,
+          { type: 'RenewRefreshLease', attempt, leaseMs: this.options.leaseMs },
+          `renew:${attempt}:${services}`,
+        );
+        renewedAt = Date.now();
+      }
+    };
+    for await (const records of this.context.observations.stream(
+      'hosts',
+      { ast: scopeQuery(declaration) },
+      batchSize,
+      signal,
+    )) {
+      for (const record of records) {
+        const observation = serviceObservationOf(record);
+        const evaluation = evaluateService(record, catalogue);
+        const subjectId = serviceSubjectId(observation.observationId);
+        batch.push({ ...observation, subjectId, evaluation });
+        lastSeenBySubject.set(subjectId, observation.lastSeen);
+        if (observation.sharedEdge) sharedEdge++;
+        else services++;
+        if (first === null || observation.firstSeen < first) first = observation.firstSeen;
+        if (last === null || observation.lastSeen > last) last = observation.lastSeen;
+        if (batch.length >= batchSize) await flush();
+      }
+    }
+    const domains = await this.registration(declaration.domain, signal);
+    for (const domain of domains) lastSeenBySubject.set(domain.subjectId, domain.lastSeen);
+    await flush(domains);
+    await this.reopenDecided(run, lastSeenBySubject);
+    signal.throwIfAborted();
+    // Archived or deleted meanwhile: the work stops here, nothing is charged.
+    const current = await this.context.repository.load(spaceStreamId(run.scopeId), spaceDecider);
+    if (current.state.deleted || current.state.state !== 'active') throw new ScopeNotActive();
+    if (run.reservation) {
+      // Charged before the completion is recorded: a crash in between repeats the same settlement (idempotent).
+      await this.ledger.settle(
+        {
+          reservationId: run.reservation.reservationId,
+          payer: `organization:${run.organizationId}`,
+          amount: run.reservation.amount,
+          category: 'tools',
+          channel: 'session',
+        },
+        refreshCharge(services),
+        this.envelope(run, 'settle'),
+      );
+    }
+    await this.handle(
+      run,
+      {
+        type: 'CompleteRefresh',
+        attempt,
+        services,
+        excludedSharedEdge: sharedEdge,
+        domains: domains.length,
+        // A catalogue that could not support every evaluation makes the refresh partial.
+        partial:
+          !catalogue.available || catalogue.matcher.advisoryCount === 0 || !catalogue.matcher.kevLoaded,
+        observedRange: { first, last },
+        catalogueVersion: catalogue.available ? catalogue.matcher.version.version : null,
+      },
+      `complete:${attempt}`,
+    );
+  }
+
+  /** The newest stored registration of the scope's domain (whois), the domain-expiry subject. */
+  private async registration(domain: string, signal: AbortSignal): Promise<RefreshedDomain[]> {
+    const page = await this.context.observations.search(
+      'whois',
+      { ast: validateFor(parseQuery(`domain:${domain}`), 'whois') },
+      { offset: 0, limit: 1, countLimit: 1 },
+      signal,
+    );
+    return page.records.map((record: ObservationRecord) => ({
+      subjectId: domainExpirySubjectId(domain),
+      observationId: record.id,
+      domain,
+      registrar: typeof record.registrar === 'string' ? record.registrar : null,
+      expires: typeof record.expires === 'string' ? record.expires : null,
+      firstSeen: record.first_seen,
+      lastSeen: record.last_seen,
+    }));
+  }
+
+  /** "A later observation can reopen the subject": decided subjects seen again with a newer observation. */
+  private async reopenDecided(
+    run: ExposureRunDocument,
+    lastSeen: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    const decided = await this.commands
+      .subjects()
+      .find(
+        { scopeId: run.scopeId, decisionState: { $in: ['investigating', 'acknowledged'] } },
+        { limit: 10_000 },
+      );
+    for (const subject of decided) {
+      const seen = lastSeen.get(subject.subjectId);
+      if (!seen) continue;
+      await this.context.repository.handle(
+        subjectStreamId(run.scopeId, subject.subjectId),
+        subjectDecider,
+        { type: 'ReopenSubject', observedLastSeen: seen },
+        { now: this.context.clock.now() },
+        this.envelope(run, `reopen:${subject.subjectId}:${seen}`),
+      );
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import {
+  EXPOSURE_RUNS,
+  EXPOSURE_SCOPES,
+  type ExposureRunDocument,
+  type ExposureScopeDocument,
+} from '../../projections/exposure-scopes.projection.js';
+import {
+  EXPOSURE_SUBJECTS,
+  type ExposureSubjectDocument,
+} from '../../projections/exposure-inventory.projection.js';
+import { ServiceError } from '../platform/errors/service-error.js';
+import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
+import { eventIdFor } from '../platform/event-store/event-id.js';
+import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
+import type { ServiceContext } from '../platform/service-context.js';
+import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
+import { refreshRunStreamId } from './domain/refresh-run.js';
+import { subjectStreamId } from './domain/subject.js';
+import { eraseReportingContent } from './reporting-erasure.js';
+
+/** The stream holding an organization's erasure records: ids and times only, never the erased content. */
+export function exposureAuditStreamId(organizationId: string): string {
+  return `exposure-audit-${organizationId}`;
+}
+export function controlsStreamId(scopeId: string): string {
+  return `exposure-controls-${scopeId}`;
+}
+
+/**
+ * After erase_after a deleted scope is erased for good: `SpaceErasureStarted` (from then on it cannot be
+ * restored), its streams deleted from the event store (the space, its subjects' decisions and enrichments, its
+ * refreshes, its control records), then `ScopeErased` on the organization's audit stream, on which every read
+ * model purges the scope. The ledger (accounting) and the audit record stay: they hold ids only. Each step is
+ * idempotent, so a pass interrupted anywhere is finished by the next one.
+ */
+export class ScopeErasureSweeper extends PeriodicSweep {
+  constructor(private readonly context: ServiceContext) {
+    super(60_000);
+  }
+
+  protected async sweep(): Promise<number> {
+    const now = this.context.clock.now().toISOString();
+    const scopes = this.context.projections.collection<ExposureScopeDocument>(
+      'exposure-scopes',
+      EXPOSURE_SCOPES,
+    );
+    const due = await scopes.find({ state: 'deleted', 'deletion.eraseAfter': { $lte: now } }, { limit: 100 });
+    let erased = 0;
+    for (const scope of due) {
+      await this.erase(scope);
+      erased++;
+    }
+    return erased;
+  }
+
+  async erase(scope: ExposureScopeDocument): Promise<void> {
+    const envelope = commandEnvelope({
+      actor: 'system:scope-erasure',
+      payer: `organization:${scope.organizationId}`,
+      scope: scope.id,
+      commandId: `erase:${scope.id}`,
+    });
+    const spaceStream = spaceStreamId(scope.id);
+    try {
+      await this.context.repository.handle(
+        spaceStream,
+        spaceDecider,
+        { type: 'BeginErasure' },
+        { now: this.context.clock.now() },
+        envelope,
+      );
+    } catch (error) {
+      // The space stream is already gone: an earlier pass got that far; finish its work.
+      if (!(error instanceof ServiceError && error.code === 'not_found')) throw error;
+    }
+    // Every subject and refresh the read models know of, once they hold everything appended so far.
+    const head = await this.context.storage.eventStore.headPosition();
+    if (head) await this.context.projections.waitFor(['exposure-scopes', 'exposure-inventory'], head, 60_000);
+    const subjects = await this.context.projections
+      .collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS)
+      .find({ scopeId: scope.id, version: { $gt: 0 } });
+    const runs = await this.context.projections
+      .collection<ExposureRunDocument>('exposure-scopes', EXPOSURE_RUNS)
+      .find({ scopeId: scope.id });
+    const streams = [
+      ...subjects.map((subject) => subjectStreamId(scope.id, subject.subjectId)),
+      ...runs.map((run) => refreshRunStreamId(scope.id, run.runId)),
+      controlsStreamId(scope.id),
+      // Reports (their documents deleted here too), monitoring and notification streams.
+      ...(await eraseReportingContent(this.context, scope.id)),
+      spaceStream,
+    ].sort();
+    for (const streamId of streams) {
+      await this.context.storage.eventStore.deleteStream(streamId);
+      this.context.repository.forget(streamId);
+    }
+    const result = await this.context.storage.eventStore.append(
+      exposureAuditStreamId(scope.organizationId),
+      [
+        {
+          id: eventIdFor(`erase:${scope.id}`, 0),
+          type: 'ScopeErased',
+          schemaVersion: 1,
+          data: {
+            scopeId: scope.id,
+            organizationId: scope.organizationId,
+            kind: scope.kind,
+            deletedAt: scope.deletion?.deletedAt ?? null,
+            deletedBy: scope.deletion?.deletedBy ?? null,
+            eraseAfter: scope.deletion?.eraseAfter ?? null,
+            erasedAt: this.context.clock.now().toISOString(),
+            erasedStreams: streams,
+          },
+          metadata: envelope.metadata,
+        },
+      ],
+      { expectedVersion: 'any' },
+    );
+    await this.context.readYourWrites(
+      ['organizations', 'exposure-scopes', 'exposure-inventory', 'exposure-history'],
+      result.position,
+    );
+  }
+}
