@@ -33,6 +33,8 @@ export interface OrganizationWorld {
   readonly exposureScopeId: string;
   /** A frozen report of that scope. */
   readonly reportId: string;
+  /** A service subject of that scope's inventory (its initial refresh found one stored observation). */
+  readonly exposureSubjectId: string;
 }
 
 export async function buildOrganizationWorld(
@@ -92,6 +94,8 @@ export async function buildOrganizationWorld(
     role: 'analyst',
   });
   await h.service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+  // One stored observation in the scope, so its inventory has a subject to decide on and enrich.
+  await h.service.context.observations.write('hosts', [WORLD_SCOPE_HOST]);
   const scope = await h.ok(o, 'POST', `/api/v2/organizations/${organizationId}/exposure/scopes`, {
     name: 'World scope',
     domain: 'world-scope.example',
@@ -106,6 +110,7 @@ export async function buildOrganizationWorld(
       `/api/v2/organizations/${organizationId}/members/${member.accountId}/spaces/${exposureScopeId}`,
     );
   }
+  const exposureSubjectId = await firstSubject(h, o, organizationId, exposureScopeId);
   const report = await h.ok(
     o,
     'POST',
@@ -113,6 +118,7 @@ export async function buildOrganizationWorld(
   );
   return {
     exposureScopeId,
+    exposureSubjectId,
     reportId: report.id as string,
     organizationId,
     owner: o,
@@ -131,6 +137,37 @@ export async function buildOrganizationWorld(
     shareId: share.id as string,
     invitationId: invitation.id as string,
   };
+}
+
+const WORLD_SCOPE_HOST = {
+  id: '192.0.2.200:443/tcp',
+  ip: '192.0.2.200',
+  port: 443,
+  transport: 'tcp',
+  hostnames: ['www.world-scope.example'],
+  product: 'http_server',
+  vendor: 'apache',
+  version: '2.4.49',
+  cpe: ['cpe:2.3:a:apache:http_server:2.4.49:*:*:*:*:*:*:*'],
+  first_seen: '2026-01-01T00:00:00.000Z',
+  last_seen: '2026-02-01T00:00:00.000Z',
+};
+
+/** Waits for the scope's initial refresh (the service's refresh pool) and answers its first subject. */
+async function firstSubject(h: OrganizationHarness, owner: Actor, organizationId: string, scopeId: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const inventory = await h.ok(
+      owner,
+      'GET',
+      `/api/v2/organizations/${organizationId}/clients/${scopeId}/exposure`,
+    );
+    const subjects = (inventory.subjects ?? []) as Array<{ id: string; kind: string }>;
+    const service = subjects.find((subject) => subject.kind === 'service');
+    if (service) return service.id;
+    if (Date.now() > deadline) throw new Error('the world scope has no subject after its initial refresh');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 export interface OrganizationRouteRequest {
@@ -161,6 +198,24 @@ export function organizationRouteRequests(
   const base = '/api/v2/organizations';
   const freshMember = async () => (await h.member(w.organizationId, w.owner, 'analyst')).accountId;
   const freshSpace = async () => h.space(w.organizationId, w.owner);
+  const namedSpace = async (name: string) => h.space(w.organizationId, w.owner, { name });
+  /** An exposure scope the analyst (and the external client) reach. */
+  const freshScope = async () => {
+    const scope = await h.ok(w.owner, 'POST', `${base}/${w.organizationId}/exposure/scopes`, {
+      name: 'Matrix run scope',
+      domain: 'matrix-scope.example',
+      timezone: 'UTC',
+      monitoring: false,
+    });
+    for (const member of [w.analyst, w.external]) {
+      await h.ok(
+        w.owner,
+        'PUT',
+        `${base}/${w.organizationId}/members/${member.accountId}/spaces/${scope.id as string}`,
+      );
+    }
+    return scope.id as string;
+  };
   const P = '/api/v2/organizations/:orgId';
   return {
     [`GET ${base}/creation-preview`]: { status: 200, roles: ALL, params: async () => ({}) },
@@ -284,6 +339,115 @@ export function organizationRouteRequests(
       deniedStatus: 403,
       params: async () => ({ orgId: w.organizationId, clientId: w.clientId }),
       body: async () => ({ enabled: false }),
+    },
+    // Exposure scopes: lifecycle, inventory, decisions, history, settings, enrichment, controls, refresh (issue 8).
+    [`POST ${P}/exposure/scopes`]: {
+      status: 201,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: org,
+      body: async () => ({
+        name: 'Matrix scope',
+        domain: 'matrix-scope.example',
+        timezone: 'UTC',
+        monitoring: false,
+      }),
+    },
+    [`GET ${P}/clients/deleted`]: { status: 200, roles: MANAGERS, deniedStatus: 403, params: org },
+    [`DELETE ${P}/clients/:clientId`]: {
+      status: 204,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: await namedSpace('To delete') }),
+      headers: async () => ({ 'if-match': '"0"' }),
+      body: async () => ({ name: 'To delete' }),
+    },
+    [`POST ${P}/clients/:clientId/restore`]: {
+      status: 200,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => {
+        const clientId = await namedSpace('To restore');
+        await h.ok(
+          w.owner,
+          'DELETE',
+          `${base}/${w.organizationId}/clients/${clientId}`,
+          { name: 'To restore' },
+          {
+            'if-match': '"0"',
+          },
+        );
+        return { orgId: w.organizationId, clientId };
+      },
+      headers: async () => ({ 'if-match': '"1"' }),
+    },
+    [`GET ${P}/clients/:clientId/exposure`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`PATCH ${P}/clients/:clientId/exposure/subjects/:subjectId`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({
+        orgId: w.organizationId,
+        clientId: w.exposureScopeId,
+        subjectId: w.exposureSubjectId,
+      }),
+      body: async () => {
+        const inventory = await h.ok(
+          w.owner,
+          'GET',
+          `${base}/${w.organizationId}/clients/${w.exposureScopeId}/exposure`,
+        );
+        const subject = (inventory.subjects as Array<{ id: string; version: number }>).find(
+          (s) => s.id === w.exposureSubjectId,
+        )!;
+        return { version: subject.version, decision: 'investigating' };
+      },
+    },
+    [`GET ${P}/clients/:clientId/exposure/history`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`PUT ${P}/clients/:clientId/exposure/timezone`]: {
+      status: 200,
+      roles: MANAGERS,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+      body: async () => ({
+        timezone: 'UTC',
+        version: (await h.ok(w.owner, 'GET', `${base}/${w.organizationId}/clients/${w.exposureScopeId}`))
+          .version,
+      }),
+    },
+    [`POST ${P}/clients/:clientId/exposure/assets/:assetKey/enrich`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({
+        orgId: w.organizationId,
+        clientId: w.exposureScopeId,
+        assetKey: w.exposureSubjectId,
+      }),
+    },
+    [`GET ${P}/clients/:clientId/exposure/controls`]: {
+      status: 200,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: w.exposureScopeId }),
+    },
+    [`POST ${P}/clients/:clientId/exposure/run`]: {
+      // A fresh scope per call: the refresh cadence is one per scope every 15 minutes.
+      status: 202,
+      roles: INTERNAL,
+      deniedStatus: 403,
+      params: async () => ({ orgId: w.organizationId, clientId: await freshScope() }),
+      body: async () => ({ key: `matrix-key-${crypto.randomUUID()}` }),
     },
     // Exposure scopes: frozen reports, monitoring and the email preference (issue 8).
     [`GET ${P}/clients/:clientId/exposure/reports`]: {
@@ -496,6 +660,8 @@ export function objectIds(w: OrganizationWorld): Readonly<Record<string, string>
     shareId: w.shareId,
     invitationId: w.invitationId,
     reportId: w.reportId,
+    subjectId: w.exposureSubjectId,
+    assetKey: w.exposureSubjectId,
   };
 }
 
