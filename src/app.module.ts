@@ -9,6 +9,7 @@ import { SearchModule } from './search/search.module.js';
 import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { SsoModule } from './organizations/sso/sso.module.js';
 import { ExposureModule } from './exposure/exposure.module.js';
+import { ExposureReportingModule } from './exposure/exposure-reporting.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -55,6 +56,7 @@ export class AppModule {
         OrganizationsModule,
         SsoModule,
         ExposureModule,
+        ExposureReportingModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],
