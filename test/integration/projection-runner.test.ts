@@ -113,6 +113,56 @@ describe.each(SQL_KINDS)('projection runner on %s', (kind) => {
     await storage.dispose();
   });
 
+  it('events a projection does not handle write no batch of their own; the checkpoint follows within a second', async () => {
+    const definition = counterProjection();
+    const written: string[] = [];
+    const runner = newRunner([definition], 100, (projection) => written.push(projection));
+    await runner.start();
+    const [stream] = await appendCounted(storage, 1, 1);
+    const counted = await storage.eventStore.headPosition();
+    expect(await runner.waitFor([definition.name], counted!, 10_000)).toBe(true);
+    const writesBefore = written.length;
+    // Events of another type: in-process waiters see the projection pass them at once, without a write.
+    for (let i = 0; i < 5; i++) {
+      await storage.eventStore.append(
+        uniqueId('other'),
+        newEvents(uniqueId('cmd'), [{ type: 'Unrelated', data: {} }]),
+        { expectedVersion: 'no_stream' },
+      );
+      const head = await storage.eventStore.headPosition();
+      expect(await runner.waitFor([definition.name], head!, 10_000)).toBe(true);
+    }
+    const head = await storage.eventStore.headPosition();
+    const stored = async () =>
+      (await storage.readStore.getCheckpoint(checkpointKey(definition.name, 1)))?.position ?? null;
+    expect(written.length - writesBefore).toBeLessThan(5);
+    // The stored checkpoint catches up on its own, once (what a restart and other processes read).
+    await waitUntil(async () => (await stored()) === head, 5_000);
+    expect((await storage.readStore.getCheckpoint(checkpointKey(definition.name, 1)))?.details).toMatchObject(
+      {
+        eventsApplied: 6,
+      },
+    );
+    // A handled event afterwards is applied normally, with the skipped ones counted once.
+    await storage.eventStore.append(
+      stream!,
+      newEvents('after-skip', [{ type: 'Counted', data: { value: 5 } }]),
+      {
+        expectedVersion: 0,
+      },
+    );
+    const last = await storage.eventStore.headPosition();
+    expect(await runner.waitFor([definition.name], last!, 10_000)).toBe(true);
+    await waitUntil(async () => (await stored()) === last, 5_000);
+    expect((await storage.readStore.getCheckpoint(checkpointKey(definition.name, 1)))?.details).toMatchObject(
+      {
+        eventsApplied: 7,
+      },
+    );
+    const docs = runner.collection<CounterDocument>(definition.name, 'test_counters_docs');
+    expect((await docs.get(stream!))?.sum).toBe(6);
+  });
+
   it('catches up from the start, then follows new events live; commands can wait for their position', async () => {
     const definition = counterProjection();
     const streams = await appendCounted(storage, 5, 20);

@@ -1,12 +1,13 @@
-import type { EventStore } from '../event-store/event-store.port.js';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
 import {
   CheckpointMoved,
+  type Checkpoint,
   type Collection,
   type ReadDocument,
   type ReadStore,
 } from '../read-store/read-store.port.js';
-import { batches } from './batches.js';
+import { batches, type Batch } from './batches.js';
 import {
   physicalCollectionName,
   validateDefinitions,
@@ -305,17 +306,70 @@ export class ProjectionRunner {
         const head = await this.eventStore.headPosition();
         await this.report(run, comparePositions(run.position, head) >= 0 ? 'live' : 'catching_up', null);
         const events = this.eventStore.subscribeAll({ after: run.position, signal: attempt.signal });
-        for await (const batch of batches(events, this.batchSize)) {
-          if (attempt.signal.aborted) break;
-          const outcome = await this.engine.applyBatch(definition, run.generation, checkpoint, batch.items);
+        // Batches with no event this projection handles change no document: their checkpoint is written later
+        // (with the next batch that does, or within SKIPPED_CHECKPOINT_MS), not once per batch. In-process
+        // waiters read run.position, which moves at once.
+        const held: { skipped: { count: number; last: RecordedEvent } | null } = { skipped: null };
+        let lastWrite = Date.now();
+        const write = async (events: readonly RecordedEvent[], alreadyCounted = 0): Promise<void> => {
+          const from = held.skipped
+            ? withEventsApplied(checkpoint, held.skipped.count - alreadyCounted)
+            : checkpoint;
+          const outcome = await this.engine.applyBatch(definition, run.generation, from, events);
           checkpoint = outcome.checkpoint;
-          run.position = outcome.position;
-          run.eventsApplied += outcome.applied;
-          failures = 0;
-          this.notify();
+          held.skipped = null;
+          lastWrite = Date.now();
           this.options.onBatchApplied?.(definition.name, outcome);
-          if (batch.drained && run.state !== 'live') await this.report(run, 'live', null);
-          if (batch.drained && this.lingerMs > 0) await sleep(this.lingerMs, attempt.signal);
+        };
+        const flushSkipped = async (): Promise<void> => {
+          // The last skipped event stands for all of them: it is not handled, so it writes only the checkpoint.
+          if (held.skipped) await write([held.skipped.last], 1);
+        };
+        const iterator = batches(events, this.batchSize)[Symbol.asyncIterator]();
+        let next = iterator.next();
+        try {
+          for (;;) {
+            const due: number | null = held.skipped ? lastWrite + SKIPPED_CHECKPOINT_MS - Date.now() : null;
+            let result: Awaited<typeof next> | typeof CHECKPOINT_DUE;
+            if (due === null) result = await next;
+            else {
+              const wait = new AbortController();
+              try {
+                result = await Promise.race([
+                  next,
+                  sleepUntilDue(due, AbortSignal.any([attempt.signal, wait.signal])),
+                ]);
+              } finally {
+                wait.abort(); // the timer of a lost race must not linger
+              }
+            }
+            if (attempt.signal.aborted) break;
+            if (result === CHECKPOINT_DUE) {
+              await flushSkipped();
+              continue;
+            }
+            if (result.done) break;
+            next = iterator.next();
+            const batch: Batch<RecordedEvent> = result.value;
+            const last = batch.items.at(-1)!;
+            if (handlesAny(definition, batch.items)) {
+              await write(batch.items);
+            } else {
+              held.skipped = { count: (held.skipped?.count ?? 0) + batch.items.length, last };
+              if (held.skipped.count >= SKIPPED_CHECKPOINT_EVENTS) await flushSkipped();
+            }
+            run.position = last.position;
+            run.eventsApplied += batch.items.length;
+            failures = 0;
+            this.notify();
+            if (batch.drained && run.state !== 'live') await this.report(run, 'live', null);
+            if (batch.drained && this.lingerMs > 0) await sleep(this.lingerMs, attempt.signal);
+          }
+        } finally {
+          // A read may still be in flight: it settles once the attempt is aborted below (outer finally), and
+          // only then can the generator close, so this must not wait for it.
+          void next.catch(() => undefined);
+          void iterator.return?.(undefined).catch(() => undefined);
         }
       } catch (error) {
         if (attempt.signal.aborted) continue;
@@ -411,4 +465,25 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A skipped batch's checkpoint is written at the latest this long after the previous write… */
+const SKIPPED_CHECKPOINT_MS = 1000;
+/** …or after this many skipped events, so a restart re-reads little. */
+const SKIPPED_CHECKPOINT_EVENTS = 1000;
+const CHECKPOINT_DUE = Symbol('checkpoint-due');
+
+function handlesAny(definition: ProjectionDefinition, events: readonly RecordedEvent[]): boolean {
+  return definition.handles.includes('*') || events.some((event) => definition.handles.includes(event.type));
+}
+
+/** The stored checkpoint with `extra` more events counted as applied (the skipped ones). */
+function withEventsApplied(checkpoint: Checkpoint | null, extra: number): Checkpoint | null {
+  if (!checkpoint) return checkpoint;
+  const details = (checkpoint.details ?? {}) as { eventsApplied?: number };
+  return { ...checkpoint, details: { ...details, eventsApplied: (details.eventsApplied ?? 0) + extra } };
+}
+
+function sleepUntilDue(ms: number, signal: AbortSignal): Promise<typeof CHECKPOINT_DUE> {
+  return sleep(Math.max(0, ms), signal).then(() => CHECKPOINT_DUE);
 }
