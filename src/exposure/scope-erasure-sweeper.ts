@@ -117,7 +117,15 @@ export class ScopeErasureSweeper extends PeriodicSweep {
       { expectedVersion: 'any' },
     );
     await this.context.readYourWrites(
-      ['organizations', 'exposure-scopes', 'exposure-inventory', 'exposure-history'],
+      // Every read model that purges the scope on ScopeErased: the sweep ends with none of its content readable.
+      [
+        'organizations',
+        'exposure-scopes',
+        'exposure-inventory',
+        'exposure-history',
+        'exposure-reports',
+        'exposure-monitoring',
+      ],
       result.position,
     );
   }
