@@ -45,7 +45,9 @@ async function main(): Promise<void> {
     if (sample)
       log.info({ advisories: sample.catalogue.advisories }, 'sample vulnerability catalogue loaded');
     // An empty index gets ~10,000 generated observations per dataset, so the demo has something to find.
-    const corpus = await loadDemoCorpus(context.observations, context.clock.now());
+    const corpus = await loadDemoCorpus(context.observations, context.clock.now(), {
+      count: context.config.demoCorpusRecords,
+    });
     if (corpus.loaded) log.info({ datasets: corpus.datasets.map((d) => d.dataset) }, 'demo corpus loaded');
   }
 

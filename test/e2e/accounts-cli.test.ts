@@ -152,7 +152,7 @@ describe('account and key CLI commands', () => {
   });
 
   it('while the service runs: a key issued by the CLI works at once and stops at once when revoked; the demo (account, sample catalogue, corpus) is seeded once', async () => {
-    service = await startServiceProcess({ ...env, SEED_DEMO: 'true' });
+    service = await startServiceProcess({ ...env, SEED_DEMO: 'true', DEMO_CORPUS_RECORDS: '1000' });
     const demoKey = /API key:\s+(exr_\S+)/.exec(service.output())?.[1];
     expect(demoKey).toBeDefined();
     const demo = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
@@ -185,7 +185,7 @@ describe('account and key CLI commands', () => {
     expect(await after.json()).toMatchObject({ code: 'unauthenticated' });
 
     expect(await service.stop()).toBe(0);
-    service = await startServiceProcess({ ...env, SEED_DEMO: 'true' });
+    service = await startServiceProcess({ ...env, SEED_DEMO: 'true', DEMO_CORPUS_RECORDS: '1000' });
     expect(service.output()).not.toMatch(/API key:\s+exr_/);
     expect(service.output()).toContain(
       'Demo account: demo@example.com (its password and key were printed at the first start)',

@@ -23,6 +23,8 @@ export interface AppConfig {
   readonly projectionWaitMs: number;
   /** Seed the demo account and data on an empty store (SEED_DEMO, default true). */
   readonly seedDemo: boolean;
+  /** Generated records per dataset in the demo corpus (DEMO_CORPUS_RECORDS, default 10,000). */
+  readonly demoCorpusRecords: number;
   /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
   readonly searchDeadlineMs: number;
   /** Export jobs run at once in this process (EXPORT_WORKERS, default 2; 0 runs none). */
@@ -102,6 +104,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
   const seedDemo = parseBoolean('SEED_DEMO', text('SEED_DEMO'), true, problems);
+  const demoCorpusRecords = parseInteger(
+    'DEMO_CORPUS_RECORDS',
+    text('DEMO_CORPUS_RECORDS'),
+    10_000,
+    1,
+    1_000_000,
+    problems,
+  );
   const searchDeadlineMs = parseInteger(
     'SEARCH_DEADLINE_MS',
     text('SEARCH_DEADLINE_MS'),
@@ -166,6 +176,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: logLevelRaw as LogLevel,
     projectionWaitMs,
     seedDemo,
+    demoCorpusRecords,
     searchDeadlineMs,
     exportWorkers,
     exportLeaseMs,
