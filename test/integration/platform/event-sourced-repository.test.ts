@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WrongExpectedVersion } from '../../../src/platform/event-store/event-store.port.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import type { Decider } from '../../../src/platform/event-sourcing/decider.js';
@@ -27,11 +27,12 @@ const counter: Decider<CounterCommand, CounterEvent, CounterState, { now: Date }
 const actor = () => commandEnvelope({ actor: 'account:a1', payer: 'account:a1', correlationId: 'req-1' });
 
 describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
+  // One store per database kind: every test works on streams of its own (uniqueId), so they cannot meet.
   let storage: TestStorage;
-  beforeEach(async () => {
+  beforeAll(async () => {
     storage = await createTestStorage(kind);
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await storage.dispose();
   });
 
