@@ -68,7 +68,8 @@ const SPACE_EVENTS = [
 
 export const organizationsProjection: ProjectionDefinition = {
   name: 'organizations',
-  version: 1,
+  // 2: spaces carry their exposure declaration and erase_after; erasure purges cases, evidence and reviews.
+  version: 2,
   collections: {
     [ORGANIZATIONS]: {},
     [ORGANIZATION_MEMBERS]: {
@@ -139,8 +140,20 @@ export const organizationsProjection: ProjectionDefinition = {
   },
   apply(event: RecordedEvent, view: ProjectionView): void {
     const data = event.data as Data;
-    // Erasure of a deleted space (issue 8): its stream is gone, so is its document.
-    if (event.type === 'ScopeErased') return view.delete(ORGANIZATION_SPACES, data.scopeId as string);
+    // Erasure of a deleted space (issue 8): its streams are gone, so are its documents.
+    if (event.type === 'ScopeErased') {
+      const spaceId = data.scopeId as string;
+      view.delete(ORGANIZATION_SPACES, spaceId);
+      for (const collection of [
+        ORGANIZATION_CASES,
+        ORGANIZATION_EVIDENCE,
+        ORGANIZATION_REVIEW_ITEMS,
+        ORGANIZATION_COMPARISONS,
+      ]) {
+        view.deleteWhere(collection, { organizationId: data.organizationId as string, spaceId });
+      }
+      return;
+    }
     if (event.streamId.startsWith('organization-owner-')) return applyCreation(event, data, view);
     if (event.streamId.startsWith('organization-')) return applyOrganization(event, data, view);
     if (event.streamId.startsWith('client-')) return applySpace(event, data, view);
@@ -196,10 +209,10 @@ function applyOrganization(event: RecordedEvent, data: Data, view: ProjectionVie
       return;
     case 'AccountTransitionCompleted': {
       patchOrg({ transitionCompleted: true, transferredCredits: data.credits });
+      // The event does not name the owner, so the creation document is not prefetched: a blind patch (no-op
+      // when absent) works whichever batch the organization's creation landed in.
       const owner = organization?.ownerAccountId as string | undefined;
-      if (owner && view.get(ORGANIZATION_CREATIONS, owner)) {
-        view.patch(ORGANIZATION_CREATIONS, owner, { status: 'completed' });
-      }
+      if (owner) view.patch(ORGANIZATION_CREATIONS, owner, { status: 'completed' });
       return;
     }
     case 'DomainVerified':
@@ -324,11 +337,30 @@ function applySpace(event: RecordedEvent, data: Data, view: ProjectionView): voi
         version: event.streamVersion,
       });
       return;
+    case 'ExposureScopeDeclared':
+      patch({
+        exposure: {
+          domain: data.domain,
+          timezone: data.timezone,
+          addresses: data.addresses,
+          billing: data.billing,
+        },
+        version: event.streamVersion,
+      });
+      return;
+    case 'ExposureTimezoneChanged': {
+      const exposure = space?.exposure as Data | undefined;
+      patch({
+        ...(exposure && { exposure: { ...exposure, timezone: data.to } }),
+        version: event.streamVersion,
+      });
+      return;
+    }
     case 'SpaceDeleted':
-      patch({ state: 'deleted', version: event.streamVersion });
+      patch({ state: 'deleted', eraseAfter: data.eraseAfter, version: event.streamVersion });
       return;
     case 'SpaceDeletionCancelled':
-      patch({ state: 'archived', version: event.streamVersion });
+      patch({ state: 'archived', eraseAfter: null, version: event.streamVersion });
       return;
     default:
       // Exposure declarations and settings move the quoted version (If-Match) of the space.

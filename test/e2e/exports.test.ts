@@ -12,6 +12,7 @@ import { commandEnvelope } from '../../src/platform/event-sourcing/command-metad
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
 const HOSTS = 300;
@@ -373,5 +374,9 @@ describe('exports over HTTP (PGlite)', () => {
       status: 'completed',
       file_available: false,
     });
+  });
+
+  it('every projection takes each event of this log on its own and builds the documents it holds live', async () => {
+    await expectOneEventBatchesToRebuildLiveDocuments(service);
   });
 });

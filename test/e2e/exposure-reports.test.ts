@@ -20,6 +20,7 @@ import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
+import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
 const DOMAIN = 'reports-exposure.example';
 const clock = new ManualClock(new Date('2026-11-20T10:00:00.000Z'));
@@ -516,4 +517,10 @@ describe('report size', () => {
     expect(readdirSync(join(service.dataDir, 'reports')).length).toBe(files);
     expect((await ok(owner, 'GET', exposure(scope.id as string, '/reports'))).reports).toEqual([]);
   }, 120_000);
+});
+
+describe('projections: one-event batches', () => {
+  it('every projection takes each event of this log on its own and builds the documents it holds live', async () => {
+    await expectOneEventBatchesToRebuildLiveDocuments(service);
+  });
 });

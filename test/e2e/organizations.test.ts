@@ -15,6 +15,7 @@ import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
+import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
 let dns: TestDnsServer;
 let service: TestService;
@@ -923,5 +924,11 @@ describe('Roles and Authentication 1, 6–8: members, sessions, ownership', () =
     const accepted = await h.ok(administrator, 'POST', org(organizationId, '/ownership-transfer/accept'));
     expect(accepted).toMatchObject({ owner_account_id: administrator.accountId, role: 'owner' });
     expect(await h.ok(owner, 'GET', org(organizationId))).toMatchObject({ role: 'administrator' });
+  });
+});
+
+describe('projections: one-event batches', () => {
+  it('every projection takes each event of this log on its own and builds the documents it holds live', async () => {
+    await expectOneEventBatchesToRebuildLiveDocuments(service);
   });
 });
