@@ -5,6 +5,10 @@ import {
   type ExposureScopeDocument,
 } from '../../projections/exposure-scopes.projection.js';
 import {
+  EVENT_STREAMS_COLLECTION,
+  type EventStreamDocument,
+} from '../../projections/event-streams.projection.js';
+import {
   EXPOSURE_SUBJECTS,
   type ExposureSubjectDocument,
 } from '../../projections/exposure-inventory.projection.js';
@@ -22,6 +26,9 @@ import { eraseReportingContent } from './reporting-erasure.js';
 export function exposureAuditStreamId(organizationId: string): string {
   return `exposure-audit-${organizationId}`;
 }
+/** Workspace streams written on behalf of a space: its cases (with evidence), reviews, comparisons, searches. */
+const WORKSPACE_CATEGORIES = new Set(['case', 'review', 'comparison', 'research']);
+
 export function controlsStreamId(scopeId: string): string {
   return `exposure-controls-${scopeId}`;
 }
@@ -75,7 +82,13 @@ export class ScopeErasureSweeper extends PeriodicSweep {
     }
     // Every subject and refresh the read models know of, once they hold everything appended so far.
     const head = await this.context.storage.eventStore.headPosition();
-    if (head) await this.context.projections.waitFor(['exposure-scopes', 'exposure-inventory'], head, 60_000);
+    if (head) {
+      await this.context.projections.waitFor(
+        ['exposure-scopes', 'exposure-inventory', 'event-streams'],
+        head,
+        60_000,
+      );
+    }
     const subjects = await this.context.projections
       .collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS)
       .find({ scopeId: scope.id, version: { $gt: 0 } });
@@ -86,6 +99,7 @@ export class ScopeErasureSweeper extends PeriodicSweep {
       ...subjects.map((subject) => subjectStreamId(scope.id, subject.subjectId)),
       ...runs.map((run) => refreshRunStreamId(scope.id, run.runId)),
       controlsStreamId(scope.id),
+      ...(await this.workspaceStreams(scope.id)),
       // Reports (their documents deleted here too), monitoring and notification streams.
       ...(await eraseReportingContent(this.context, scope.id)),
       spaceStream,
@@ -128,5 +142,13 @@ export class ScopeErasureSweeper extends PeriodicSweep {
       ],
       result.position,
     );
+  }
+
+  /** Cases, evidence, reviews, comparisons and recorded searches of the space, found by their events' scope. */
+  private async workspaceStreams(scopeId: string): Promise<string[]> {
+    const streams = await this.context.projections
+      .collection<EventStreamDocument>('event-streams', EVENT_STREAMS_COLLECTION)
+      .find({ scope: scopeId });
+    return streams.filter((stream) => WORKSPACE_CATEGORIES.has(stream.category)).map((stream) => stream.id);
   }
 }

@@ -2,12 +2,20 @@
  * The operator side of exposure scopes on the PostgreSQL server, shared by the service (in-process) and the
  * real CLI (child processes): `exposure enable` makes an Exposition organization, `exposure controls import`
  * brings historical control records. There is no launch endpoint: the only way control records arrive is this
- * import.
+ * import. It also runs the erasure of a deleted scope on the server.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { EXPOSURE_SCOPES, type ExposureScopeDocument } from '../../projections/exposure-scopes.projection.js';
+import {
+  controlsStreamId,
+  exposureAuditStreamId,
+  ScopeErasureSweeper,
+} from '../../src/exposure/scope-erasure-sweeper.js';
+import { spaceStreamId } from '../../src/organizations/domain/space.js';
+import { ManualClock } from '../../src/platform/clock/clock.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, type Actor } from '../support/organizations.js';
 import { runCli } from '../support/processes.js';
@@ -21,10 +29,12 @@ let scratch: string;
 let env: Record<string, string>;
 let owner: Actor;
 let organizationId: string;
+let cliScopeId: string;
+const clock = new ManualClock(new Date());
 
 beforeAll(async () => {
   dns = await TestDnsServer.start();
-  service = await startTestService('postgres', { env: { DNS_SERVERS: dns.address } });
+  service = await startTestService('postgres', { clock, env: { DNS_SERVERS: dns.address } });
   await waitUntil(() => service.context.projections.allLive());
   h = new OrganizationHarness(service, dns);
   ({ owner, organizationId } = await h.trialOrganization());
@@ -101,4 +111,39 @@ it('operators enable the Exposition product and import historical control record
   expect(
     (history.entries as Array<{ type: string }>).filter((e) => e.type === 'ControlRecordsImported'),
   ).toHaveLength(1);
+  cliScopeId = scopeId;
+});
+
+it("erasure on the PostgreSQL server: the scope's streams are deleted, its read models purged, the audit record kept", async () => {
+  const scopeUrl = `/api/v2/organizations/${organizationId}/clients/${cliScopeId}`;
+  const version = (await h.ok(owner, 'GET', scopeUrl)).version as string;
+  expect(
+    (await h.request(owner, 'DELETE', scopeUrl, { name: 'CLI scope' }, { 'if-match': version })).statusCode,
+  ).toBe(204);
+  const scopes = service.context.projections.collection<ExposureScopeDocument>(
+    'exposure-scopes',
+    EXPOSURE_SCOPES,
+  );
+  await waitUntil(async () => (await scopes.get(cliScopeId))?.state === 'deleted', 10_000);
+  // Past the seven-day window the sweeper erases what is due.
+  clock.advance(7 * 86_400_000 + 1000);
+  expect(await service.app.get(ScopeErasureSweeper).sweepOnce()).toBe(1);
+  const signedIn = await h.login(owner);
+  const store = service.context.storage.eventStore;
+  expect(await store.readStream(spaceStreamId(cliScopeId))).toEqual([]);
+  expect(await store.readStream(controlsStreamId(cliScopeId))).toEqual([]);
+  const audit = await store.readStream(exposureAuditStreamId(organizationId));
+  expect(audit.map((event) => event.type)).toEqual(['ScopeErased']);
+  expect(JSON.stringify(audit)).not.toContain('Annual test');
+  expect(await scopes.get(cliScopeId)).toBeNull();
+  expect((await h.request(signedIn, 'GET', `${scopeUrl}/exposure/controls`)).statusCode).toBe(404);
+  const deleted = await h.ok(signedIn, 'GET', `/api/v2/organizations/${organizationId}/clients/deleted`);
+  expect((deleted.clients as Array<{ id: string }>).some((entry) => entry.id === cliScopeId)).toBe(false);
+  // A rebuild from the log (without the erased streams) gives the same read models.
+  for (const name of ['organizations', 'exposure-scopes', 'exposure-history', 'event-streams']) {
+    await service.context.readYourWrites([name], await store.headPosition());
+    expect(
+      (await service.context.maintenance.verify(service.context.projections.definition(name))).equal,
+    ).toBe(true);
+  }
 });

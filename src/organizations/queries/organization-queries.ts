@@ -270,14 +270,20 @@ export class OrganizationQueries {
   }
 }
 
+/** The client view; an exposure scope's declaration (domain, timezone, addresses) is part of it. */
 function spaceView(space: Doc) {
+  const exposure = space.exposure as { domain: string; timezone: string; addresses: string[] } | undefined;
   return {
     id: space.id,
     kind: space.kind,
     name: space.name,
+    domain: exposure?.domain ?? null,
+    timezone: exposure?.timezone ?? null,
+    addresses: exposure?.addresses ?? [],
     state: space.state,
     credit_limit: space.creditLimit,
     monitoring: space.monitoring,
+    erase_after: space.eraseAfter ?? null,
     shares: Object.entries((space.shares as Record<string, { revoked: boolean }>) ?? {}).map(
       ([id, share]) => ({
         id,
