@@ -168,7 +168,8 @@ function orderOf(
 
 export const exposureInventoryProjection: ProjectionDefinition = {
   name: 'exposure-inventory',
-  version: 1,
+  // 2: a service observed but not evaluated keeps its recorded evaluation.
+  version: 2,
   collections: {
     [EXPOSURE_SUBJECTS]: {
       indexes: [
@@ -312,6 +313,12 @@ function applyRefresh(data: Data, view: ProjectionView): void {
     const id = subjectDocumentId(scopeId, service.subjectId);
     const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
     const { subjectId, evaluation, ...observation } = service;
+    if (evaluation.coverage === 'not_evaluated' && current?.evaluation) {
+      // Observed again but not evaluated this time: the recorded evaluation stays (missing data proves nothing).
+      // Its counts do not move (coverage, result and decision are unchanged), so the summary does not either.
+      view.put(EXPOSURE_SUBJECTS, { ...current, observation, lastSeen: service.lastSeen, seenByRun: runId });
+      continue;
+    }
     // A new evaluation changes the displayed result; result_at moves only when the result itself changes.
     const sameResult = current?.evaluation?.result === evaluation.result;
     const document: ExposureSubjectDocument = {

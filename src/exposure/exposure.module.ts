@@ -42,6 +42,7 @@ export const REFRESH_LEASE_MS = 60_000;
         new RefreshWorkerPool(context, commands, ledger, {
           concurrency: 1,
           leaseMs: REFRESH_LEASE_MS,
+          evaluationLimit: context.config.refreshEvaluationLimit,
           log: (level, message, fields) => {
             if (level !== 'info') process.stderr.write(`${message} ${JSON.stringify(fields ?? {})}\n`);
           },

@@ -12,6 +12,8 @@ import type { ExposureCommands } from './commands/exposure-commands.js';
 import {
   domainExpirySubjectId,
   evaluateService,
+  needsCatalogue,
+  unevaluatedService,
   serviceObservationOf,
   serviceSubjectId,
   type CatalogueAvailability,
@@ -33,6 +35,8 @@ export interface RefreshWorkerPoolOptions {
   readonly pollIntervalMs?: number;
   /** Services per recorded batch (one event each). */
   readonly batchSize?: number;
+  /** Catalogue evaluations per refresh; services past it are recorded `not_evaluated` (default 100,000). */
+  readonly evaluationLimit?: number;
   readonly log?: (
     level: 'info' | 'warn' | 'error',
     message: string,
@@ -237,6 +241,10 @@ export class RefreshWorkerPool {
       catalogue = { available: false, reason: 'catalogue_load_failed' };
     }
     const batchSize = this.options.batchSize ?? 500;
+    const evaluationLimit = this.options.evaluationLimit ?? 100_000;
+    const catalogueVersion = catalogue.available ? catalogue.matcher.version.version : null;
+    let evaluations = 0;
+    let unevaluated = 0;
     let services = 0;
     let sharedEdge = 0;
     let first: string | null = null;
@@ -270,7 +278,14 @@ export class RefreshWorkerPool {
     )) {
       for (const record of records) {
         const observation = serviceObservationOf(record);
-        const evaluation = evaluateService(record, catalogue);
+        let evaluation;
+        if (needsCatalogue(record) && evaluations >= evaluationLimit) {
+          evaluation = unevaluatedService('evaluation_limit', catalogueVersion);
+          unevaluated++;
+        } else {
+          if (needsCatalogue(record)) evaluations++;
+          evaluation = evaluateService(record, catalogue);
+        }
         const subjectId = serviceSubjectId(observation.observationId);
         batch.push({ ...observation, subjectId, evaluation });
         lastSeenBySubject.set(subjectId, observation.lastSeen);
@@ -311,11 +326,14 @@ export class RefreshWorkerPool {
         services,
         excludedSharedEdge: sharedEdge,
         domains: domains.length,
-        // A catalogue that could not support every evaluation makes the refresh partial.
+        // A catalogue that could not support every evaluation, or services left unevaluated, make it partial.
         partial:
-          !catalogue.available || catalogue.matcher.advisoryCount === 0 || !catalogue.matcher.kevLoaded,
+          !catalogue.available ||
+          catalogue.matcher.advisoryCount === 0 ||
+          !catalogue.matcher.kevLoaded ||
+          unevaluated > 0,
         observedRange: { first, last },
-        catalogueVersion: catalogue.available ? catalogue.matcher.version.version : null,
+        catalogueVersion,
       },
       `complete:${attempt}`,
     );

@@ -18,12 +18,15 @@ import { SAMPLE_KEV, SAMPLE_NVD } from '../../src/catalogue/sample/sample-catalo
 import { parseCatalogueText } from '../../src/catalogue/import/parse-catalogue-files.js';
 import { ledgerStreamId } from '../../src/credits/domain/ledger.js';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
+import { caseStreamId } from '../../src/organizations/domain/case.js';
+import { researchStreamId } from '../../src/organizations/domain/review.js';
 import { spaceStreamId } from '../../src/organizations/domain/space.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import { validateRecord } from '../../src/search/domain/records.js';
 import { TestDnsServer } from '../support/dns-server.js';
+import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
@@ -177,7 +180,7 @@ beforeAll(async () => {
   dns = await TestDnsServer.start();
   service = await startTestService('pglite', {
     clock,
-    env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' },
+    env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000', EXPOSURE_REFRESH_EVALUATION_LIMIT: '5' },
   });
   await waitUntil(() => service.context.projections.allLive());
   await service.context.observations.write('hosts', HOSTS);
@@ -542,6 +545,77 @@ describe('refresh runs: stable key, cadence, quota, coverage and result states',
     await refreshSettles(scopeId);
     expect(service_(await inventory(world.owner, scopeId), NEGATIVE_SERVICE).result_state).toBe('no_match');
   });
+  it('a corrupted catalogue record fails that evaluation (processing_error); past the evaluation limit services are not_evaluated', async () => {
+    // Its own domain: a service the corrupted nginx advisory applies to, then six more evaluable services,
+    // one past the evaluation limit of this service (EXPOSURE_REFRESH_EVALUATION_LIMIT=5; refreshes read by id).
+    const domain = 'limits-exposure.example';
+    const fragile = host('198.18.0.0', 80, {
+      hostnames: [`fragile.${domain}`],
+      product: 'nginx',
+      vendor: 'f5',
+      version: '1.18.0',
+      cpe: [cpe('f5', 'nginx', '1.18.0')],
+    });
+    const others = [1, 2, 3, 4, 5, 6].map((n) =>
+      host(`198.18.0.${n}`, 443, {
+        hostnames: [`h${n}.${domain}`],
+        product: 'http_server',
+        vendor: 'apache',
+        version: '2.4.58',
+        cpe: [cpe('apache', 'http_server', '2.4.58')],
+      }),
+    );
+    await service.context.observations.write('hosts', [fragile, ...others]);
+    const sql = service.context.storage.sql!;
+    const { rows } = await sql.query<{ doc: unknown }>(
+      "SELECT doc FROM catalogue_advisories WHERE id = 'CVE-2021-23017'",
+    );
+    const original = JSON.stringify(rows[0]!.doc);
+    // Storage corruption: a version bound that is not a string (the loader takes stored documents as they are).
+    await sql.query(
+      `UPDATE catalogue_advisories SET doc = jsonb_set(doc, '{configurations,0,nodes,0,cpeMatch,0,versionEndExcluding}', '{"corrupt": true}') WHERE id = 'CVE-2021-23017'`,
+    );
+    await sql.query('UPDATE catalogue_meta SET version = version + 1');
+    try {
+      const limited = (await createScope({ domain, addresses: [] })).id as string;
+      const latest = await refreshSettles(limited);
+      expect(latest.status).toBe('completed');
+      const inv = await inventory(world.owner, limited);
+      expect(service_(inv, '198.18.0.0:80/tcp')).toMatchObject({
+        coverage: { state: 'processing_error', reasons: ['evaluation_failed'], eligible: true },
+        result_state: 'indeterminate',
+      });
+      for (const n of [1, 2, 3, 4]) {
+        expect(service_(inv, `198.18.0.${n}:443/tcp`)).toMatchObject({
+          coverage: { state: 'evaluated' },
+          result_state: 'no_match',
+        });
+      }
+      for (const n of [5, 6]) {
+        expect(service_(inv, `198.18.0.${n}:443/tcp`)).toMatchObject({
+          coverage: { state: 'not_evaluated', reasons: ['evaluation_limit'], eligible: true },
+          result_state: 'indeterminate',
+        });
+      }
+      // Services left unevaluated make the refresh partial; neither state is ever counted as a negative.
+      expect(inv.partial).toBe(true);
+      const byState = Object.fromEntries(
+        (inv.filter_options.coverage as Json[]).map((entry) => [entry.value, entry.count]),
+      );
+      expect(byState).toMatchObject({ processing_error: 1, not_evaluated: 2, evaluated: 4 });
+      expect(inv.filter_options.result.find((r: Json) => r.value === 'no_match').count).toBe(4);
+      const unevaluated = await inventory(world.owner, limited, '?filter=coverage:not_evaluated');
+      expect((unevaluated.subjects as Json[]).map((subject) => subject.observation_id).sort()).toEqual([
+        '198.18.0.5:443/tcp',
+        '198.18.0.6:443/tcp',
+      ]);
+    } finally {
+      await sql.query("UPDATE catalogue_advisories SET doc = $1::jsonb WHERE id = 'CVE-2021-23017'", [
+        original,
+      ]);
+      await sql.query('UPDATE catalogue_meta SET version = version + 1');
+    }
+  });
 });
 
 describe('decisions, history, timezone, enrichment and controls', () => {
@@ -828,6 +902,19 @@ describe('scope state table', () => {
     const scopeId = scope.id as string;
     await refreshSettles(scopeId);
     const url = org(world.organizationId, `/clients/${scopeId}`);
+    // GET /clients/{id} is the same client view the creation returned.
+    const view = await ok(world.owner, 'GET', url);
+    expect(view).toMatchObject({
+      id: scopeId,
+      name: scope.name,
+      domain: DOMAIN,
+      timezone: 'Europe/Paris',
+      addresses: ['192.0.2.50'],
+      state: 'active',
+      monitoring: true,
+      erase_after: null,
+    });
+    expect(view.version).toMatch(/^"\d+"$/);
     expect((await h.request(world.owner, 'PATCH', url, { state: 'archived' })).statusCode).toBe(428);
     expect(
       (await h.request(world.owner, 'PATCH', url, { state: 'archived' }, { 'if-match': '"999"' })).statusCode,
@@ -840,7 +927,12 @@ describe('scope state table', () => {
     });
     const current = json((await h.request(world.owner, 'GET', url)).body).version as string;
     const archived = await ok(world.owner, 'PATCH', url, { state: 'archived' }, { 'if-match': current });
-    expect(archived).toMatchObject({ state: 'archived', monitoring: false });
+    expect(archived).toMatchObject({
+      state: 'archived',
+      monitoring: false,
+      domain: DOMAIN,
+      timezone: 'Europe/Paris',
+    });
     const inv = await inventory(world.owner, scopeId);
     expect(service_(inv, KEV_SERVICE).processing.state).toBe('paused');
     pool.start();
@@ -890,6 +982,27 @@ describe('scope state table', () => {
       version: 0,
       decision: 'investigating',
       note: 'personal note',
+    });
+    // Workspace content of the scope: a case with evidence from a search run in the scope.
+    const opened = await ok(other.owner, 'POST', org(other.organizationId, '/cases'), {
+      space_id: scopeId,
+      title: 'Case to erase',
+    });
+    const caseId = opened.id as string;
+    await h.switchTo(other.owner, other.organizationId);
+    await ok(other.owner, 'PUT', org(other.organizationId, '/context'), {
+      space_id: scopeId,
+      case_id: caseId,
+    });
+    const search = json((await h.search(other.owner, 'nginx')).body);
+    const found = Object.values(
+      search.results as Record<string, Array<{ dataset: string; id: string }>>,
+    ).flat();
+    expect(found.length).toBeGreaterThan(0);
+    await ok(other.owner, 'POST', org(other.organizationId, '/evidence'), {
+      search_id: search.search_id,
+      records: [{ dataset: found[0]!.dataset, id: found[0]!.id }],
+      note: 'evidence to erase',
     });
     const ledger = await service.app.get(CreditLedger).state(`organization:${other.organizationId}`);
     const ledgerEvents = (
@@ -957,9 +1070,18 @@ describe('scope state table', () => {
     expect(await store.readStream(spaceStreamId(scopeId))).toEqual([]);
     expect(await store.readStream(subjectStreamId(scopeId, subjectId))).toEqual([]);
     expect(await store.readStream(refreshRunStreamId(scopeId, runKeyHash('erase-key-000001')))).toEqual([]);
+    // The scope's workspace content is erased too: the case (with its evidence) and the recorded search.
+    expect(await store.readStream(caseStreamId(caseId))).toEqual([]);
+    expect(await store.readStream(researchStreamId(search.search_id as string))).toEqual([]);
+    expect((await h.request(owner, 'GET', org(other.organizationId, `/cases/${caseId}`))).statusCode).toBe(
+      404,
+    );
+    const cases = (await ok(owner, 'GET', org(other.organizationId, '/cases'))).cases as Json[];
+    expect(cases.some((c) => c.id === caseId)).toBe(false);
     const audit = await store.readStream(exposureAuditStreamId(other.organizationId));
     expect(audit.map((e) => e.type)).toEqual(['ScopeErased']);
     expect(JSON.stringify(audit)).not.toContain('personal note');
+    expect(JSON.stringify(audit)).not.toContain('evidence to erase');
     expect(JSON.stringify(audit)).not.toContain('To erase');
     // Accounting remains: the refresh's reservation and settlement are still in the ledger.
     const ledgerAfter = await store.readStream(ledgerStreamId(`organization:${other.organizationId}`));
@@ -980,6 +1102,10 @@ describe('scope state table', () => {
 });
 
 describe('projections: replaying the whole log into empty read models gives the same documents', () => {
+  it('every projection takes each event of this log on its own (one-event batches) and builds the same documents', async () => {
+    await expectOneEventBatchesToRebuildLiveDocuments(service);
+  });
+
   it.each(['exposure-scopes', 'exposure-inventory', 'exposure-history', 'organizations', 'event-streams'])(
     '%s',
     async (name) => {

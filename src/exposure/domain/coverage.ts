@@ -138,6 +138,23 @@ function outcome(
   };
 }
 
+/**
+ * A service the refresh observed but did not evaluate: its evaluation budget was spent (`evaluation_limit`).
+ * No usable evaluation is recorded, so it never reads as a negative.
+ */
+export function unevaluatedService(reason: string, catalogueVersion: number | null): ServiceEvaluation {
+  return outcome('not_evaluated', [reason], true, catalogueVersion);
+}
+
+/** Whether evaluating this observation consults the catalogue (it has parseable identifiers within the bound). */
+export function needsCatalogue(record: Readonly<Record<string, unknown>>): boolean {
+  if (record.shared_edge === true || !Array.isArray(record.cpe)) return false;
+  const cpes = record.cpe.filter((cpe): cpe is string => typeof cpe === 'string' && cpe.length > 0);
+  return (
+    cpes.length > 0 && cpes.length <= MAX_SERVICE_IDENTIFIERS && cpes.some((cpe) => tryParseCpe(cpe) !== null)
+  );
+}
+
 /** The coverage and result of one stored host observation against the catalogue. */
 export function evaluateService(
   record: Readonly<Record<string, unknown>>,

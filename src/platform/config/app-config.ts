@@ -27,6 +27,11 @@ export interface AppConfig {
   readonly demoCorpusRecords: number;
   /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
   readonly searchDeadlineMs: number;
+  /**
+   * Catalogue evaluations one exposure refresh performs at most (EXPOSURE_REFRESH_EVALUATION_LIMIT, default
+   * 100,000); services past it are recorded `not_evaluated` and the refresh is partial.
+   */
+  readonly refreshEvaluationLimit: number;
   /** Export jobs run at once in this process (EXPORT_WORKERS, default 2; 0 runs none). */
   readonly exportWorkers: number;
   /** A running export renews its lease this long; a job whose lease ran out is taken over (EXPORT_LEASE_MS). */
@@ -112,6 +117,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     1_000_000,
     problems,
   );
+  const refreshEvaluationLimit = parseInteger(
+    'EXPOSURE_REFRESH_EVALUATION_LIMIT',
+    text('EXPOSURE_REFRESH_EVALUATION_LIMIT'),
+    100_000,
+    0,
+    10_000_000,
+    problems,
+  );
   const searchDeadlineMs = parseInteger(
     'SEARCH_DEADLINE_MS',
     text('SEARCH_DEADLINE_MS'),
@@ -178,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     seedDemo,
     demoCorpusRecords,
     searchDeadlineMs,
+    refreshEvaluationLimit,
     exportWorkers,
     exportLeaseMs,
     exportRetentionHours,
