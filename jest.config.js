@@ -17,6 +17,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
+  // Shards split by measured suite duration (scripts/test.mjs runs two side by side).
+  testSequencer: '<rootDir>/test/support/duration-sequencer.mjs',
   // End-to-end tests start real service and CLI processes; a busy CI machine can take minutes for a few of them.
   testTimeout: 180_000,
   maxWorkers: 1,
