@@ -42,6 +42,11 @@ export function countKeys(document: ExposureSubjectDocument | null): string[] {
   const keys = [`kind:${document.kind}`, `decision:${document.decisionState}`];
   if (document.coverage) keys.push(`coverage:${document.coverage}`);
   if (document.result && document.coverage !== 'shared_edge') keys.push(`result:${document.result}`);
+  // Counted services by the declaration their evaluation was made for: the inventory tells `unknown` processing
+  // (evaluated for another input) from this without scanning the scope's subjects.
+  if (document.kind === 'service' && document.coverage !== 'shared_edge' && document.evaluation?.input) {
+    keys.push(`input:${document.evaluation.input}`);
+  }
   return keys;
 }
 
@@ -168,7 +173,7 @@ function orderOf(
 
 export const exposureInventoryProjection: ProjectionDefinition = {
   name: 'exposure-inventory',
-  // 2: a service observed but not evaluated keeps its recorded evaluation.
+  // 2: a service observed but not evaluated keeps its recorded evaluation; summaries count evaluation inputs.
   version: 2,
   collections: {
     [EXPOSURE_SUBJECTS]: {

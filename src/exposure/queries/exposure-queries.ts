@@ -238,12 +238,9 @@ export class ExposureQueries {
 
     const services = count('kind:service') - count('coverage:shared_edge');
     const scopeProcessing = processingOf(null, latest, { archived }, now).state;
-    const unknown = await subjects.count({
-      scopeId: scope.scopeId,
-      kind: 'service',
-      coverage: { $ne: 'shared_edge' },
-      'evaluation.input': { $ne: document.exposure?.input ?? null },
-    });
+    // Services whose evaluation was made for another declaration input: no current task can be associated.
+    const currentInput = document.exposure?.input;
+    const unknown = services - (currentInput ? count(`input:${currentInput}`) : 0);
     const byProcessing: Record<string, number> = {};
     if (services - unknown > 0) byProcessing[scopeProcessing] = services - unknown;
     if (unknown > 0) byProcessing.unknown = (byProcessing.unknown ?? 0) + unknown;
