@@ -179,7 +179,9 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       ratio: Number((readSeconds / refreshSeconds).toFixed(3)),
     });
 
-    const access = { scopeId } as ScopeAccess;
+    // What the exposure gate hands the query: the scope's folded lifecycle state (no member checks here).
+    const space = await context.repository.load(spaceStreamId(scopeId), spaceDecider);
+    const access = { scopeId, space: space.state } as ScopeAccess;
     const total = (await queries.inventory(access, {})).totals.subjects;
     if (total !== subjects) throw new Error(`expected ${subjects} subjects, inventory has ${total}`);
     const generation = await context.storage.readStore.getMeta<{ live: number }>(
