@@ -11,6 +11,10 @@ import type { ExportFileStore } from '../exports/files/export-file-store.port.js
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import { openStorage, type Storage } from './storage/open-storage.js';
 import { BackgroundChecks } from './health/background-checks.js';
+import { ForegroundActivity } from './scheduling/foreground-activity.js';
+
+/** Longest a projection batch waits for requests in flight before it is applied anyway. */
+const PROJECTION_DEFER_MAX_MS = 50;
 
 export type LogFunction = (
   level: 'info' | 'warn' | 'error',
@@ -32,6 +36,8 @@ export class ServiceContext {
 
   /** Background work that failed without stopping the service (shown by /health/ready). */
   readonly background = new BackgroundChecks();
+  /** Requests in flight (the HTTP app counts them); projection batches let them go first. */
+  readonly foreground: ForegroundActivity;
 
   private constructor(
     readonly config: AppConfig,
@@ -40,9 +46,12 @@ export class ServiceContext {
     readonly projections: ProjectionRunner,
     readonly maintenance: ProjectionMaintenance,
     readonly repository: EventSourcedRepository,
+    foreground: ForegroundActivity,
     /** The service logger (pino in main.ts); silent when none was given (tests, the CLI). */
     readonly log: LogFunction = () => undefined,
-  ) {}
+  ) {
+    this.foreground = foreground;
+  }
 
   static async open(
     config: AppConfig,
@@ -63,12 +72,14 @@ export class ServiceContext {
     });
     // The runner rebuilds outdated projections through maintenance, which follows the runner's engine.
     const late: { maintenance?: ProjectionMaintenance } = {};
+    const foreground = new ForegroundActivity();
     const projections = new ProjectionRunner(
       storage.eventStore,
       storage.readStore,
       options.projections ?? allProjections,
       {
         ...(options.log ? { log: options.log } : {}),
+        beforeApply: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
         rebuildOutdated: async (definition) => {
           await late.maintenance!.rebuild(definition);
         },
@@ -83,13 +94,25 @@ export class ServiceContext {
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
     });
-    return new ServiceContext(config, clock, storage, projections, maintenance, repository, options.log);
+    return new ServiceContext(
+      config,
+      clock,
+      storage,
+      projections,
+      maintenance,
+      repository,
+      foreground,
+      options.log,
+    );
   }
 
   /** Waits (bounded by PROJECTION_WAIT_MS) until these projections applied `position`: read-your-writes. */
   async readYourWrites(projections: readonly string[], position: string | null): Promise<boolean> {
     if (position === null || !this.projectionsFollowed) return true;
-    return this.projections.waitFor(projections, position, this.config.projectionWaitMs);
+    // Parked: a request waiting for its own projections must not hold them back.
+    return this.foreground.parked(() =>
+      this.projections.waitFor(projections, position, this.config.projectionWaitMs),
+    );
   }
 
   get observations(): ObservationIndex {

@@ -46,6 +46,17 @@ export async function createHttpApp(
     const limit = ROUTE_BODY_LIMITS[route.url];
     if (limit !== undefined) route.bodyLimit = limit;
   });
+  // Requests in flight go before projection batches (ForegroundActivity); a request ends when its response has
+  // gone or its client left.
+  const requestEnds = new WeakMap<FastifyRequest, () => void>();
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const leave = context.foreground.enter();
+    requestEnds.set(request, leave);
+    reply.raw.once('close', leave);
+  });
+  const end = async (request: FastifyRequest) => requestEnds.get(request)?.();
+  fastify.addHook('onResponse', end);
+  fastify.addHook('onRequestAbort', end);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
   });

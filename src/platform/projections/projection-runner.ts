@@ -52,6 +52,8 @@ export interface ProjectionRunnerOptions {
    * applied in batches instead of one transaction per append per projection.
    */
   readonly lingerMs?: number;
+  /** Awaited before a live run applies a batch: lets requests in flight go first (ForegroundActivity.quiet). */
+  readonly beforeApply?: () => Promise<void>;
   /** Called after every batch a live run applied (metrics, tests). */
   readonly onBatchApplied?: (projection: string, outcome: BatchOutcome) => void;
   /** Rebuilds a projection whose definition version is newer than its live generation (blue/green). */
@@ -353,6 +355,7 @@ export class ProjectionRunner {
             const batch: Batch<RecordedEvent> = result.value;
             const last = batch.items.at(-1)!;
             if (handlesAny(definition, batch.items)) {
+              await this.options.beforeApply?.();
               await write(batch.items);
             } else {
               held.skipped = { count: (held.skipped?.count ?? 0) + batch.items.length, last };
