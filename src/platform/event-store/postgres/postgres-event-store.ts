@@ -341,7 +341,9 @@ export class PostgresEventStore implements EventStore {
     const key = `${generation}|${after ?? ''}`;
     let read = this.pageReads.get(key);
     if (!read) {
-      read = this.readPage({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() => this.pageReads.delete(key));
+      read = this.readPage({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() =>
+        this.pageReads.delete(key),
+      );
       this.pageReads.set(key, read);
     }
     return read;
