@@ -5,6 +5,7 @@ import type {
   ProjectionView,
 } from '../src/platform/projections/projection-definition.js';
 import { declarationKey, type LatestRefresh } from '../src/exposure/domain/coverage.js';
+import { declarationOf } from '../src/exposure/domain/scope-declaration.js';
 
 /**
  * Scope lifecycle and refresh tasks (issue 8). `exposure_scopes`: one document per client space of any kind
@@ -197,10 +198,7 @@ function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): voi
     case 'ExposureScopeDeclared':
       patch({
         exposure: {
-          domain: data.domain,
-          timezone: data.timezone,
-          addresses: data.addresses,
-          billing: data.billing,
+          ...declarationOf(data),
           input: declarationKey(data.domain as string, data.addresses as string[]),
         },
       });

@@ -4,6 +4,7 @@ import type {
   ProjectionDefinition,
   ProjectionView,
 } from '../src/platform/projections/projection-definition.js';
+import { declarationOf } from '../src/exposure/domain/scope-declaration.js';
 
 /**
  * The organization workspace read models: organizations, members (one document per organization and account),
@@ -338,15 +339,7 @@ function applySpace(event: RecordedEvent, data: Data, view: ProjectionView): voi
       });
       return;
     case 'ExposureScopeDeclared':
-      patch({
-        exposure: {
-          domain: data.domain,
-          timezone: data.timezone,
-          addresses: data.addresses,
-          billing: data.billing,
-        },
-        version: event.streamVersion,
-      });
+      patch({ exposure: declarationOf(data), version: event.streamVersion });
       return;
     case 'ExposureTimezoneChanged': {
       const exposure = space?.exposure as Data | undefined;

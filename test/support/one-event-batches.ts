@@ -9,7 +9,7 @@ import { allProjections } from '../../projections/index.js';
 import type { RecordedEvent } from '../../src/platform/event-store/event-store.port.js';
 import { BatchView } from '../../src/platform/projections/batch-view.js';
 import type { ProjectionDefinition } from '../../src/platform/projections/projection-definition.js';
-import { matchesFilter } from '../../src/platform/read-store/filter-matcher.js';
+import { InMemoryDocuments } from '../../src/platform/projections/in-memory-documents.js';
 import type { ReadDocument } from '../../src/platform/read-store/read-store.port.js';
 import type { TestService } from './service.js';
 
@@ -39,12 +39,7 @@ export function replayOneEventPerBatch(
   definition: ProjectionDefinition,
   events: readonly RecordedEvent[],
 ): Map<string, Map<string, ReadDocument>> {
-  const collections = new Map<string, Map<string, ReadDocument>>();
-  const collection = (name: string) => {
-    let documents = collections.get(name);
-    if (!documents) collections.set(name, (documents = new Map()));
-    return documents;
-  };
+  const documents = new InMemoryDocuments();
   const handled = new Set(definition.handles);
   for (const event of events) {
     if (!handled.has('*') && !handled.has(event.type)) continue;
@@ -56,7 +51,7 @@ export function replayOneEventPerBatch(
     }
     for (const [name, ids] of wanted) {
       const found = [...ids].flatMap((id) => {
-        const document = collection(name).get(id);
+        const document = documents.collection(name).get(id);
         return document ? [structuredClone(document)] : [];
       });
       view.load(name, ids, found);
@@ -69,32 +64,7 @@ export function replayOneEventPerBatch(
         { cause: error },
       );
     }
-    for (const change of view.changes) {
-      const documents = collection(change.collection);
-      switch (change.kind) {
-        case 'upsert':
-          documents.set(change.document.id, structuredClone(change.document));
-          break;
-        case 'patch': {
-          const current = documents.get(change.id);
-          if (!current) break;
-          const next: Record<string, unknown> = { ...current };
-          for (const [key, value] of Object.entries(change.fields)) {
-            if (value === undefined) delete next[key];
-            else next[key] = structuredClone(value);
-          }
-          documents.set(change.id, next as ReadDocument);
-          break;
-        }
-        case 'delete':
-          documents.delete(change.id);
-          break;
-        case 'deleteWhere':
-          for (const [id, document] of documents)
-            if (matchesFilter(document, change.filter)) documents.delete(id);
-          break;
-      }
-    }
+    documents.apply(view.changes);
   }
-  return collections;
+  return documents.collections;
 }

@@ -27,6 +27,16 @@ export interface ExposureDeclaration {
   readonly billing: BillingMode;
 }
 
+/** The declaration an `ExposureScopeDeclared` event carries, as the read models keep it. */
+export function declarationOf(data: Readonly<Record<string, unknown>>): ExposureDeclaration {
+  return {
+    domain: data.domain as string,
+    timezone: data.timezone as string,
+    addresses: data.addresses as string[],
+    billing: data.billing as BillingMode,
+  };
+}
+
 function invalid(field: string, problem: string): ServiceError {
   return new ServiceError('invalid_input', `${field} ${problem}`, {
     fields: [{ field, problems: [problem] }],

@@ -14,6 +14,7 @@ import type { RecordedEvent } from '../../platform/event-store/event-store.port.
 import { comparePositions, isGlobalPosition } from '../../platform/event-store/global-position.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { BatchView } from '../../platform/projections/batch-view.js';
+import { InMemoryDocuments } from '../../platform/projections/in-memory-documents.js';
 import { matchesFilter, valueAt } from '../../platform/read-store/filter-matcher.js';
 import type {
   Collection,
@@ -181,12 +182,8 @@ export async function replayScopeAsOf(
   }
   events.sort((a, b) => comparePositions(a.position, b.position));
 
-  const documents = new Map<string, Map<string, ReadDocument>>();
-  const collectionOf = (name: string) => {
-    let found = documents.get(name);
-    if (!found) documents.set(name, (found = new Map()));
-    return found;
-  };
+  const documents = new InMemoryDocuments();
+  const collectionOf = (name: string) => documents.collection(name);
   for (const definition of allProjections.filter((d) => AS_OF_PROJECTIONS.includes(d.name))) {
     const handled = new Set(definition.handles);
     const view = new BatchView(definition.name, (collection) => collection);
@@ -198,32 +195,7 @@ export async function replayScopeAsOf(
       }
       definition.apply(event, view);
     }
-    for (const change of view.changes) {
-      const collection = collectionOf(change.collection);
-      switch (change.kind) {
-        case 'upsert':
-          collection.set(change.document.id, change.document);
-          break;
-        case 'patch': {
-          const current = collection.get(change.id);
-          if (!current) break;
-          const next: Record<string, unknown> = { ...current };
-          for (const [key, value] of Object.entries(change.fields)) {
-            if (value === undefined) delete next[key];
-            else next[key] = structuredClone(value);
-          }
-          collection.set(change.id, next as ReadDocument);
-          break;
-        }
-        case 'delete':
-          collection.delete(change.id);
-          break;
-        case 'deleteWhere':
-          for (const [id, document] of collection)
-            if (matchesFilter(document, change.filter)) collection.delete(id);
-          break;
-      }
-    }
+    documents.apply(view.changes);
   }
   const last = events.at(-1) ?? null;
   const time = 'time' in target ? target.time : (last?.recordedAt ?? new Date(0).toISOString());
