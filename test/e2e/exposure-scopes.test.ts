@@ -851,6 +851,37 @@ describe('decisions, history, timezone, enrichment and controls', () => {
     ).toBe(403);
   });
 
+  it('processing unknown: an evaluation recorded by an earlier version (no evaluation input) matches no task', async () => {
+    // Events an earlier version wrote stay in the log: an enrichment recorded without its evaluation input.
+    const store = service.context.storage.eventStore;
+    const stream = subjectStreamId(scopeId, kevSubject);
+    const history = await store.readStream(stream);
+    const enrichment = history.findLast((event) => event.type === 'AssetEnriched')!;
+    const { input: _input, ...legacyData } = enrichment.data as Json;
+    await store.append(
+      stream,
+      [
+        {
+          id: eventIdFor(`legacy-enrichment:${kevSubject}`, 0),
+          type: 'AssetEnriched',
+          schemaVersion: 1,
+          data: legacyData,
+          metadata: enrichment.metadata,
+        },
+      ],
+      { expectedVersion: history.at(-1)!.streamVersion },
+    );
+    await waitUntil(
+      async () => service_(await inventory(world.owner, scopeId), KEV_SERVICE).processing.state === 'unknown',
+      10_000,
+    );
+    const inv = await inventory(world.owner, scopeId);
+    expect(service_(inv, KEV_SERVICE).processing).toEqual({ state: 'unknown' });
+    expect(inv.summary.coverage.by_processing.unknown).toBe(1);
+    // Reading created no job.
+    expect(inv.latest_refresh.status).toBe('completed');
+  });
+
   it('controls: historical records imported by operators, up to 100, optional asset filter', async () => {
     const records = Array.from({ length: 105 }, (_, i) => ({
       id: `control-${i}`,
