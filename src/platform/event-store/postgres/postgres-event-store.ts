@@ -31,8 +31,6 @@ export interface PostgresEventStoreOptions {
   readonly clock?: () => Date;
   /** How often a caught-up subscriber looks for events appended by other processes (default 100 ms). */
   readonly pollIntervalMs?: number;
-  /** How long a subscriber woken by this instance's append waits before it reads (default 5 ms). */
-  readonly wakeDelayMs?: number;
 }
 
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
@@ -222,13 +220,11 @@ export class PostgresEventStore implements EventStore {
 
   private readonly clock: () => Date;
   private readonly pollIntervalMs: number;
-  private readonly wakeDelayMs: number;
   /** Aborted by close(): ends every subscription of this instance. */
   private readonly closing = new AbortController();
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
-  private readonly pageReads = new Map<string, Promise<RecordedEvent[]>>();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -237,7 +233,6 @@ export class PostgresEventStore implements EventStore {
     this.kind = db.kind;
     this.clock = options.clock ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
-    this.wakeDelayMs = options.wakeDelayMs ?? 5;
   }
 
   async init(): Promise<void> {
@@ -329,27 +324,6 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     assertPositiveLimit(options.limit);
-    return this.readPage(options);
-  }
-
-  /**
-   * Subscriptions woken by the same append ask for the same page at once (every projection does): they share
-   * one query. Only reads begun in the same append generation are shared, and a subscriber re-reads whenever
-   * the generation moved during its read, so a shared page never hides an event from it.
-   */
-  private sharedPage(after: GlobalPosition | null, generation: number): Promise<RecordedEvent[]> {
-    const key = `${generation}|${after ?? ''}`;
-    let read = this.pageReads.get(key);
-    if (!read) {
-      read = this.readPage({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() =>
-        this.pageReads.delete(key),
-      );
-      this.pageReads.set(key, read);
-    }
-    return read;
-  }
-
-  private async readPage(options: ReadAllOptions): Promise<RecordedEvent[]> {
     if (options.after === null) {
       const { rows } = await this.db.query<EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id, e.seq LIMIT $1`,
@@ -396,7 +370,7 @@ export class PostgresEventStore implements EventStore {
       const generationBeforeRead = this.appendGeneration;
       let page: RecordedEvent[];
       try {
-        page = await this.sharedPage(lastDelivered, generationBeforeRead);
+        page = await this.readAll({ after: lastDelivered, limit: SUBSCRIPTION_PAGE_SIZE });
         failedReads = 0;
       } catch {
         // A dropped connection or a restarting server: retry from the last delivered event.
@@ -443,22 +417,15 @@ export class PostgresEventStore implements EventStore {
   private waitForAppend(generationBeforeRead: number, signal: AbortSignal): Promise<void> {
     if (this.appendGeneration !== generationBeforeRead || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      let timer = setTimeout(() => done(), this.pollIntervalMs);
       const done = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.appendWaiters.delete(woken);
+        this.appendWaiters.delete(done);
         resolve();
       };
-      // Woken by an append: read a moment later, so the appends of one request (a reservation and its
-      // settlement) reach the subscribers in one page instead of competing with the request one by one.
-      const woken = (): void => {
-        this.appendWaiters.delete(woken);
-        clearTimeout(timer);
-        timer = setTimeout(done, this.wakeDelayMs);
-      };
+      const timer = setTimeout(done, this.pollIntervalMs);
       signal.addEventListener('abort', done, { once: true });
-      this.appendWaiters.add(woken);
+      this.appendWaiters.add(done);
     });
   }
 }
