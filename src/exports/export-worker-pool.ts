@@ -12,6 +12,7 @@ import type { ExportJobs } from './commands/export-jobs.js';
 import { EXPORT_RESERVATION_TTL_MS } from './commands/export-jobs.js';
 import { rowFormatter } from './domain/export-formats.js';
 import { exportAllowance, leaseExpired, MAX_EXPORT_ATTEMPTS, type ExportState } from './domain/export-job.js';
+import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
 
 export interface ExportWorkerPoolOptions {
   /** Jobs run at once in this process. */
@@ -38,46 +39,16 @@ export interface ExportWorkerPoolOptions {
  * has not reached the ledger. Claiming a job is an append with an expected version, so two instances never run
  * the same attempt. Rows stream from the observation index into gzip and into the file store, a batch at a time.
  */
-export class ExportWorkerPool {
+export class ExportWorkerPool extends PollingWorkerPool {
   readonly workerId = `worker-${randomUUID()}`;
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private stopped = true;
 
   constructor(
     private readonly context: ServiceContext,
     private readonly jobs: ExportJobs,
     private readonly ledger: CreditLedger,
     private readonly options: ExportWorkerPoolOptions,
-  ) {}
-
-  start(): void {
-    if (this.options.concurrency <= 0 || !this.stopped) return;
-    this.stopped = false;
-    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 250);
-    this.timer.unref();
-    this.nudge();
-  }
-
-  /** Stops taking jobs and interrupts the running ones (their leases run out; a later start takes them over). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    for (const job of this.running.values()) job.abort.abort();
-    await this.ticking?.catch(() => undefined);
-    await Promise.all([...this.running.values()].map((job) => job.done.catch(() => undefined)));
-  }
-
-  /** Looks for work now (after a request, instead of waiting for the next poll). */
-  nudge(): void {
-    if (this.stopped || this.ticking) return;
-    this.ticking = this.tick()
-      .catch((error: unknown) =>
-        this.options.log?.('error', 'export pool tick failed', { err: String(error) }),
-      )
-      .finally(() => (this.ticking = undefined));
+  ) {
+    super(options, 'export pool');
   }
 
   /** Stops a job running here at once (its cancellation is already recorded). */
@@ -85,11 +56,7 @@ export class ExportWorkerPool {
     this.running.get(exportId)?.abort.abort();
   }
 
-  get active(): number {
-    return this.running.size;
-  }
-
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     const exports = this.jobs.queries.collection();
     // Finished jobs whose charge has not reached the ledger (a crash between the two appends).
     for (const document of await exports.find({ charge_pending: true }, { limit: 50 })) {

@@ -28,6 +28,7 @@ import {
 } from './domain/refresh-run.js';
 import type { ExposureDeclaration } from './domain/scope-declaration.js';
 import { subjectDecider, subjectStreamId } from './domain/subject.js';
+import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
 
 export interface RefreshWorkerPoolOptions {
   readonly concurrency: number;
@@ -71,48 +72,16 @@ export function scopeQuery(declaration: Pick<ExposureDeclaration, 'domain' | 'ad
  * instances never run the same attempt. A refresh reads the observation index and the catalogue only: it never
  * scans and contacts no asset. Tasks of archived or deleted scopes are cancelled here.
  */
-export class RefreshWorkerPool {
+export class RefreshWorkerPool extends PollingWorkerPool {
   readonly workerId = `refresh-${randomUUID()}`;
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private stopped = true;
 
   constructor(
     private readonly context: ServiceContext,
     private readonly commands: ExposureCommands,
     private readonly ledger: CreditLedger,
     private readonly options: RefreshWorkerPoolOptions,
-  ) {}
-
-  start(): void {
-    if (this.options.concurrency <= 0 || !this.stopped) return;
-    this.stopped = false;
-    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs ?? 250);
-    this.timer.unref();
-    this.nudge();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    for (const job of this.running.values()) job.abort.abort();
-    await this.ticking?.catch(() => undefined);
-    await Promise.all([...this.running.values()].map((job) => job.done.catch(() => undefined)));
-  }
-
-  nudge(): void {
-    if (this.stopped || this.ticking) return;
-    this.ticking = this.tick()
-      .catch((error: unknown) =>
-        this.options.log?.('error', 'refresh pool tick failed', { err: String(error) }),
-      )
-      .finally(() => (this.ticking = undefined));
-  }
-
-  get active(): number {
-    return this.running.size;
+  ) {
+    super(options, 'refresh pool');
   }
 
   private envelope(run: ExposureRunDocument, step: string): CommandEnvelope {
@@ -125,7 +94,7 @@ export class RefreshWorkerPool {
     });
   }
 
-  private async tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     const runs = this.commands.runs();
     const pending = await runs.find(
       { status: { $in: ['queued', 'running', 'retry_scheduled'] } },

@@ -15,8 +15,8 @@ import { MAX_REPORTS_PER_SCOPE } from '../../src/exposure/domain/report.js';
 import { ExposureMonitor } from '../../src/exposure/exposure-monitor.js';
 import { ScopeErasureSweeper } from '../../src/exposure/scope-erasure-sweeper.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
-import { validateRecord } from '../../src/search/domain/records.js';
 import { TestDnsServer } from '../support/dns-server.js';
+import { cpe, host } from '../support/host-observations.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
@@ -33,22 +33,6 @@ let h: OrganizationHarness;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = (body: string): Json => JSON.parse(body) as Json;
 const org = (id: string, rest = ''): string => `/api/v2/organizations/${id}${rest}`;
-const cpe = (vendor: string, product: string, version: string) =>
-  `cpe:2.3:a:${vendor}:${product}:${version}:*:*:*:*:*:*:*`;
-
-function host(ip: string, port: number, fields: Record<string, unknown>) {
-  const checked = validateRecord('hosts', {
-    id: `${ip}:${port}/tcp`,
-    ip,
-    port,
-    transport: 'tcp',
-    first_seen: '2026-06-01T00:00:00.000Z',
-    last_seen: '2026-11-18T08:00:00.000Z',
-    ...fields,
-  });
-  if (!checked.ok) throw new Error(checked.problems.join('; '));
-  return checked.record;
-}
 
 const HOSTS = [
   host('203.0.113.20', 443, {

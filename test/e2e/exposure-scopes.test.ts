@@ -26,6 +26,7 @@ import { commandEnvelope } from '../../src/platform/event-sourcing/command-metad
 import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import { validateRecord } from '../../src/search/domain/records.js';
 import { TestDnsServer } from '../support/dns-server.js';
+import { cpe, host } from '../support/host-observations.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -44,27 +45,6 @@ const ok = async (...args: Parameters<OrganizationHarness['ok']>): Promise<Json>
   (await h.ok(...args)) as Json;
 const org = (id: string, rest = ''): string => `/api/v2/organizations/${id}${rest}`;
 const exposure = (o: string, scope: string, rest = '') => org(o, `/clients/${scope}/exposure${rest}`);
-const cpe = (vendor: string, product: string, version: string) =>
-  `cpe:2.3:a:${vendor}:${product}:${version}:*:*:*:*:*:*:*`;
-
-function host(
-  ip: string,
-  port: number,
-  fields: Record<string, unknown>,
-  lastSeen = '2026-11-18T08:00:00.000Z',
-) {
-  const checked = validateRecord('hosts', {
-    id: `${ip}:${port}/tcp`,
-    ip,
-    port,
-    transport: 'tcp',
-    first_seen: '2026-06-01T00:00:00.000Z',
-    last_seen: lastSeen,
-    ...fields,
-  });
-  if (!checked.ok) throw new Error(checked.problems.join('; '));
-  return checked.record;
-}
 
 /** One stored observation per coverage state the refresh can produce, plus one on an unrelated domain. */
 const HOSTS = [

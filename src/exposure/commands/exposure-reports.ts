@@ -31,7 +31,13 @@ import {
   reportTooLarge,
   type ReportContents,
 } from '../domain/report.js';
-import { ExposureQueries, OBSERVATION_NOTICE, scopeView, subjectView } from '../queries/exposure-queries.js';
+import {
+  ExposureQueries,
+  historyEntryView,
+  OBSERVATION_NOTICE,
+  scopeView,
+  subjectView,
+} from '../queries/exposure-queries.js';
 import type { ExposureGate, ScopeAccess } from './exposure-access.js';
 import { EXPOSURE_PROJECTIONS } from './exposure-commands.js';
 
@@ -49,21 +55,6 @@ export interface FrozenDocument {
   readonly bytes: Buffer;
   readonly sha256: string;
   readonly contents: ReportContents;
-}
-
-function historyEntry(entry: ExposureHistoryDocument) {
-  return {
-    id: entry.id,
-    at: entry.at,
-    type: entry.type,
-    summary: entry.summary,
-    subject_id: entry.subjectId,
-    actor: entry.actor,
-    payer: entry.payer,
-    correlation_id: entry.correlationId,
-    position: entry.position,
-    details: entry.details,
-  };
 }
 
 export function reportSummary(report: ExposureReportDocument, organizationId: string) {
@@ -292,7 +283,7 @@ export class ExposureReports {
         `"inventory":${JSON.stringify(header)}`,
         `"history_partial":${JSON.stringify(historyTotal > entries.length)}`,
         `"history_total":${historyTotal}`,
-        `"history":${JSON.stringify(entries.map(historyEntry))}`,
+        `"history":${JSON.stringify(entries.map(historyEntryView))}`,
         `"notice":${JSON.stringify(REPORT_NOTICE)}`,
         '"observations":[',
       ].join(','),

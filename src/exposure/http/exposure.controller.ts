@@ -34,6 +34,8 @@ import {
 const READ = { surface: 'session', permission: 'organization.read' } as const;
 const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
 const SCOPE = ':orgId/clients/:clientId/exposure';
+/** Reading a scope's inventory, history and controls: internal work, no write (Authentication 6, ExposureGate). */
+const READ_SCOPE_WORK = { capability: 'work.internal', write: false } as const;
 
 /**
  * Exposure scope routes (browser session, CSRF on unsafe methods), Authentication 6 through ExposureGate.
@@ -150,10 +152,7 @@ export class ExposureController {
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
-      capability: 'work.internal',
-      write: false,
-    });
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.inventory(scope, query);
   }
 
@@ -188,10 +187,7 @@ export class ExposureController {
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
-      capability: 'work.internal',
-      write: false,
-    });
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.history(scope, query);
   }
 
@@ -252,10 +248,7 @@ export class ExposureController {
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, {
-      capability: 'work.internal',
-      write: false,
-    });
+    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.controls(scope, query);
   }
 

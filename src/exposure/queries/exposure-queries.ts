@@ -385,18 +385,7 @@ export class ExposureQueries {
       limit: HISTORY_PAGE,
       total,
       subject: filter.subjectId ?? null,
-      entries: entries.map((entry) => ({
-        id: entry.id,
-        at: entry.at,
-        type: entry.type,
-        summary: entry.summary,
-        subject_id: entry.subjectId,
-        actor: entry.actor,
-        payer: entry.payer,
-        correlation_id: entry.correlationId,
-        position: entry.position,
-        details: entry.details,
-      })),
+      entries: entries.map(historyEntryView),
     };
   }
 
@@ -435,6 +424,22 @@ export class ExposureQueries {
       })),
     };
   }
+}
+
+/** One attributed history entry, as the history route and frozen reports show it. */
+export function historyEntryView(entry: ExposureHistoryDocument) {
+  return {
+    id: entry.id,
+    at: entry.at,
+    type: entry.type,
+    summary: entry.summary,
+    subject_id: entry.subjectId,
+    actor: entry.actor,
+    payer: entry.payer,
+    correlation_id: entry.correlationId,
+    position: entry.position,
+    details: entry.details,
+  };
 }
 
 export function scopeView(scope: ExposureScopeDocument) {
