@@ -53,4 +53,16 @@ describe('ForegroundActivity: requests in flight go before projection batches', 
     await activity.parked(async () => undefined);
     expect(activity.inFlight).toBe(0);
   });
+
+  it('a wait parked outside any request never leaves a request counted after it ended', async () => {
+    const activity = new ForegroundActivity();
+    const leave = activity.enter();
+    let release!: () => void;
+    const sweeperWait = activity.parked(() => new Promise<void>((resolve) => (release = resolve)));
+    leave();
+    release();
+    await sweeperWait;
+    expect(activity.inFlight).toBe(0);
+    expect(await settled(activity.quiet(10_000))).toBe(true);
+  });
 });
