@@ -81,7 +81,7 @@ export class ScopeErasureSweeper extends PeriodicSweep {
       if (!(error instanceof ServiceError && error.code === 'not_found')) throw error;
     }
     // Every subject and refresh the read models know of, once they hold everything appended so far.
-    const head = await this.context.storage.eventStore.headPosition();
+    const head = await this.context.storage.eventStore.lastCommittedPosition();
     if (head) {
       await this.context.projections.waitFor(
         ['exposure-scopes', 'exposure-inventory', 'event-streams'],

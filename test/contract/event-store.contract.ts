@@ -288,6 +288,8 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       expect(comparePositions(head, last.position)).toBeGreaterThanOrEqual(0);
       const afterHead = await store.readAll({ after: head, limit: 100 });
       expect(afterHead.filter((event) => event.streamId === streamId)).toEqual([]);
+      // With no older transaction running, the last committed event is the visible head.
+      expect(comparePositions(await store.lastCommittedPosition(), last.position)).toBeGreaterThanOrEqual(0);
     });
 
     it('reads the newest events of the global log, oldest first', async () => {

@@ -218,6 +218,8 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
     // B is committed but ordered after A, which is still running: B stays hidden.
     expect(await ownEvents(head, [streamA, streamB])).toEqual([]);
     expect(await store.headPosition()).toBe(head);
+    // B committed before this call: waiting for a reader to reach it is waiting for everything committed.
+    expect(await store.lastCommittedPosition()).toBe(resultB.position);
 
     releaseA.resolve();
     await transactionA;

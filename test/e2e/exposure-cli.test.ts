@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { EXPOSURE_SCOPES, type ExposureScopeDocument } from '../../projections/exposure-scopes.projection.js';
 import {
   controlsStreamId,
@@ -19,7 +21,7 @@ import { ManualClock } from '../../src/platform/clock/clock.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, type Actor } from '../support/organizations.js';
 import { runCli } from '../support/processes.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
 let dns: TestDnsServer;
@@ -114,11 +116,33 @@ it('operators enable the Exposition product and import historical control record
   cliScopeId = scopeId;
 });
 
+it('a report frozen while an unrelated transaction holds back the log still holds what was committed before it', async () => {
+  const scopeUrl = `/api/v2/organizations/${organizationId}/clients/${cliScopeId}`;
+  const version = (await h.ok(owner, 'GET', scopeUrl)).version as string;
+  // An open transaction with an id keeps every later commit hidden from the log's readers until it ends.
+  const blocker = new pg.Client({ connectionString: service.database!.url });
+  await blocker.connect();
+  try {
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT pg_current_xact_id()');
+    await h.ok(owner, 'PATCH', scopeUrl, { name: 'CLI scope renamed' }, { 'if-match': version });
+    const released = delay(500).then(() => blocker.query('ROLLBACK'));
+    const report = await h.ok(owner, 'POST', `${scopeUrl}/exposure/reports`);
+    await released;
+    const frozen = await h.ok(owner, 'GET', `${scopeUrl}/exposure/reports/${report.id as string}`);
+    // The freeze waited for the rename, committed before it, instead of freezing the visible head.
+    expect((frozen.scope as { name: string }).name).toBe('CLI scope renamed');
+  } finally {
+    await blocker.end();
+  }
+});
+
 it("erasure on the PostgreSQL server: the scope's streams are deleted, its read models purged, the audit record kept", async () => {
   const scopeUrl = `/api/v2/organizations/${organizationId}/clients/${cliScopeId}`;
   const version = (await h.ok(owner, 'GET', scopeUrl)).version as string;
   expect(
-    (await h.request(owner, 'DELETE', scopeUrl, { name: 'CLI scope' }, { 'if-match': version })).statusCode,
+    (await h.request(owner, 'DELETE', scopeUrl, { name: 'CLI scope renamed' }, { 'if-match': version }))
+      .statusCode,
   ).toBe(204);
   const scopes = service.context.projections.collection<ExposureScopeDocument>(
     'exposure-scopes',
@@ -141,7 +165,7 @@ it("erasure on the PostgreSQL server: the scope's streams are deleted, its read 
   expect((deleted.clients as Array<{ id: string }>).some((entry) => entry.id === cliScopeId)).toBe(false);
   // A rebuild from the log (without the erased streams) gives the same read models.
   for (const name of ['organizations', 'exposure-scopes', 'exposure-history', 'event-streams']) {
-    await service.context.readYourWrites([name], await store.headPosition());
+    await waitForProjections(service, [name]);
     expect(
       (await service.context.maintenance.verify(service.context.projections.definition(name))).equal,
     ).toBe(true);

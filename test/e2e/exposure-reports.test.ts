@@ -18,7 +18,7 @@ import { ManualClock } from '../../src/platform/clock/clock.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { cpe, host } from '../support/host-observations.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
@@ -453,7 +453,7 @@ describe('projections: replaying the whole log into empty read models gives the 
   it.each(['exposure-reports', 'exposure-monitoring', 'exposure-history', 'exposure-inventory'])(
     'projections verify says equal: %s',
     async (name) => {
-      await service.context.readYourWrites([name], await service.context.storage.eventStore.headPosition());
+      await waitForProjections(service, [name]);
       const verdict = await service.context.maintenance.verify(service.context.projections.definition(name));
       expect(verdict.differences).toEqual([]);
       expect(verdict.equal).toBe(true);

@@ -29,7 +29,7 @@ import { TestDnsServer } from '../support/dns-server.js';
 import { cpe, host } from '../support/host-observations.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
 const DOMAIN = 'acme-exposure.example';
@@ -462,10 +462,7 @@ describe('refresh runs: stable key, cadence, quota, coverage and result states',
       { now: clock.now() },
       commandEnvelope({ actor: 'system:test', payer: 'system' }),
     );
-    await service.context.readYourWrites(
-      ['exposure-scopes'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['exposure-scopes']);
     expect(service_(await inventory(world.owner, scopeId), KEV_SERVICE).processing.state).toBe('running');
     clock.advance(61_000);
     expect(service_(await inventory(world.owner, scopeId), KEV_SERVICE).processing.state).toBe('interrupted');
@@ -890,10 +887,7 @@ describe('decisions, history, timezone, enrichment and controls', () => {
       ],
       { expectedVersion: 'any' },
     );
-    await service.context.readYourWrites(
-      ['exposure-inventory'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['exposure-inventory']);
     const all = await ok(assigned, 'GET', exposure(world.organizationId, scopeId, '/controls'));
     expect(all.controls).toHaveLength(100);
     expect(all.historical).toBe(true);
@@ -1120,7 +1114,7 @@ describe('projections: replaying the whole log into empty read models gives the 
   it.each(['exposure-scopes', 'exposure-inventory', 'exposure-history', 'organizations', 'event-streams'])(
     '%s',
     async (name) => {
-      await service.context.readYourWrites([name], await service.context.storage.eventStore.headPosition());
+      await waitForProjections(service, [name]);
       const verdict = await service.context.maintenance.verify(service.context.projections.definition(name));
       expect(verdict.equal).toBe(true);
     },

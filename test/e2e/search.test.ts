@@ -6,7 +6,7 @@ import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { DATASETS } from '../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
 const NOW = new Date();
@@ -162,10 +162,7 @@ describe('unified search over HTTP (PGlite)', () => {
     expect(fields.json().fields.find((f: { name: string }) => f.name === 'favicon.hash')).toMatchObject({
       type: 'integer',
     });
-    await service.context.readYourWrites(
-      ['credit-usage'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['credit-usage']);
     const after = await queries.usage(accountId);
     const delta = (category: string) =>
       (after.usage.find((u) => u.category === category)?.credits ?? 0) -
@@ -268,10 +265,7 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
 
   it('a search whose every dataset failed charges nothing', async () => {
     const queries = service.app.get(CreditQueries);
-    await service.context.readYourWrites(
-      ['credit-state'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['credit-state']);
     const before = (await queries.creditState(accountId)).credits_used;
     const release = await holdLock('obs_whois');
     try {
@@ -288,10 +282,7 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
     } finally {
       await release();
     }
-    await service.context.readYourWrites(
-      ['credit-state'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['credit-state']);
     expect((await queries.creditState(accountId)).credits_used).toBe(before);
   });
 

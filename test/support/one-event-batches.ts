@@ -11,14 +11,14 @@ import { BatchView } from '../../src/platform/projections/batch-view.js';
 import type { ProjectionDefinition } from '../../src/platform/projections/projection-definition.js';
 import { InMemoryDocuments } from '../../src/platform/projections/in-memory-documents.js';
 import type { ReadDocument } from '../../src/platform/read-store/read-store.port.js';
-import type { TestService } from './service.js';
+import { waitForProjections, type TestService } from './service.js';
 
 /** Every projection, fed this service's whole log one event per batch, builds the documents it holds live. */
 export async function expectOneEventBatchesToRebuildLiveDocuments(service: TestService): Promise<void> {
   const store = service.context.storage.eventStore;
-  await service.context.readYourWrites(
+  await waitForProjections(
+    service,
     allProjections.map((definition) => definition.name),
-    await store.headPosition(),
   );
   const events = await store.readAll({ after: null, limit: 1_000_000 });
   expect(events.length).toBeGreaterThan(0);

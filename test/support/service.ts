@@ -64,3 +64,13 @@ export async function startTestService(
     },
   };
 }
+
+/**
+ * Waits until these projections hold everything committed so far (read-your-writes for a test). Fails loudly
+ * when they do not get there within PROJECTION_WAIT_MS, instead of letting the test read a stale document.
+ */
+export async function waitForProjections(service: TestService, names: readonly string[]): Promise<void> {
+  const committed = await service.context.storage.eventStore.lastCommittedPosition();
+  if (!(await service.context.readYourWrites(names, committed)))
+    throw new Error(`projections ${names.join(', ')} did not reach ${committed} in time`);
+}

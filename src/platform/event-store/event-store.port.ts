@@ -108,6 +108,14 @@ export interface EventStore {
   headPosition(): Promise<GlobalPosition | null>;
 
   /**
+   * Position of the last event committed before this call, even while an older transaction still hides it
+   * from readAll. Waiting until a reader reaches it is read-your-writes for everything committed so far
+   * (frozen reports, the erasure sweeper, the CLI); headPosition may lag behind it while such a transaction
+   * runs, so it is the right start for a live tail but not for that wait.
+   */
+  lastCommittedPosition(): Promise<GlobalPosition | null>;
+
+  /**
    * Live subscription to the global log: catches up, then follows. Pull-based (`for await`), so a slow
    * consumer applies backpressure. Resubscribes after a dropped connection from the last delivered position.
    */

@@ -13,7 +13,7 @@ import { ManualClock } from '../../../src/platform/clock/clock.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import { SQL_KINDS } from '../../support/databases.js';
-import { startTestService, type TestService } from '../../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../../support/service.js';
 
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
 
@@ -134,10 +134,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
     );
     expect(await ledger.available(payer)).toBe(5000 - 50);
     const sweeper = new ReservationSweeper(service.context, ledger);
-    await service.context.readYourWrites(
-      ['open-reservations'],
-      await service.context.storage.eventStore.headPosition(),
-    );
+    await waitForProjections(service, ['open-reservations']);
     expect(await sweeper.sweepOnce()).toBe(0); // nothing due yet
     clock.advance(61_000);
     expect(await sweeper.sweepOnce()).toBe(1);

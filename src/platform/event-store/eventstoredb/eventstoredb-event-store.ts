@@ -314,6 +314,11 @@ export class EventStoreDbEventStore implements EventStore {
     return last?.position ?? null;
   }
 
+  /** $all is in commit order: nothing committed is ever hidden behind a running transaction. */
+  lastCommittedPosition(): Promise<GlobalPosition | null> {
+    return this.headPosition();
+  }
+
   /** The newest `limit` visible events, newest first, paging backwards through $all. */
   private async scanBackwards(limit: number): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];

@@ -360,6 +360,16 @@ export class PostgresEventStore implements EventStore {
     return row ? encodePosition(row.tx_id, row.seq) : null;
   }
 
+  async lastCommittedPosition(): Promise<GlobalPosition | null> {
+    // No VISIBLE filter: a committed event above the snapshot xmin is hidden from readers only until the
+    // older transaction ends, and a reader that then reaches it has seen everything committed before.
+    const { rows } = await this.db.query<{ tx_id: string; seq: string }>(
+      `SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM es_events e ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
+    );
+    const row = rows[0];
+    return row ? encodePosition(row.tx_id, row.seq) : null;
+  }
+
   async *subscribeAll(options: SubscribeAllOptions): AsyncGenerator<RecordedEvent> {
     const signal = options.signal
       ? AbortSignal.any([options.signal, this.closing.signal])
