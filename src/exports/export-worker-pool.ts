@@ -79,18 +79,16 @@ export class ExportWorkerPool extends PollingWorkerPool {
         .catch((error: unknown) =>
           this.options.log?.('error', 'export job failed', { exportId: document.id, err: String(error) }),
         )
-        .finally(() => {
-          this.running.delete(document.id);
-          this.nudge();
-        });
+        .then((worked) => this.afterJob(worked === true))
+        .finally(() => this.running.delete(document.id));
       this.running.set(document.id, { abort, done });
     }
   }
 
-  private async runJob(exportId: string, signal: AbortSignal): Promise<void> {
+  private async runJob(exportId: string, signal: AbortSignal): Promise<boolean> {
     const { state } = await this.jobs.load(exportId);
     const now = this.context.clock.now();
-    if (state.status !== 'pending' && !leaseExpired(state, now)) return;
+    if (state.status !== 'pending' && !leaseExpired(state, now)) return false;
     const request = state.request!;
     const envelope = this.jobs.systemEnvelope(request.payer, exportId);
 
@@ -103,7 +101,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
           `The export was interrupted ${state.attempt} times and was given up.`,
           undefined,
         );
-        return;
+        return true;
       }
     }
 
@@ -112,7 +110,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
       query = this.jobs.queryOf(state);
     } catch (error) {
       await this.fail(exportId, `The query can no longer run: ${(error as Error).message}`, undefined);
-      return;
+      return true;
     }
     const matching = await this.jobs.count(request.searchType, query);
     const quota = await this.jobs.quota(request.ownerAccountId, undefined, exportId);
@@ -161,7 +159,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
         error instanceof WrongExpectedVersion ||
         (error instanceof ServiceError && error.code !== 'internal_error')
       )
-        return;
+        return true;
       throw error;
     }
 
@@ -238,18 +236,19 @@ export class ExportWorkerPool extends PollingWorkerPool {
       if (completed.events.length === 0) {
         // Cancelled (or taken over) while the last bytes were written: the file belongs to no completed job.
         await this.context.files.delete(fileKey);
-        return;
+        return true;
       }
       await this.jobs.settleCharge(exportId);
     } catch (error) {
       gzip.destroy();
       await pending.abort();
-      if (error instanceof JobLost || signal.aborted) return; // cancelled, taken over, or the pool stopped
+      if (error instanceof JobLost || signal.aborted) return true; // cancelled, taken over, or the pool stopped
       await this.fail(exportId, 'The export failed while writing its file; no credits were charged.', {
         attempt,
       });
       throw error;
     }
+    return true;
   }
 
   private async fail(exportId: string, reason: string, own: { attempt: number } | undefined): Promise<void> {

@@ -130,11 +130,7 @@ export class RefreshWorkerPool extends PollingWorkerPool {
       busyScopes.add(run.scopeId);
       const abort = new AbortController();
       const done = this.runTask(run, abort.signal)
-        .then((worked) => {
-          // Look again only after real work, and after the event loop turned once: the read model must be
-          // able to catch up, or a task it still shows as queued would be claimed again and again.
-          if (worked) setImmediate(() => this.nudge());
-        })
+        .then((worked) => this.afterJob(worked))
         .catch((error: unknown) =>
           this.options.log?.('error', 'refresh failed', {
             runId: run.runId,

@@ -55,6 +55,16 @@ export abstract class PollingWorkerPool {
       .finally(() => (this.ticking = undefined));
   }
 
+  /**
+   * After a job, look again once the event loop has turned, and only when the job did work. A job that found
+   * nothing to do (its read model was behind its stream) must not look again at once: on PGlite, whose
+   * statements resolve without a macrotask, tick → job → tick would starve every timer, projections included,
+   * and the read model that would end the loop could never catch up.
+   */
+  protected afterJob(worked: boolean): void {
+    if (worked) setImmediate(() => this.nudge());
+  }
+
   get active(): number {
     return this.running.size;
   }
