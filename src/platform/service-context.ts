@@ -65,14 +65,17 @@ export class ServiceContext {
     } = {},
   ): Promise<ServiceContext> {
     const clock = options.clock ?? systemClock;
+    const foreground = new ForegroundActivity();
     const storage = await openStorage(config, {
       clock,
       serveSocket: options.serveSocket ?? true,
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      // A subscriber woken by a request's append reads once that request answered (or 50 ms at most): a
+      // search's reservation and settlement then reach the projections as one page, after the search.
+      wakeGate: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
     });
     // The runner rebuilds outdated projections through maintenance, which follows the runner's engine.
     const late: { maintenance?: ProjectionMaintenance } = {};
-    const foreground = new ForegroundActivity();
     const projections = new ProjectionRunner(
       storage.eventStore,
       storage.readStore,

@@ -134,6 +134,47 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
     }
   });
 
+  it('subscribers woken by the same append share one page read, and each still gets every event', async () => {
+    const counting = new QueryCountingDatabase(testDb.db);
+    const shared = new PostgresEventStore(counting, { pollIntervalMs: 60_000 });
+    const streamId = newStreamId('shared');
+    const head = await shared.headPosition();
+    const subscribers = Array.from({ length: 8 }, () =>
+      follow(shared, head, (event) => event.streamId === streamId),
+    );
+    try {
+      await delay(200); // all caught up and waiting
+      const before = counting.queries;
+      await shared.append(streamId, newEvents(3), { expectedVersion: 'no_stream' });
+      for (const subscriber of subscribers)
+        await subscriber.waitUntil(() => subscriber.seen.length === 3, 'the shared page', 5_000);
+      // The append, then one page read for all eight (each reads once more after it, shared as well).
+      expect(counting.queries - before).toBeLessThanOrEqual(3);
+    } finally {
+      for (const subscriber of subscribers) await subscriber.stop();
+      await shared.close();
+    }
+  });
+
+  it('a woken subscriber reads only once its wake gate opens', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated = new PostgresEventStore(testDb.db, { pollIntervalMs: 60_000, wakeGate: () => gate });
+    const streamId = newStreamId('gated');
+    const subscriber = follow(gated, await gated.headPosition(), (event) => event.streamId === streamId);
+    try {
+      await delay(200);
+      await gated.append(streamId, newEvents(2), { expectedVersion: 'no_stream' });
+      await delay(200);
+      expect(subscriber.seen).toHaveLength(0);
+      open();
+      await subscriber.waitUntil(() => subscriber.seen.length === 2, 'the gated read', 5_000);
+    } finally {
+      await subscriber.stop();
+      await gated.close();
+    }
+  });
+
   it('ends its subscriptions on close() without closing the database', async () => {
     const closable = new PostgresEventStore(testDb.db, { pollIntervalMs: POLL_INTERVAL_MS });
     const subscriber = follow(closable, await closable.headPosition(), () => true);

@@ -48,6 +48,8 @@ export interface OpenStorageOptions {
   /** The service serves its embedded database to the CLI; the CLI does too when it is the owner. */
   readonly serveSocket?: boolean;
   readonly pollIntervalMs?: number;
+  /** Awaited between an append's wake-up and a subscriber's read (PostgresEventStoreOptions.wakeGate). */
+  readonly wakeGate?: () => Promise<void>;
 }
 
 export async function openStorage(config: AppConfig, options: OpenStorageOptions): Promise<Storage> {
@@ -72,6 +74,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       eventStore = new PostgresEventStore(opened!.db, {
         clock: () => options.clock.now(),
         ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+        ...(options.wakeGate ? { wakeGate: options.wakeGate } : {}),
       });
     }
     closers.push(() => eventStore.close());

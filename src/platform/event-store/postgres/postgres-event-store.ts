@@ -31,6 +31,11 @@ export interface PostgresEventStoreOptions {
   readonly clock?: () => Date;
   /** How often a caught-up subscriber looks for events appended by other processes (default 100 ms). */
   readonly pollIntervalMs?: number;
+  /**
+   * Awaited after an append of this instance wakes a caught-up subscriber, before it reads: the service lets
+   * the request that appended answer first. It must resolve on its own (bounded); none by default.
+   */
+  readonly wakeGate?: () => Promise<void>;
 }
 
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
@@ -220,11 +225,14 @@ export class PostgresEventStore implements EventStore {
 
   private readonly clock: () => Date;
   private readonly pollIntervalMs: number;
+  private readonly wakeGate: (() => Promise<void>) | undefined;
   /** Aborted by close(): ends every subscription of this instance. */
   private readonly closing = new AbortController();
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
+  /** Subscription page reads in flight, by append generation and start: subscribers woken together share one. */
+  private readonly pageReads = new Map<string, Promise<RecordedEvent[]>>();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -233,6 +241,7 @@ export class PostgresEventStore implements EventStore {
     this.kind = db.kind;
     this.clock = options.clock ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.wakeGate = options.wakeGate;
   }
 
   async init(): Promise<void> {
@@ -324,6 +333,27 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     assertPositiveLimit(options.limit);
+    return this.readPage(options);
+  }
+
+  /**
+   * Every projection subscription is woken by the same append and asks for the same page at once: they share one
+   * query. Only reads begun in the same append generation are shared, and a subscriber reads again whenever the
+   * generation moved during its read, so a shared page never hides an event from it. readAll never shares.
+   */
+  private sharedPage(after: GlobalPosition | null, generation: number): Promise<RecordedEvent[]> {
+    const key = `${generation}|${after ?? ''}`;
+    let read = this.pageReads.get(key);
+    if (!read) {
+      read = this.readPage({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() =>
+        this.pageReads.delete(key),
+      );
+      this.pageReads.set(key, read);
+    }
+    return read;
+  }
+
+  private async readPage(options: ReadAllOptions): Promise<RecordedEvent[]> {
     if (options.after === null) {
       const { rows } = await this.db.query<EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id, e.seq LIMIT $1`,
@@ -380,7 +410,7 @@ export class PostgresEventStore implements EventStore {
       const generationBeforeRead = this.appendGeneration;
       let page: RecordedEvent[];
       try {
-        page = await this.readAll({ after: lastDelivered, limit: SUBSCRIPTION_PAGE_SIZE });
+        page = await this.sharedPage(lastDelivered, generationBeforeRead);
         failedReads = 0;
       } catch {
         // A dropped connection or a restarting server: retry from the last delivered event.
@@ -430,12 +460,18 @@ export class PostgresEventStore implements EventStore {
       const done = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.appendWaiters.delete(done);
+        this.appendWaiters.delete(woken);
         resolve();
+      };
+      const woken = (): void => {
+        if (!this.wakeGate) return done();
+        clearTimeout(timer);
+        this.appendWaiters.delete(woken);
+        this.wakeGate().then(done, done);
       };
       const timer = setTimeout(done, this.pollIntervalMs);
       signal.addEventListener('abort', done, { once: true });
-      this.appendWaiters.add(done);
+      this.appendWaiters.add(woken);
     });
   }
 }
