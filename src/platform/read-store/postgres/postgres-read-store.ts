@@ -143,8 +143,8 @@ export class PostgresReadStore implements ReadStore {
       // A batch and its checkpoint commit together and can always be derived again from the event log, so the
       // commit need not wait for its WAL flush: a database crash can only lose both, and the projection then
       // applies those events again. Waiting would put every projection's flush in line with the appends.
-      await tx.query('SET LOCAL synchronous_commit TO OFF');
       if (guard) await lockAndVerifyCheckpoint(tx, checkpoint.key, guard.expectedPosition);
+      else await tx.query('SET LOCAL synchronous_commit TO OFF');
       for (const step of steps) await executeStep(tx, step);
       await tx.query(
         `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details) VALUES ($1, $2, $3::jsonb)
@@ -669,14 +669,15 @@ async function executeStep(tx: SqlExecutor, step: BatchStep): Promise<void> {
 /**
  * Locks the checkpoint row for the rest of the transaction (creating a placeholder when there is none, so a
  * first batch is guarded too), then compares. A concurrent runner waits here and then sees the new position.
+ * One statement (it also turns off the commit's WAL flush wait): a batch runs for every few appends, and each
+ * round trip of it competes with the requests.
  */
 async function lockAndVerifyCheckpoint(tx: SqlExecutor, key: string, expected: string | null): Promise<void> {
-  await tx.query(
-    `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details) VALUES ($1, NULL, NULL) ON CONFLICT (key) DO NOTHING`,
-    [key],
-  );
+  // On conflict the no-op update locks the existing row and RETURNING gives its position unchanged.
   const { rows } = await tx.query<{ position: string | null }>(
-    `SELECT position FROM ${CHECKPOINTS_TABLE} WHERE key = $1 FOR UPDATE`,
+    `INSERT INTO ${CHECKPOINTS_TABLE} AS c (key, position, details) VALUES ($1, NULL, NULL)
+     ON CONFLICT (key) DO UPDATE SET key = c.key
+     RETURNING c.position, set_config('synchronous_commit', 'off', true) AS synchronous_commit`,
     [key],
   );
   const actual = rows[0]?.position ?? null;
