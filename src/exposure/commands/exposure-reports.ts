@@ -114,7 +114,7 @@ export class ExposureReports {
     });
     let sequence = (await this.reports().count({ scopeId })) + 1;
     if (sequence > MAX_REPORTS_PER_SCOPE) throw reportLimitReached();
-    // The view as of everything appended so far: the read models first catch up with the log's head.
+    // The view as of everything committed so far: the read models first catch up with the last committed event.
     const head = await this.context.storage.eventStore.lastCommittedPosition();
     await this.context.readYourWrites(REPORT_PROJECTIONS, head);
     const referenceTime = this.context.clock.now().toISOString();

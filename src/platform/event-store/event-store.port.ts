@@ -110,8 +110,8 @@ export interface EventStore {
   /**
    * Position of the last event committed before this call, even while an older transaction still hides it
    * from readAll. Waiting until a reader reaches it is read-your-writes for everything committed so far
-   * (frozen reports, the erasure sweeper, the CLI); headPosition may lag behind it while such a transaction
-   * runs, so it is the right start for a live tail but not for that wait.
+   * (frozen reports, the erasure sweeper); headPosition may lag behind it while such a transaction runs, so
+   * it is the right start for a live tail but not for that wait.
    */
   lastCommittedPosition(): Promise<GlobalPosition | null>;
 

@@ -340,6 +340,7 @@ export class PostgresEventStore implements EventStore {
    * Every projection subscription is woken by the same append and asks for the same page at once: they share one
    * query. Only reads begun in the same append generation are shared, and a subscriber reads again whenever the
    * generation moved during its read, so a shared page never hides an event from it. readAll never shares.
+   * The subscribers then hold the same event objects: they read them and never change them.
    */
   private sharedPage(after: GlobalPosition | null, generation: number): Promise<RecordedEvent[]> {
     const key = `${generation}|${after ?? ''}`;
