@@ -234,8 +234,9 @@ export function organizationRouteRequests(
     [`GET ${base}`]: { status: 200, roles: ALL, params: async () => ({}) },
     [`GET ${P}`]: { status: 200, roles: ALL, params: org },
     [`PATCH ${P}`]: {
+      // Renaming is an organization setting: owner only.
       status: 200,
-      roles: MANAGERS,
+      roles: OWNER,
       deniedStatus: 403,
       params: org,
       body: async () => ({ name: 'World Co' }),

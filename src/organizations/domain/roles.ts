@@ -19,7 +19,7 @@ export function isRole(value: unknown): value is Role {
 export const CAPABILITIES = [
   /** See the organization, its own membership and the spaces it can reach. */
   'organization.read',
-  /** Rename, settings. */
+  /** Organization settings, the name included: owner only (Roles: "Owner: organization settings"). */
   'organization.settings',
   /** Plan, checkout: owner only. */
   'billing.manage',
@@ -42,9 +42,9 @@ export type Capability = (typeof CAPABILITIES)[number];
 
 const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   owner: new Set(CAPABILITIES),
+  // Organization settings (the name included) are the owner's; administrators run operations.
   administrator: new Set<Capability>([
     'organization.read',
-    'organization.settings',
     'members.manage',
     'spaces.all',
     'spaces.manage',
