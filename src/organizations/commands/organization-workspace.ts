@@ -20,7 +20,7 @@ import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { TxtResolver } from '../dns-txt-resolver.js';
-import { requireBusinessDomain } from '../domain/business-domain.js';
+import { registrableDomain, requireBusinessDomain } from '../domain/business-domain.js';
 import { caseDecider, caseStreamId, type RecordRef, type Visibility } from '../domain/case.js';
 import {
   isRestricted,
@@ -479,8 +479,9 @@ export class OrganizationWorkspace {
       { now: this.now(), actorAccountId: principal.accountId },
     );
     const owner = access.state.ownerAccountId!;
+    // Once per registrable domain: a subdomain of a domain that already had a trial claims the same key.
     const domainAlreadyUsedForTrial = !(await this.claim(
-      trialDomainClaimStreamId(verification.domain),
+      trialDomainClaimStreamId(registrableDomain(verification.domain) ?? verification.domain),
       organizationId,
       envelope,
     ));
