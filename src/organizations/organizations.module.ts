@@ -1,6 +1,7 @@
 import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
+import { PERSONAL_RESEARCH_GATE } from '../platform/auth/access.js';
 import { SessionStore } from '../platform/auth/sessions.js';
 import { ServiceContext } from '../platform/service-context.js';
 import { RESEARCH_CONTEXTS } from '../search/research-context.js';
@@ -42,8 +43,10 @@ export const TXT_RESOLVER = Symbol('TxtResolver');
       inject: [OrganizationWorkspace],
       useFactory: (workspace: OrganizationWorkspace) => new OrganizationResearchContexts(workspace),
     },
+    // The guard's rule-1 check on personal data routes: the same object that resolves research contexts.
+    { provide: PERSONAL_RESEARCH_GATE, useExisting: RESEARCH_CONTEXTS },
   ],
-  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS],
+  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS, PERSONAL_RESEARCH_GATE],
 })
 export class OrganizationsModule implements OnApplicationBootstrap {
   constructor(
