@@ -44,7 +44,7 @@ import {
   reviewItemStreamId,
   type EvidenceFacts,
 } from '../domain/review.js';
-import { can, isRole, isStaff, type Role } from '../domain/roles.js';
+import { isRole, isStaff, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceCommand, type SpaceKind } from '../domain/space.js';
 import { ssoSignInUrl } from '../sso/domain/sso.js';
 import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
@@ -1202,11 +1202,6 @@ export class OrganizationWorkspace {
       }),
     );
     return searchId;
-  }
-
-  /** Manager check for the balance view. */
-  seesSharedBalance(access: OrganizationAccess): boolean {
-    return can(access.member.role, 'balance.shared');
   }
 
   restricted(state: OrganizationState): boolean {

@@ -16,6 +16,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 import type { OrganizationWorkspace } from '../commands/organization-workspace.js';
 import { isRestricted, reachesSpace, restrictionAction } from '../domain/organization.js';
+import { creditView, type EnvelopeView } from '../domain/policies.js';
 import { can, isStaff } from '../domain/roles.js';
 
 type Doc = ReadDocument & Record<string, unknown> & { id: string };
@@ -237,10 +238,9 @@ export class OrganizationQueries {
       this.ledger.ledgerContext(payer),
     ]);
     const shared = available(state, ledgerContext);
-    if (this.workspace.seesSharedBalance(access)) {
+    if (can(access.member.role, 'balance.shared')) {
       return {
-        scope: 'shared',
-        available: shared,
+        ...creditView(access.member.role, shared, []),
         balance: state.purchasedBalance,
         reserved: Object.values(state.openReservations).reduce((sum, r) => sum + r.amount, 0),
       };
@@ -248,7 +248,7 @@ export class OrganizationQueries {
     const selection = principal.sessionId
       ? await this.workspace.selections.get(principal.sessionId, access.organizationId)
       : null;
-    const limits: Array<{ key: string; limit: number; available: number }> = [];
+    const limits: EnvelopeView[] = [];
     if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
       const space = await this.collection(ORGANIZATION_SPACES).get(selection.spaceId);
       if (space && typeof space.creditLimit === 'number') {
@@ -260,13 +260,19 @@ export class OrganizationQueries {
       const envelope = { key: `member:${access.accountId}`, limit: access.member.portion };
       limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });
     }
-    // What the member may spend: the tightest of its envelopes, never more than the shared balance allows.
-    const permitted = Math.min(shared, ...limits.map((l) => l.available));
-    return {
-      scope: 'envelope',
-      available: permitted,
-      envelopes: limits.map((l) => ({ key: l.key, limit: l.limit, available: l.available })),
-    };
+    return creditView(access.member.role, shared, limits);
+  }
+
+  /**
+   * The `service_credits` of a session switched to the organization (rule 8): what the member may see, the
+   * same view as the credits route. Null when the session no longer reaches the organization.
+   */
+  async serviceCredits(principal: Principal): Promise<{ scope: string; available: number } | null> {
+    if (!principal.organizationId) return null;
+    const access = await this.workspace.gate.require(principal, principal.organizationId).catch(() => null);
+    if (!access) return null;
+    const view = await this.credits(access, principal);
+    return { scope: view.scope, available: view.available };
   }
 }
 
