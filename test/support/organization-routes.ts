@@ -258,7 +258,8 @@ export function organizationRouteRequests(
       params: org,
       body: async () => ({ space_id: w.clientId, case_id: w.caseId }),
     },
-    [`GET ${P}/members`]: { status: 200, roles: ALL, params: org },
+    // The staff list is internal: external clients keep their published view (rule 11).
+    [`GET ${P}/members`]: { status: 200, roles: INTERNAL, deniedStatus: 403, params: org },
     [`POST ${P}/invitations`]: {
       status: 201,
       roles: MANAGERS,

@@ -5,7 +5,7 @@
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { PlanId } from '../../accounts/domain/plans.js';
 import type { OrganizationPlan } from './organization.js';
-import { can, type Role } from './roles.js';
+import { can, isStaff, type Role } from './roles.js';
 
 export type CreationRefusal =
   'personal_plan_active' | 'personal_payment_processing' | 'owns_organization' | 'staff_in_organization';
@@ -110,4 +110,23 @@ export function creditView(
     available: Math.min(sharedAvailable, ...envelopes.map((envelope) => envelope.available)),
     envelopes,
   };
+}
+
+/**
+ * Rule 11: external clients keep only their explicitly published view. Who the staff are (the member list, the
+ * owner, who opened a case or saved evidence) and internal content stay internal; counts cover only what the
+ * viewer may see.
+ */
+export function seesStaff(viewer: Role): boolean {
+  return isStaff(viewer);
+}
+
+/** Staff see all evidence; external clients only client-visible evidence (rule 4). */
+export function seesEvidence(viewer: Role, visibility: unknown): boolean {
+  return isStaff(viewer) || visibility === 'client';
+}
+
+/** An author's account id as the viewer may see it: staff see everyone; an external client only themselves. */
+export function visibleAuthor(viewer: Role, viewerAccountId: string, author: unknown): unknown {
+  return seesStaff(viewer) || author === viewerAccountId ? author : null;
 }

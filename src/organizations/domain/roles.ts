@@ -19,6 +19,8 @@ export function isRole(value: unknown): value is Role {
 export const CAPABILITIES = [
   /** See the organization, its own membership and the spaces it can reach. */
   'organization.read',
+  /** The member list (who the staff are): internal members only, never external clients (rule 11). */
+  'members.read',
   /** Organization settings, the name included: owner only (Roles: "Owner: organization settings"). */
   'organization.settings',
   /** Plan, checkout: owner only. */
@@ -45,13 +47,14 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   // Organization settings (the name included) are the owner's; administrators run operations.
   administrator: new Set<Capability>([
     'organization.read',
+    'members.read',
     'members.manage',
     'spaces.all',
     'spaces.manage',
     'work.internal',
     'balance.shared',
   ]),
-  analyst: new Set<Capability>(['organization.read', 'work.internal']),
+  analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal']),
   external_client: new Set<Capability>(['organization.read']),
 };
 

@@ -201,7 +201,9 @@ export class OrganizationsController {
   @Access(READ)
   @ApiOperation({ summary: 'Members (and, for managers, invitations, assignments and portions)' })
   async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.members(await this.workspace.gate.require(principal, orgId));
+    return this.queries.members(
+      await this.workspace.gate.require(principal, orgId, { capability: 'members.read' }),
+    );
   }
 
   @Post(':orgId/invitations')
