@@ -16,7 +16,7 @@ import { DATASETS } from '../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { cpe, host } from '../support/host-observations.js';
-import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
+import { OrganizationHarness, operator } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
