@@ -1,6 +1,8 @@
 import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
+import { ORGANIZATION_SERVICE_CREDITS } from '../credits/http/service-credits.interceptor.js';
+import { PERSONAL_RESEARCH_GATE } from '../platform/auth/access.js';
 import { SessionStore } from '../platform/auth/sessions.js';
 import { ServiceContext } from '../platform/service-context.js';
 import { RESEARCH_CONTEXTS } from '../search/research-context.js';
@@ -42,8 +44,12 @@ export const TXT_RESOLVER = Symbol('TxtResolver');
       inject: [OrganizationWorkspace],
       useFactory: (workspace: OrganizationWorkspace) => new OrganizationResearchContexts(workspace),
     },
+    // The guard's rule-1 check on personal data routes: the same object that resolves research contexts.
+    { provide: PERSONAL_RESEARCH_GATE, useExisting: RESEARCH_CONTEXTS },
+    // What a member sees in the service_credits of an organization session (rule 8).
+    { provide: ORGANIZATION_SERVICE_CREDITS, useExisting: OrganizationQueries },
   ],
-  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS],
+  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS, PERSONAL_RESEARCH_GATE, ORGANIZATION_SERVICE_CREDITS],
 })
 export class OrganizationsModule implements OnApplicationBootstrap {
   constructor(

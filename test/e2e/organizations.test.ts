@@ -339,7 +339,9 @@ describe('rules 1, 2 and 8: research in the organization context', () => {
       payload: { raw_query: 'nginx', stream: false },
     });
     // The Free owner had purchased credits: they moved to the organization, and nothing falls back to personal.
-    expect([402, 403]).toContain(viaKey.statusCode);
+    // Rule 1 answers first, whatever the personal balance left.
+    expect(viaKey.statusCode).toBe(403);
+    expect(json(viaKey.body).code).toBe('personal_research_unavailable');
     const member = await h.member(organizationId, owner, 'analyst');
     await h.bus.execute(
       new (await import('../../src/accounts/commands/account.commands.js')).PurchaseCredits(
@@ -888,9 +890,10 @@ describe('Roles and Authentication 1, 6–8: members, sessions, ownership', () =
     const first = await h.trialOrganization();
     const second = await h.trialOrganization();
     const both = await h.member(first.organizationId, first.owner, 'analyst');
+    // Staff of one organization at most: the second membership is an external client's.
     const invitation = await h.ok(second.owner, 'POST', org(second.organizationId, '/invitations'), {
       email: both.email,
-      role: 'analyst',
+      role: 'external_client',
     });
     await h.ok(both, 'POST', org(second.organizationId, `/invitations/${invitation.id as string}/accept`));
     await h.switchTo(both, first.organizationId);

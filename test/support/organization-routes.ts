@@ -234,8 +234,9 @@ export function organizationRouteRequests(
     [`GET ${base}`]: { status: 200, roles: ALL, params: async () => ({}) },
     [`GET ${P}`]: { status: 200, roles: ALL, params: org },
     [`PATCH ${P}`]: {
+      // Renaming is an organization setting: owner only.
       status: 200,
-      roles: MANAGERS,
+      roles: OWNER,
       deniedStatus: 403,
       params: org,
       body: async () => ({ name: 'World Co' }),
@@ -257,7 +258,8 @@ export function organizationRouteRequests(
       params: org,
       body: async () => ({ space_id: w.clientId, case_id: w.caseId }),
     },
-    [`GET ${P}/members`]: { status: 200, roles: ALL, params: org },
+    // The staff list is internal: external clients keep their published view (rule 11).
+    [`GET ${P}/members`]: { status: 200, roles: INTERNAL, deniedStatus: 403, params: org },
     [`POST ${P}/invitations`]: {
       status: 201,
       roles: MANAGERS,

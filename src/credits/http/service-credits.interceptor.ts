@@ -5,11 +5,21 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import { from, mergeMap, type Observable } from 'rxjs';
-import { ACCESS_RULE, type AccessRule } from '../../platform/auth/access.js';
+import { ACCESS_RULE, type AccessRule, type Principal } from '../../platform/auth/access.js';
 import type { AuthenticatedRequest } from '../../platform/auth/auth.guard.js';
 import { CreditLedger } from '../commands/credit-ledger.js';
+
+/**
+ * Organization rule 8 for a session switched to an organization: what the member may see of its credits
+ * (managers the shared balance, others their permitted envelope). Provided by the organizations context.
+ */
+export interface OrganizationServiceCredits {
+  serviceCredits(principal: Principal): Promise<{ scope: string; available: number } | null>;
+}
+
+export const ORGANIZATION_SERVICE_CREDITS = Symbol('OrganizationServiceCredits');
 
 /** What a request charged, set by the routes that charge (search, exports). */
 export type ChargingRequest = AuthenticatedRequest & { creditsCharged?: number };
@@ -23,7 +33,17 @@ export class ServiceCreditsInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     @Inject(CreditLedger) private readonly ledger: CreditLedger,
+    @Inject(ModuleRef) private readonly modules: ModuleRef,
   ) {}
+
+  /** Looked up lazily: the organizations context depends on this one, so it cannot be injected here. */
+  private organizationCredits(): OrganizationServiceCredits | null {
+    try {
+      return this.modules.get<OrganizationServiceCredits>(ORGANIZATION_SERVICE_CREDITS, { strict: false });
+    } catch {
+      return null;
+    }
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
@@ -37,11 +57,19 @@ export class ServiceCreditsInterceptor implements NestInterceptor {
 
   private async decorate(body: unknown, request: ChargingRequest): Promise<unknown> {
     if (!isPlainObject(body) || !request.principal) return body;
-    const payer = request.principal.organizationId
-      ? `organization:${request.principal.organizationId}`
-      : `account:${request.principal.accountId}`;
-    const available = await this.ledger.available(payer).catch(() => null);
-    return { ...body, service_credits: { charged: request.creditsCharged ?? 0, available } };
+    const charged = request.creditsCharged ?? 0;
+    if (request.principal.organizationId) {
+      // Never the shared balance to a member who may only see an envelope (rule 8).
+      const view = await (this.organizationCredits()?.serviceCredits(request.principal) ?? null)?.catch(
+        () => null,
+      );
+      return {
+        ...body,
+        service_credits: { charged, available: view?.available ?? null, scope: view?.scope ?? null },
+      };
+    }
+    const available = await this.ledger.available(`account:${request.principal.accountId}`).catch(() => null);
+    return { ...body, service_credits: { charged, available } };
   }
 }
 

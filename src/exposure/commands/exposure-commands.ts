@@ -11,6 +11,7 @@ import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import { enforce, type RateLimitRule } from '../../platform/rate-limit/rate-limiter.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { organizationDecider, organizationStreamId } from '../../organizations/domain/organization.js';
@@ -98,6 +99,21 @@ export function bodyVersion(raw: unknown): number {
     });
   }
   return version;
+}
+
+/**
+ * Versioning 2: a body version counts the events of its stream (0 before the first), so a stale one answers
+ * 409 with that count, the version the client must send next, never the store's zero-based stream version.
+ */
+export async function withBodyVersion<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersion)) throw error;
+    throw new ServiceError('version_conflict', 'the resource changed since you read it: refetch and retry', {
+      current_version: error.actual === null ? 0 : error.actual + 1,
+    });
+  }
 }
 
 /**
@@ -420,25 +436,27 @@ export class ExposureCommands {
     });
     requireActiveScope(scope);
     const subject = await this.subject(scopeId, subjectId);
-    await this.run(
-      subjectStreamId(scopeId, subjectId),
-      subjectDecider,
-      {
-        type: 'RecordDecision',
-        scopeId,
-        subjectId,
-        subjectKind: subject.kind,
-        timezone: scope.exposure.timezone,
-        observedLastSeen: subject.lastSeen,
-        decision: body.decision,
-        conclusion: body.conclusion,
-        accordingTo: body.according_to,
-        note: body.note,
-        announcedDate: body.announced_date,
-        renewal: body.renewal,
-      },
-      withScope(envelope, organizationId, scopeId),
-      version - 1,
+    await withBodyVersion(() =>
+      this.run(
+        subjectStreamId(scopeId, subjectId),
+        subjectDecider,
+        {
+          type: 'RecordDecision',
+          scopeId,
+          subjectId,
+          subjectKind: subject.kind,
+          timezone: scope.exposure.timezone,
+          observedLastSeen: subject.lastSeen,
+          decision: body.decision,
+          conclusion: body.conclusion,
+          accordingTo: body.according_to,
+          note: body.note,
+          announcedDate: body.announced_date,
+          renewal: body.renewal,
+        },
+        withScope(envelope, organizationId, scopeId),
+        version - 1,
+      ),
     );
   }
 

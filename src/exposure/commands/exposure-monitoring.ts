@@ -16,7 +16,7 @@ import {
 import { WATCH_INTERVAL_MS } from '../domain/watch.js';
 import { scopeView, ExposureQueries } from '../queries/exposure-queries.js';
 import type { ExposureGate } from './exposure-access.js';
-import { bodyVersion, EXPOSURE_PROJECTIONS } from './exposure-commands.js';
+import { bodyVersion, EXPOSURE_PROJECTIONS, withBodyVersion } from './exposure-commands.js';
 
 export const MONITORING_PROJECTIONS = [...EXPOSURE_PROJECTIONS, 'exposure-monitoring'];
 
@@ -155,24 +155,26 @@ export class ExposureMonitoring {
       capability: 'spaces.manage',
       write: true,
     });
-    const result = await this.context.repository.handle(
-      notificationStreamId(scopeId),
-      notificationPreferenceDecider,
-      {
-        type: 'SaveNotificationPreference',
-        scopeId,
-        organizationId,
-        enabled: body.enabled,
-        recipients: body.recipients,
-        language: body.language,
-        eligible: eligibleRecipients(scope.access.state, scopeId),
-      },
-      { now: this.context.clock.now() },
-      {
-        commandId: envelope.commandId,
-        metadata: { ...envelope.metadata, payer: `organization:${organizationId}`, scope: scopeId },
-      },
-      { expectedVersion: version - 1 },
+    const result = await withBodyVersion(() =>
+      this.context.repository.handle(
+        notificationStreamId(scopeId),
+        notificationPreferenceDecider,
+        {
+          type: 'SaveNotificationPreference',
+          scopeId,
+          organizationId,
+          enabled: body.enabled,
+          recipients: body.recipients,
+          language: body.language,
+          eligible: eligibleRecipients(scope.access.state, scopeId),
+        },
+        { now: this.context.clock.now() },
+        {
+          commandId: envelope.commandId,
+          metadata: { ...envelope.metadata, payer: `organization:${organizationId}`, scope: scopeId },
+        },
+        { expectedVersion: version - 1 },
+      ),
     );
     await this.context.readYourWrites(['exposure-history'], result.position);
     return preferenceView(result.state);

@@ -19,8 +19,13 @@ export const MAX_REFRESH_ATTEMPTS = 3;
 export const REFRESH_RETRY_DELAY_MS = 30_000;
 /** Legacy credit billing: 1 credit per 1,000 services refreshed, at least 1 and at most this much. */
 export const MAX_REFRESH_CHARGE = 5;
+/**
+ * Keys starting with this prefix belong to the service (the initial refresh, the watch slots of scheduled
+ * monitoring): a client key never starts with it, so it can never take, answer for or pre-empt one of them.
+ */
+export const RESERVED_RUN_KEY_PREFIX = '@';
 /** The internal key of the initial refresh a capacity-billed scope starts at creation (not a valid client key). */
-export const INITIAL_REFRESH_KEY = '@initial-refresh';
+export const INITIAL_REFRESH_KEY = `${RESERVED_RUN_KEY_PREFIX}initial-refresh`;
 
 export function runKeyHash(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
@@ -45,6 +50,15 @@ export function checkedRunKey(raw: unknown): string {
         fields: [
           { field: 'key', problems: [`must be ${MIN_RUN_KEY_LENGTH} to ${MAX_RUN_KEY_LENGTH} characters`] },
         ],
+      },
+    );
+  }
+  if (raw.startsWith(RESERVED_RUN_KEY_PREFIX)) {
+    throw new ServiceError(
+      'invalid_input',
+      `key must not start with "${RESERVED_RUN_KEY_PREFIX}": that namespace belongs to the service's own refreshes (initial refresh, scheduled monitoring)`,
+      {
+        fields: [{ field: 'key', problems: [`must not start with "${RESERVED_RUN_KEY_PREFIX}" (reserved)`] }],
       },
     );
   }

@@ -61,22 +61,31 @@ export function checkedDomain(raw: unknown): string {
   return domain;
 }
 
-/** An IANA timezone name the runtime knows (`Europe/Paris`, `UTC`); abbreviations and offsets are refused. */
+/**
+ * An IANA timezone name the runtime knows (`Europe/Paris`, `UTC`), stored in its canonical form: the runtime's
+ * own spelling (`europe/paris` → `Europe/Paris`; a link such as `US/Pacific` → `America/Los_Angeles`).
+ * Abbreviations and offsets are refused.
+ */
 export function checkedTimezone(raw: unknown): string {
-  const timezone = typeof raw === 'string' ? raw.trim() : '';
-  if (!isIanaTimezone(timezone))
-    throw invalid('timezone', 'must be an IANA timezone name such as Europe/Paris');
-  return timezone;
+  const canonical = canonicalTimezone(typeof raw === 'string' ? raw.trim() : '');
+  if (canonical === null) throw invalid('timezone', 'must be an IANA timezone name such as Europe/Paris');
+  return canonical;
 }
 
 export function isIanaTimezone(name: string): boolean {
-  if (name.length === 0 || name.length > 64) return false;
-  if (name !== 'UTC' && !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){1,2}$/.test(name)) return false;
+  return canonicalTimezone(name) !== null;
+}
+
+/** The runtime's canonical name of an IANA timezone, or null when the name is no IANA zone name. */
+export function canonicalTimezone(name: string): string | null {
+  if (name.length === 0 || name.length > 64) return null;
+  if (name.toUpperCase() !== 'UTC' && !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){1,2}$/.test(name)) {
+    return null;
+  }
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -8,6 +8,7 @@
  * this run", never as absent; a partial or failed run establishes nothing and compares nothing.
  */
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { RESERVED_RUN_KEY_PREFIX } from './refresh-run.js';
 
 /** One watch run per day while monitoring runs (the first one at activation). */
 export const WATCH_INTERVAL_MS = 24 * 60 * 60 * 1000;
@@ -20,7 +21,7 @@ export function watchStreamId(scopeId: string): string {
 
 /** The stable run key of slot `slot` of schedule `scheduleId` (the same key never runs twice). */
 export function watchRunKey(scheduleId: string, slot: number): string {
-  return `@watch:${scheduleId}:${slot}`;
+  return `${RESERVED_RUN_KEY_PREFIX}watch:${scheduleId}:${slot}`;
 }
 
 export interface WatchedService {

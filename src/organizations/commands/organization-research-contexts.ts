@@ -1,4 +1,4 @@
-import type { Principal } from '../../platform/auth/access.js';
+import type { PersonalResearchGate, Principal } from '../../platform/auth/access.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import {
@@ -18,17 +18,22 @@ import type { OrganizationWorkspace } from './organization-workspace.js';
  *   external user's portion; a refusal never falls back to another payer;
  * - a restricted organization researches nothing; the trial omits WHOIS contacts.
  */
-export class OrganizationResearchContexts implements ResearchContexts {
+export class OrganizationResearchContexts implements ResearchContexts, PersonalResearchGate {
   constructor(private readonly workspace: OrganizationWorkspace) {}
+
+  /** Rule 1: personal research is unavailable to an account that belongs to an organization. */
+  async refusal(accountId: string): Promise<ServiceError | null> {
+    if (!(await this.workspace.belongsToOrganization(accountId))) return null;
+    return new ServiceError(
+      'personal_research_unavailable',
+      "this account belongs to an organization: research runs in the organization's context (switch a browser session to it); personal research is unavailable",
+    );
+  }
 
   async resolve(principal: Principal): Promise<ResearchContext> {
     if (!principal.organizationId) {
-      if (await this.workspace.belongsToOrganization(principal.accountId)) {
-        throw new ServiceError(
-          'personal_research_unavailable',
-          "this account belongs to an organization: research runs in the organization's context (switch a browser session to it); personal research is unavailable",
-        );
-      }
+      const refusal = await this.refusal(principal.accountId);
+      if (refusal) throw refusal;
       return personalResearch(principal);
     }
     const organizationId = principal.organizationId;

@@ -20,7 +20,7 @@ import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import type { TxtResolver } from '../dns-txt-resolver.js';
-import { requireBusinessDomain } from '../domain/business-domain.js';
+import { registrableDomain, requireBusinessDomain } from '../domain/business-domain.js';
 import { caseDecider, caseStreamId, type RecordRef, type Visibility } from '../domain/case.js';
 import {
   isRestricted,
@@ -44,8 +44,9 @@ import {
   reviewItemStreamId,
   type EvidenceFacts,
 } from '../domain/review.js';
-import { can, isRole, isStaff, type Role } from '../domain/roles.js';
+import { isRole, isStaff, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceCommand, type SpaceKind } from '../domain/space.js';
+import { staffSeatDecider, staffSeatStreamId } from '../domain/staff-seat.js';
 import { ssoSignInUrl } from '../sso/domain/sso.js';
 import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
 import { WorkspaceSelections } from './workspace-selection.js';
@@ -479,8 +480,9 @@ export class OrganizationWorkspace {
       { now: this.now(), actorAccountId: principal.accountId },
     );
     const owner = access.state.ownerAccountId!;
+    // Once per registrable domain: a subdomain of a domain that already had a trial claims the same key.
     const domainAlreadyUsedForTrial = !(await this.claim(
-      trialDomainClaimStreamId(verification.domain),
+      trialDomainClaimStreamId(registrableDomain(verification.domain) ?? verification.domain),
       organizationId,
       envelope,
     ));
@@ -640,6 +642,7 @@ export class OrganizationWorkspace {
     if (state.invitations[invitationId]!.email !== account.state.email)
       throw new ServiceError('not_found', 'no such invitation');
     const role = state.invitations[invitationId]!.role;
+    if (isStaff(role)) await this.takeStaffSeat(principal.accountId, organizationId, envelope);
     await this.organizationCommand(
       { organizationId },
       principal.accountId,
@@ -669,6 +672,9 @@ export class OrganizationWorkspace {
     requireMemberId(access.state, accountId);
     if (body.role !== undefined) {
       const before = access.state.members[accountId]!.role;
+      if (!isStaff(before) && isRole(body.role) && isStaff(body.role)) {
+        await this.takeStaffSeat(accountId, organizationId, envelope);
+      }
       await this.organizationCommand(
         access,
         principal.accountId,
@@ -677,7 +683,7 @@ export class OrganizationWorkspace {
       );
       // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
       if (!isStaff(before) && (await this.gate.ssoEntryRefusal(organizationId, body.role))) {
-        await this.sessions.revokeAllFor(accountId);
+        await this.sessions.revokeAllFor(accountId, { organizationId });
       }
     }
     if (body.portion !== undefined) {
@@ -707,8 +713,47 @@ export class OrganizationWorkspace {
       { type: 'RemoveMember', accountId },
       envelope,
     );
-    // Removal revokes access at once: the gate folds the stream; the member's sessions leave the organization too.
-    await this.sessions.revokeAllFor(accountId);
+    // Removal revokes access at once: the gate folds the stream. The member's sessions switched to this
+    // organization end too; sessions in another organization (an external client's access there) are untouched.
+    await this.sessions.revokeAllFor(accountId, { organizationId });
+  }
+
+  /**
+   * An account is staff of at most one organization at a time: before it becomes staff here, the organizations
+   * that might hold it as staff (its memberships, the seat's holder, an organization it is creating) are folded,
+   * and the seat stream decides (409 `staff_of_another_organization`). A concurrent acceptance elsewhere loses
+   * on the seat's expected version. The refusal goes to the invitee only: the inviting organization learns
+   * nothing about other organizations.
+   */
+  private async takeStaffSeat(accountId: string, organizationId: string, envelope: CommandEnvelope) {
+    const seat = staffSeatStreamId(accountId);
+    const [memberships, loaded, creation] = await Promise.all([
+      this.memberships(accountId),
+      this.context.repository.load(seat, staffSeatDecider),
+      this.context.storage.eventStore.readStream(creationStreamId(accountId)),
+    ]);
+    const started = abandoned(creation)
+      ? undefined
+      : (creation.at(-1)?.data as { organizationId?: string } | undefined)?.organizationId;
+    const candidates = new Set(
+      [...memberships.map((m) => m.organizationId), loaded.state.holder, started].filter(
+        (id): id is string => typeof id === 'string' && id !== organizationId,
+      ),
+    );
+    const staffIn: string[] = [];
+    for (const candidate of candidates) {
+      const { state } = await this.gate.organization(candidate);
+      const member = memberOf(state, accountId);
+      if (member && isStaff(member.role)) staffIn.push(candidate);
+    }
+    await this.context.repository.handle(
+      seat,
+      staffSeatDecider,
+      { type: 'TakeStaffSeat', organizationId, checked: [...candidates], staffIn },
+      { now: this.now() },
+      withPayer(envelope, organizationId, undefined, 'staff-seat'),
+      { conflictRetries: 0 },
+    );
   }
 
   async assignSpace(
@@ -1201,11 +1246,6 @@ export class OrganizationWorkspace {
       }),
     );
     return searchId;
-  }
-
-  /** Manager check for the balance view. */
-  seesSharedBalance(access: OrganizationAccess): boolean {
-    return can(access.member.role, 'balance.shared');
   }
 
   restricted(state: OrganizationState): boolean {

@@ -1,8 +1,10 @@
 /**
  * Trial admission proof (rule 5): a business domain proven by a DNS TXT record the service names. Pure: the
- * resolver answers are passed in; the personal mailbox list is the maintained `email-providers` package.
+ * resolver answers are passed in; the personal mailbox list is the maintained `email-providers` package, the
+ * public suffix list the maintained `tldts` package (its list is bundled: nothing is fetched at run time).
  */
 import { createRequire } from 'node:module';
+import { getDomain } from 'tldts';
 import { ServiceError } from '../../platform/errors/service-error.js';
 
 const require = createRequire(import.meta.url);
@@ -47,7 +49,16 @@ export function isPersonalMailboxDomain(domain: string): boolean {
   return false;
 }
 
-/** A business domain: well-formed and not a personal mailbox domain (422 personal_mailbox_domain). */
+/**
+ * The registrable domain (public suffix plus one label) a trial is granted once for (rule 5): `a.b.example.co.uk`
+ * → `example.co.uk`. The private section of the list counts (`acme.github.io` is its owner's own), so different
+ * registrants under a shared hosting suffix are different domains. Null for a public suffix itself.
+ */
+export function registrableDomain(domain: string): string | null {
+  return getDomain(domain, { allowPrivateDomains: true, validateHostname: false }) ?? null;
+}
+
+/** A business domain: well-formed, registrable and not a personal mailbox domain (422 personal_mailbox_domain). */
 export function requireBusinessDomain(raw: unknown): string {
   const domain = normalizeBusinessDomain(raw);
   if (isPersonalMailboxDomain(domain)) {
@@ -55,6 +66,15 @@ export function requireBusinessDomain(raw: unknown): string {
       'personal_mailbox_domain',
       `${domain} is a personal mailbox domain; a trial needs your organization's own domain`,
       { domain },
+    );
+  }
+  if (registrableDomain(domain) === null) {
+    throw new ServiceError(
+      'invalid_input',
+      `${domain} is a public suffix; name your organization's own domain`,
+      {
+        fields: [{ field: 'domain', problems: ['is a public suffix, not a registrable domain'] }],
+      },
     );
   }
   return domain;

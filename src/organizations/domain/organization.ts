@@ -5,7 +5,12 @@
  */
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import { txtProves, verificationRecord, type VerificationRecord } from './business-domain.js';
+import {
+  registrableDomain,
+  txtProves,
+  verificationRecord,
+  type VerificationRecord,
+} from './business-domain.js';
 import { can, isRole, isStaff, type Capability, type Role } from './roles.js';
 
 export const TRIAL_DAYS = 14;
@@ -700,9 +705,13 @@ function verifyDomain(
     );
   }
   if (command.domainAlreadyUsedForTrial) {
-    throw new ServiceError('trial_ineligible', 'this domain already admitted a trial; subscribe instead', {
-      reason: 'domain_already_used',
-    });
+    // A trial is granted once per registrable domain (a subdomain shares its domain's trial).
+    const registrable = registrableDomain(state.verification.domain) ?? state.verification.domain;
+    throw new ServiceError(
+      'trial_ineligible',
+      `${registrable} already admitted a trial (once per registrable domain); subscribe instead`,
+      { reason: 'domain_already_used', registrable_domain: registrable },
+    );
   }
   if (command.accountAlreadyHadTrial) {
     throw new ServiceError('trial_ineligible', 'this account already had a trial; subscribe instead', {

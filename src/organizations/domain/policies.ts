@@ -5,6 +5,7 @@
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { PlanId } from '../../accounts/domain/plans.js';
 import type { OrganizationPlan } from './organization.js';
+import { can, isStaff, type Role } from './roles.js';
 
 export type CreationRefusal =
   'personal_plan_active' | 'personal_payment_processing' | 'owns_organization' | 'staff_in_organization';
@@ -80,4 +81,52 @@ export function redactWhoisRecord(record: Record<string, unknown>): Record<strin
     delete copy[path];
   }
   return copy;
+}
+
+/** One envelope a member spends within (rule 8): a space's credit_limit or an external user's portion. */
+export interface EnvelopeView {
+  readonly key: string;
+  readonly limit: number;
+  readonly available: number;
+}
+
+export type CreditView =
+  | { readonly scope: 'shared'; readonly available: number }
+  | { readonly scope: 'envelope'; readonly available: number; readonly envelopes: readonly EnvelopeView[] };
+
+/**
+ * Rule 8: what a member sees of the organization's credits. Managers see the shared balance; every other member
+ * sees only what they may spend: the tightest of their envelopes, never more than the shared balance allows.
+ * The credits route and the `service_credits` of every session answer both show this, never more.
+ */
+export function creditView(
+  role: Role,
+  sharedAvailable: number,
+  envelopes: readonly EnvelopeView[],
+): CreditView {
+  if (can(role, 'balance.shared')) return { scope: 'shared', available: sharedAvailable };
+  return {
+    scope: 'envelope',
+    available: Math.min(sharedAvailable, ...envelopes.map((envelope) => envelope.available)),
+    envelopes,
+  };
+}
+
+/**
+ * Rule 11: external clients keep only their explicitly published view. Who the staff are (the member list, the
+ * owner, who opened a case or saved evidence) and internal content stay internal; counts cover only what the
+ * viewer may see.
+ */
+export function seesStaff(viewer: Role): boolean {
+  return isStaff(viewer);
+}
+
+/** Staff see all evidence; external clients only client-visible evidence (rule 4). */
+export function seesEvidence(viewer: Role, visibility: unknown): boolean {
+  return isStaff(viewer) || visibility === 'client';
+}
+
+/** An author's account id as the viewer may see it: staff see everyone; an external client only themselves. */
+export function visibleAuthor(viewer: Role, viewerAccountId: string, author: unknown): unknown {
+  return seesStaff(viewer) || author === viewerAccountId ? author : null;
 }

@@ -19,7 +19,9 @@ export function isRole(value: unknown): value is Role {
 export const CAPABILITIES = [
   /** See the organization, its own membership and the spaces it can reach. */
   'organization.read',
-  /** Rename, settings. */
+  /** The member list (who the staff are): internal members only, never external clients (rule 11). */
+  'members.read',
+  /** Organization settings, the name included: owner only (Roles: "Owner: organization settings"). */
   'organization.settings',
   /** Plan, checkout: owner only. */
   'billing.manage',
@@ -42,16 +44,17 @@ export type Capability = (typeof CAPABILITIES)[number];
 
 const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   owner: new Set(CAPABILITIES),
+  // Organization settings (the name included) are the owner's; administrators run operations.
   administrator: new Set<Capability>([
     'organization.read',
-    'organization.settings',
+    'members.read',
     'members.manage',
     'spaces.all',
     'spaces.manage',
     'work.internal',
     'balance.shared',
   ]),
-  analyst: new Set<Capability>(['organization.read', 'work.internal']),
+  analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal']),
   external_client: new Set<Capability>(['organization.read']),
 };
 

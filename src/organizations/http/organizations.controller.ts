@@ -16,7 +16,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ServiceError } from '../../platform/errors/service-error.js';
+import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { OrganizationWorkspace } from '../commands/organization-workspace.js';
 import type { SpaceCommand } from '../domain/space.js';
@@ -201,7 +201,9 @@ export class OrganizationsController {
   @Access(READ)
   @ApiOperation({ summary: 'Members (and, for managers, invitations, assignments and portions)' })
   async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.members(await this.workspace.gate.require(principal, orgId));
+    return this.queries.members(
+      await this.workspace.gate.require(principal, orgId, { capability: 'members.read' }),
+    );
   }
 
   @Post(':orgId/invitations')
@@ -438,7 +440,7 @@ export class OrganizationsController {
       clientId,
       commands,
       this.envelope(principal, request),
-      quotedVersion(ifMatch),
+      ifMatchVersion(ifMatch, 'the space'),
     );
     return this.space(principal, orgId, clientId);
   }
@@ -710,18 +712,4 @@ export class OrganizationsController {
     await this.workspace.publishComparison(principal, orgId, comparisonId, this.envelope(principal, request));
     return this.comparison(principal, orgId, comparisonId);
   }
-}
-
-/** If-Match carries the quoted version the client read (scope routes always need it). */
-function quotedVersion(header: string | undefined): number {
-  if (header === undefined || header.trim() === '') {
-    throw new ServiceError('precondition_required', 'send If-Match with the quoted version of the space');
-  }
-  const match = /^(?:W\/)?"(-?\d+)"$/.exec(header.trim());
-  if (!match) {
-    throw new ServiceError('invalid_input', 'If-Match must hold the quoted version, e.g. "3"', {
-      fields: [{ field: 'If-Match', problems: ['must be a quoted version'] }],
-    });
-  }
-  return Number(match[1]);
 }

@@ -16,6 +16,7 @@ import type { ServiceContext } from '../../platform/service-context.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 import type { OrganizationWorkspace } from '../commands/organization-workspace.js';
 import { isRestricted, reachesSpace, restrictionAction } from '../domain/organization.js';
+import { creditView, seesEvidence, seesStaff, visibleAuthor, type EnvelopeView } from '../domain/policies.js';
 import { can, isStaff } from '../domain/roles.js';
 
 type Doc = ReadDocument & Record<string, unknown> & { id: string };
@@ -90,7 +91,8 @@ export class OrganizationQueries {
               verified_at: state.verification.verifiedAt,
             }
           : null,
-      owner_account_id: state.ownerAccountId,
+      // Who the staff are is internal (rule 11).
+      owner_account_id: seesStaff(access.member.role) ? state.ownerAccountId : null,
       role: access.member.role,
       ownership_offer:
         state.ownershipOffer &&
@@ -136,7 +138,7 @@ export class OrganizationQueries {
         .filter(
           (space) => space.state !== 'deleted' && reachesSpace(access.state, access.accountId, space.id),
         )
-        .map((space) => spaceView(space)),
+        .map((space) => spaceView(space, access)),
     };
   }
 
@@ -144,15 +146,19 @@ export class OrganizationQueries {
     await this.workspace.gate.space(access, spaceId);
     const space = await this.collection(ORGANIZATION_SPACES).get(spaceId);
     if (!space) throw new ServiceError('not_found', 'no such space');
-    return spaceView(space);
+    return spaceView(space, access);
   }
 
   async cases(access: OrganizationAccess) {
     const cases = await this.collection(ORGANIZATION_CASES).find({ organizationId: access.organizationId });
+    const reachable = cases.filter((c) => reachesSpace(access.state, access.accountId, c.spaceId as string));
     return {
-      cases: cases
-        .filter((c) => reachesSpace(access.state, access.accountId, c.spaceId as string))
-        .map((c) => caseView(c)),
+      cases: await Promise.all(
+        // Staff count every item (the stored count); an external client only what it may see.
+        reachable.map(async (c) =>
+          caseView(c, access, seesStaff(access.member.role) ? null : await this.visibleEvidence(access, c)),
+        ),
+      ),
     };
   }
 
@@ -160,12 +166,17 @@ export class OrganizationQueries {
     await this.workspace.caseOf(access, caseId);
     const found = await this.collection(ORGANIZATION_CASES).get(caseId);
     if (!found) throw new ServiceError('not_found', 'no such case');
-    const evidence = await this.collection(ORGANIZATION_EVIDENCE).find({ caseId });
-    const staff = isStaff(access.member.role);
+    const evidence = await this.visibleEvidence(access, found);
     return {
-      ...caseView(found),
-      evidence: evidence.filter((e) => staff || e.visibility === 'client').map((e) => evidenceView(e)),
+      ...caseView(found, access, evidence),
+      evidence: evidence.map((e) => evidenceView(e, access)),
     };
+  }
+
+  /** The case's evidence the member may see (staff: all; external clients: client-visible only). */
+  private async visibleEvidence(access: OrganizationAccess, found: Doc): Promise<Doc[]> {
+    const evidence = await this.collection(ORGANIZATION_EVIDENCE).find({ caseId: found.id });
+    return evidence.filter((e) => seesEvidence(access.member.role, e.visibility));
   }
 
   async evidence(access: OrganizationAccess, evidenceId: string) {
@@ -174,11 +185,11 @@ export class OrganizationQueries {
       !found ||
       found.organizationId !== access.organizationId ||
       !reachesSpace(access.state, access.accountId, found.spaceId as string) ||
-      (!isStaff(access.member.role) && found.visibility !== 'client')
+      !seesEvidence(access.member.role, found.visibility)
     ) {
       throw new ServiceError('not_found', 'no such evidence');
     }
-    return evidenceView(found);
+    return evidenceView(found, access);
   }
 
   /** Rule 11: every accessible space's queued observations, for internal members. */
@@ -237,10 +248,9 @@ export class OrganizationQueries {
       this.ledger.ledgerContext(payer),
     ]);
     const shared = available(state, ledgerContext);
-    if (this.workspace.seesSharedBalance(access)) {
+    if (can(access.member.role, 'balance.shared')) {
       return {
-        scope: 'shared',
-        available: shared,
+        ...creditView(access.member.role, shared, []),
         balance: state.purchasedBalance,
         reserved: Object.values(state.openReservations).reduce((sum, r) => sum + r.amount, 0),
       };
@@ -248,7 +258,7 @@ export class OrganizationQueries {
     const selection = principal.sessionId
       ? await this.workspace.selections.get(principal.sessionId, access.organizationId)
       : null;
-    const limits: Array<{ key: string; limit: number; available: number }> = [];
+    const limits: EnvelopeView[] = [];
     if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
       const space = await this.collection(ORGANIZATION_SPACES).get(selection.spaceId);
       if (space && typeof space.creditLimit === 'number') {
@@ -260,18 +270,24 @@ export class OrganizationQueries {
       const envelope = { key: `member:${access.accountId}`, limit: access.member.portion };
       limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });
     }
-    // What the member may spend: the tightest of its envelopes, never more than the shared balance allows.
-    const permitted = Math.min(shared, ...limits.map((l) => l.available));
-    return {
-      scope: 'envelope',
-      available: permitted,
-      envelopes: limits.map((l) => ({ key: l.key, limit: l.limit, available: l.available })),
-    };
+    return creditView(access.member.role, shared, limits);
+  }
+
+  /**
+   * The `service_credits` of a session switched to the organization (rule 8): what the member may see, the
+   * same view as the credits route. Null when the session no longer reaches the organization.
+   */
+  async serviceCredits(principal: Principal): Promise<{ scope: string; available: number } | null> {
+    if (!principal.organizationId) return null;
+    const access = await this.workspace.gate.require(principal, principal.organizationId).catch(() => null);
+    if (!access) return null;
+    const view = await this.credits(access, principal);
+    return { scope: view.scope, available: view.available };
   }
 }
 
 /** The client view; an exposure scope's declaration (domain, timezone, addresses) is part of it. */
-function spaceView(space: Doc) {
+function spaceView(space: Doc, access: OrganizationAccess) {
   const exposure = space.exposure as { domain: string; timezone: string; addresses: string[] } | undefined;
   return {
     id: space.id,
@@ -284,29 +300,35 @@ function spaceView(space: Doc) {
     credit_limit: space.creditLimit,
     monitoring: space.monitoring,
     erase_after: space.eraseAfter ?? null,
-    shares: Object.entries((space.shares as Record<string, { revoked: boolean }>) ?? {}).map(
-      ([id, share]) => ({
-        id,
-        revoked: share.revoked,
-      }),
-    ),
+    // Guest share links are the staff's to hand out; an external client keeps the published view (rule 11).
+    shares: seesStaff(access.member.role)
+      ? Object.entries((space.shares as Record<string, { revoked: boolean }>) ?? {}).map(([id, share]) => ({
+          id,
+          revoked: share.revoked,
+        }))
+      : [],
     version: `"${String(space.version)}"`,
   };
 }
 
-function caseView(c: Doc) {
+/** `visible`: the evidence an external client may see (its count is theirs); null for staff (every item). */
+function caseView(c: Doc, access: OrganizationAccess, visible: readonly Doc[] | null) {
   return {
     id: c.id,
     space_id: c.spaceId,
     title: c.title,
     status: c.status,
-    evidence_count: c.evidenceCount,
-    opened_by: c.openedBy,
+    // Records saved into the case, counting only evidence the viewer may see (rule 11).
+    evidence_count:
+      visible === null
+        ? c.evidenceCount
+        : visible.reduce((sum, e) => sum + ((e.records as unknown[] | undefined)?.length ?? 0), 0),
+    opened_by: visibleAuthor(access.member.role, access.accountId, c.openedBy),
     opened_at: c.openedAt,
   };
 }
 
-function evidenceView(e: Doc) {
+function evidenceView(e: Doc, access: OrganizationAccess) {
   return {
     id: e.evidenceId,
     case_id: e.caseId,
@@ -315,7 +337,7 @@ function evidenceView(e: Doc) {
     records: e.records,
     note: e.note,
     visibility: e.visibility,
-    saved_by: e.savedBy,
+    saved_by: visibleAuthor(access.member.role, access.accountId, e.savedBy),
     saved_at: e.savedAt,
   };
 }

@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import type { ServiceError } from '../errors/service-error.js';
 
 /**
  * Every route declares who may call it: its surface (which credential it accepts) and the permission it
@@ -64,4 +65,16 @@ export interface PrincipalDirectory {
 }
 
 export const PRINCIPAL_DIRECTORY = Symbol('PrincipalDirectory');
+
+/**
+ * Organization rule 1: an account that belongs to an organization has no personal research. Implemented by the
+ * organizations context; the guard asks it on every personal data route before the entitlement check, so such
+ * an account gets the same refusal whatever its personal balance.
+ */
+export interface PersonalResearchGate {
+  /** The refusal when the account's personal research is unavailable; null when it may research for itself. */
+  refusal(accountId: string): Promise<ServiceError | null>;
+}
+
+export const PERSONAL_RESEARCH_GATE = Symbol('PersonalResearchGate');
 export const SERVICE_SCOPE = 'service.read';

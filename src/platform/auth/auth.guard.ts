@@ -1,12 +1,14 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors/service-error.js';
 import {
   ACCESS_RULE,
+  PERSONAL_RESEARCH_GATE,
   PRINCIPAL_DIRECTORY,
   SERVICE_SCOPE,
   type AccessRule,
+  type PersonalResearchGate,
   type Principal,
   type PrincipalDirectory,
 } from './access.js';
@@ -33,6 +35,9 @@ export class AuthGuard implements CanActivate {
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(AccessTokens) private readonly tokens: AccessTokens,
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+    @Optional()
+    @Inject(PERSONAL_RESEARCH_GATE)
+    private readonly personalResearch?: PersonalResearchGate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -92,10 +97,19 @@ export class AuthGuard implements CanActivate {
         keyId: parsed.keyId,
       };
     }
+    // Asked alongside the standing (not after it): it sits in front of every personal data request.
+    const personalResearch = rule.personalData
+      ? settled(this.personalResearch?.refusal(principal.accountId))
+      : null;
     const standing = await this.directory.accountStanding(principal.accountId);
     if (!standing.exists) {
       throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     }
+    // Organization rule 1 before Authentication 3: a member's personal research is unavailable, whatever its balance.
+    const refusal = await personalResearch;
+    if (refusal && 'error' in refusal) throw refusal.error;
+    if (refusal?.value) throw refusal.value;
+
     if (rule.personalData && !standing.personalData) {
       throw new ServiceError(
         'entitlement_required',
@@ -141,4 +155,12 @@ function personalCredential(request: FastifyRequest): string | undefined {
   if (authorization && /^bearer\s+/i.test(authorization))
     return authorization.replace(/^bearer\s+/i, '').trim() || undefined;
   return undefined;
+}
+
+/** A promise that never rejects (so nothing goes unhandled while another check throws first). */
+function settled<T>(promise: Promise<T> | undefined): Promise<{ value: T | undefined } | { error: unknown }> {
+  return Promise.resolve(promise).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }

@@ -135,12 +135,22 @@ export class SessionStore {
     return this.sessions.delete(hashSessionId(sessionId));
   }
 
-  /** Ends every session of an account (optionally keeping one, e.g. the caller's); answers how many ended. */
-  async revokeAllFor(accountId: string, options: { except?: string } = {}): Promise<number> {
+  /**
+   * Ends every session of an account (optionally keeping one, e.g. the caller's, or only those restricted to one
+   * organization, so leaving one organization never ends work in another); answers how many ended.
+   */
+  async revokeAllFor(
+    accountId: string,
+    options: { except?: string; organizationId?: string } = {},
+  ): Promise<number> {
     await this.init();
     const kept =
       options.except !== undefined && isSessionId(options.except) ? hashSessionId(options.except) : null;
-    const documents = await this.sessions.find({ accountId });
+    const documents = await this.sessions.find(
+      options.organizationId === undefined
+        ? { accountId }
+        : { accountId, organizationId: options.organizationId },
+    );
     let revoked = 0;
     for (const document of documents) {
       if (document.id === kept) continue;

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   recovery_code_required: 409,
   /** Scope state: a deleted scope can be restored only before erase_after and before erasure begins. */
   restore_window_closed: 409,
+  /** Organizations: an account is staff of at most one organization at a time (joining a second as staff). */
+  staff_of_another_organization: 409,
   /** Frozen reports: a scope keeps at most 100. */
   report_limit_reached: 409,
   /** Frozen reports: a document holds at most 16 MiB. */

@@ -90,7 +90,10 @@ export class SearchHandler {
       abortOnClose(reply),
     );
     (request as ChargingRequest).creditsCharged = outcome.charged;
+    // In an organization space a page is a completed search too: its records can become evidence (rule 4).
+    const searchId = await this.recordRecords(caller, searchRequest, outcome.charged, outcome.items);
     return {
+      ...(searchId ? { search_id: searchId } : {}),
       dataset,
       page: body.page,
       per_type_limit: searchRequest.perTypeLimit,
@@ -160,7 +163,10 @@ export class SearchHandler {
       );
     }
     (request as ChargingRequest).creditsCharged = outcome.charged;
+    // Like unified search: an organization's single-dataset search is recorded, so its records can become evidence.
+    const searchId = await this.recordRecords(caller, searchRequest, outcome.charged, outcome.items);
     return {
+      ...(searchId ? { search_id: searchId } : {}),
       dataset,
       page,
       results_per_page: perPage,
@@ -219,12 +225,26 @@ export class SearchHandler {
     searchRequest: SearchRequest,
     outcome: SearchOutcome,
   ): Promise<string | null> {
+    return this.recordRecords(
+      caller,
+      searchRequest,
+      outcome.credits_charged,
+      Object.values(outcome.results).flat(),
+    );
+  }
+
+  private async recordRecords(
+    caller: Caller,
+    searchRequest: SearchRequest,
+    creditsCharged: number,
+    records: SearchOutcome['results'][Dataset],
+  ): Promise<string | null> {
     if (!this.research || !caller.research?.organization) return null;
     return this.research.recordCompletedSearch(caller.principal, caller.research, {
       rawQuery: searchRequest.rawQuery,
       timeFrame: searchRequest.timeFrame,
-      creditsCharged: outcome.credits_charged,
-      records: Object.values(outcome.results).flat(),
+      creditsCharged,
+      records,
     });
   }
 }
