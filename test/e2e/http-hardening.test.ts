@@ -19,6 +19,7 @@ import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { DATASETS } from '../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
+import { tableOf } from '../../src/search/observation-index/postgres-query-compiler.js';
 import { SQL_KINDS, TEST_DATABASE_URL } from '../support/databases.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, operator } from '../support/organizations.js';
@@ -435,7 +436,8 @@ describe('a data route whose dataset or storage cannot answer is 503 with Retry-
   let database: string;
 
   beforeAll(async () => {
-    service = await startTestService('postgres');
+    // Two hosts queries at once make the dataset busy (the default, 16, is a production figure).
+    service = await startTestService('postgres', { env: { SEARCH_DATASET_CONCURRENCY: '2' } });
     await waitUntil(() => service.context.projections.allLive());
     await writeGenerated(service.context.observations, 'hosts', {
       count: 40,
@@ -455,6 +457,43 @@ describe('a data route whose dataset or storage cannot answer is 503 with Retry-
 
   afterAll(async () => {
     await service?.dispose();
+  });
+
+  it('a busy dataset answers 503 not_ready with Retry-After before any reservation; the queries in flight still answer', async () => {
+    const locker = new pg.Client({ connectionString: service.database!.url! });
+    await locker.connect();
+    try {
+      // Holding the hosts table keeps two hosts queries in flight: the dataset is at its concurrency.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${tableOf('hosts')} IN ACCESS EXCLUSIVE MODE`);
+      const search = () =>
+        client.call('POST', '/api/v2/common/data/hosts', { ...researcher, json: { raw_query: 'port:443' } });
+      const inFlight = [search(), search()];
+      await waitUntil(async () => {
+        const { rows } = await locker.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND relation = $1::regclass`,
+          [tableOf('hosts')],
+        );
+        return rows[0]!.waiting >= 2;
+      });
+      const requestId = `busy-${unique()}`;
+      const head = await service.context.storage.eventStore.headPosition();
+      const busy = await client.call('POST', '/api/v2/common/data/hosts', {
+        ...researcher,
+        json: { raw_query: 'port:443' },
+        headers: { 'x-request-id': requestId },
+      });
+      expectRefusal(busy, 503, 'not_ready');
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(busy.body.details).toEqual({ status: 'busy' });
+      // Nothing was reserved for it: no event carries its request id.
+      const events = await service.context.storage.eventStore.readAll({ after: head, limit: 1000 });
+      expect(events.filter((event) => event.metadata.correlationId === requestId)).toEqual([]);
+      await locker.query('ROLLBACK');
+      for (const answer of await Promise.all(inFlight)) expect(answer.status).toBe(200);
+    } finally {
+      await locker.end();
+    }
   });
 
   it('when the database stops accepting connections, routes answer 503 not_ready with Retry-After, and answer again once it is back', async () => {
