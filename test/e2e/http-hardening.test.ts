@@ -499,12 +499,24 @@ describe('a data route whose dataset or storage cannot answer is 503 with Retry-
   it('when the database stops accepting connections, routes answer 503 not_ready with Retry-After, and answer again once it is back', async () => {
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
+    // A transaction between two statements when its connection is cut: the process must survive it (an unhandled
+    // 'error' of the held client used to end it), and the transaction fails like any statement would.
+    let cut!: () => void;
+    const connectionCut = new Promise<void>((resolve) => (cut = resolve));
+    const heldTransaction = service.context.storage.sql!.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await connectionCut;
+      await tx.query('SELECT 1');
+    });
     try {
       await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`);
       await admin.query(
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
         [database],
       );
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the held client hears of its end
+      cut();
+      await expect(heldTransaction).rejects.toThrow();
       for (const [method, path, json] of [
         ['GET', '/api/v2/common/credits', undefined],
         ['POST', '/api/v2/common/data/hosts', { raw_query: 'port:443' }],
