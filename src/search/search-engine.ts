@@ -232,6 +232,8 @@ export class SearchEngine {
         'invalid_query',
         invalid.get(dataset) ?? `the query does not apply to ${dataset}`,
       );
+    // A busy dataset is refused before any reservation: nothing is booked for an answer that cannot come.
+    if (this.atCapacity(dataset)) throw busyDataset(dataset);
     const price = pagePrice(dataset, page.offset, favicon);
     const reservation = await this.ledger.reserve(
       {
@@ -315,10 +317,8 @@ export class SearchEngine {
     signal: AbortSignal,
     offset = 0,
   ): Promise<DatasetOutcome> {
-    const running = this.inFlight.get(dataset) ?? 0;
-    if (running >= this.maxConcurrent)
-      return failed(dataset, 'busy', `${dataset} is busy; try again shortly`);
-    this.inFlight.set(dataset, running + 1);
+    if (this.atCapacity(dataset)) return failed(dataset, 'busy', `${dataset} is busy; try again shortly`);
+    this.inFlight.set(dataset, (this.inFlight.get(dataset) ?? 0) + 1);
     const deadline = AbortSignal.timeout(this.deadlineMs);
     try {
       const page = await this.index.search(
@@ -348,6 +348,10 @@ export class SearchEngine {
     } finally {
       this.inFlight.set(dataset, (this.inFlight.get(dataset) ?? 1) - 1);
     }
+  }
+
+  private atCapacity(dataset: Dataset): boolean {
+    return (this.inFlight.get(dataset) ?? 0) >= this.maxConcurrent;
   }
 
   private async facets(dataset: Dataset, query: ObservationQuery, signal: AbortSignal) {
@@ -410,6 +414,20 @@ export function payerOf(principal: Principal): string {
     : `account:${principal.accountId}`;
 }
 
+/** Seconds a caller waits before asking a busy dataset again (queries take well under a second). */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+/** Seconds before asking again a dataset that failed or timed out. */
+export const FAILED_RETRY_AFTER_SECONDS = 5;
+
+function busyDataset(dataset: Dataset): ServiceError {
+  return new ServiceError(
+    'not_ready',
+    `${dataset} is busy; try again shortly`,
+    { status: 'busy' },
+    BUSY_RETRY_AFTER_SECONDS,
+  );
+}
+
 function failed(dataset: Dataset, status: DatasetState, message: string): DatasetOutcome {
   return { dataset, status, items: [], total: null, lowerBound: false, capped: false, message };
 }
@@ -458,7 +476,12 @@ function toServiceError<T>(parse: () => T): T {
 function classify(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return new ServiceError('invalid_input', 'the request was cancelled');
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return new ServiceError('lookup_unavailable', 'the dataset did not answer in time; try again');
+    return new ServiceError(
+      'lookup_unavailable',
+      'the dataset did not answer in time; try again',
+      { status: 'timeout' },
+      FAILED_RETRY_AFTER_SECONDS,
+    );
   }
   return error;
 }

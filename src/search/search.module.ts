@@ -27,6 +27,7 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
       useFactory: (context: ServiceContext, ledger: CreditLedger, refs: VulnerabilityRefs) =>
         new SearchEngine(context.observations, ledger, refs, context.clock, {
           datasetDeadlineMs: context.config.searchDeadlineMs,
+          maxConcurrentPerDataset: context.config.searchDatasetConcurrency,
         }),
     },
     {

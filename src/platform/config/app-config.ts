@@ -27,6 +27,8 @@ export interface AppConfig {
   readonly demoCorpusRecords: number;
   /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
   readonly searchDeadlineMs: number;
+  /** Queries one search dataset runs at once in this process; past it the dataset is busy (SEARCH_DATASET_CONCURRENCY, default 16). */
+  readonly searchDatasetConcurrency: number;
   /**
    * Catalogue evaluations one exposure refresh performs at most (EXPOSURE_REFRESH_EVALUATION_LIMIT, default
    * 100,000); services past it are recorded `not_evaluated` and the refresh is partial.
@@ -133,6 +135,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     120_000,
     problems,
   );
+  const searchDatasetConcurrency = parseInteger(
+    'SEARCH_DATASET_CONCURRENCY',
+    text('SEARCH_DATASET_CONCURRENCY'),
+    16,
+    1,
+    1000,
+    problems,
+  );
 
   const exportWorkers = parseInteger('EXPORT_WORKERS', text('EXPORT_WORKERS'), 2, 0, 16, problems);
   const exportLeaseMs = parseInteger(
@@ -191,6 +201,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     seedDemo,
     demoCorpusRecords,
     searchDeadlineMs,
+    searchDatasetConcurrency,
     refreshEvaluationLimit,
     exportWorkers,
     exportLeaseMs,

@@ -35,30 +35,51 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const held = await this.checkOut();
     try {
-      await client.query('BEGIN');
-      const value = await fn(executorOf(client));
-      await client.query('COMMIT');
+      await held.client.query('BEGIN');
+      const value = await fn(executorOf(held.client));
+      await held.client.query('COMMIT');
       return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await held.client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      held.release();
     }
   }
 
   async pinned<T>(fn: (sql: SqlExecutor, backendPid: number) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const held = await this.checkOut();
     try {
       // node-postgres keeps the pid the server announced at connection (BackendKeyData); no query needed.
-      const backendPid = (client as unknown as { processID: number | null }).processID;
+      const backendPid = (held.client as unknown as { processID: number | null }).processID;
       if (backendPid === null) throw new Error('the connection announced no backend process id');
-      return await fn(executorOf(client), backendPid);
+      return await fn(executorOf(held.client), backendPid);
     } finally {
-      client.release();
+      held.release();
     }
+  }
+
+  /**
+   * A client of the pool, held outside pool.query. The pool listens for errors of idle clients only: a held
+   * client whose connection drops (server restart, terminated backend) would emit an unhandled 'error' and end
+   * the process. Its pending query rejects anyway; the broken client is discarded, not returned to the pool.
+   */
+  private async checkOut(): Promise<{ client: pg.PoolClient; release: () => void }> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: () => {
+        client.off('error', onError);
+        client.release(broken);
+      },
+    };
   }
 
   async exec(sql: string): Promise<void> {

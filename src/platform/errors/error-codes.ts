@@ -3,6 +3,8 @@
  * exhaustive record, so a code without a status fails to compile.
  */
 export const ERROR_STATUS = {
+  /** The HTTP request itself is malformed: a URL that does not decode, a header the HTTP parser refuses. */
+  malformed_request: 400,
   unauthenticated: 401,
   /** Rule 12: the provider sign-in failed its checks (state, nonce, PKCE, issuer, audience, signature). */
   sso_failed: 401,
@@ -47,8 +49,12 @@ export const ERROR_STATUS = {
   report_limit_reached: 409,
   /** Frozen reports: a document holds at most 16 MiB. */
   report_too_large: 409,
+  /** The request line or headers did not arrive in time. */
+  request_timeout: 408,
   export_expired: 410,
   payload_too_large: 413,
+  /** A path segment is longer than any identifier the service uses. */
+  uri_too_long: 414,
   unsupported_media_type: 415,
   invalid_input: 422,
   invalid_query: 422,
@@ -59,6 +65,8 @@ export const ERROR_STATUS = {
   precondition_required: 428,
   rate_limited: 429,
   background_busy: 429,
+  /** The request headers are larger than the HTTP server accepts. */
+  headers_too_large: 431,
   internal_error: 500,
   /** A frozen report's stored document is missing or does not match the SHA-256 its event recorded. */
   report_integrity_failed: 500,

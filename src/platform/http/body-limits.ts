@@ -14,3 +14,9 @@ export const ROUTE_BODY_LIMITS: Readonly<Record<string, number>> = {
   '/api/v2/common/data/enrich/badges': 256 * 1024,
   '/api/v2/data/enrich/badges': 256 * 1024,
 };
+
+/**
+ * Longest path parameter (an id, a dataset, an asset key) the router matches; longer ones are 414 uri_too_long
+ * before any route code runs. Asset keys hold a host name (up to 253 characters) and a prefix.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 512;

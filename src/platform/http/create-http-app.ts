@@ -6,8 +6,10 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
-import { ROUTE_BODY_LIMITS } from './body-limits.js';
-import { HttpErrorFilter } from './http-error.filter.js';
+import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './body-limits.js';
+import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
+import { acceptJsonBodiesOnly } from './json-body.js';
+import { refuseUnstorableText } from './storable-text.js';
 import { createValidationPipe } from './validation.js';
 
 /** Largest body any route accepts; routes with a smaller contract limit set their own. */
@@ -16,8 +18,9 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /**
- * Builds the HTTP application on fastify: pino logs with request ids, one error mapping, DTO validation,
- * and the OpenAPI document generated from the code. Used by main.ts and by the HTTP tests.
+ * Builds the HTTP application on fastify: pino logs with request ids, one error mapping (the router's and the
+ * HTTP parser's refusals included), JSON bodies only, one check of every string for text PostgreSQL cannot
+ * store, DTO validation, and the OpenAPI document generated from the code. Used by main.ts and by the HTTP tests.
  */
 export async function createHttpApp(
   context: ServiceContext,
@@ -26,6 +29,11 @@ export async function createHttpApp(
   const adapter = new FastifyAdapter({
     logger: options.logger === false ? false : { level: context.config.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    // The router refuses a URL that does not decode or an over-long parameter before any hook runs.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(error, request, reply),
+    clientErrorHandler: answerClientError,
     // A caller's X-Request-Id is kept (for tracing across services) when it is well formed.
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const given = request.headers['x-request-id'];
@@ -38,9 +46,12 @@ export async function createHttpApp(
     {
       logger: options.logger === false ? false : ['error', 'warn'],
       bufferLogs: false,
+      // Nest would add a urlencoded parser: bodies are JSON only (acceptJsonBodiesOnly).
+      bodyParser: false,
     },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  acceptJsonBodiesOnly(fastify);
   // Routes register at init: give each its contract body limit first.
   fastify.addHook('onRoute', (route: { url: string; bodyLimit?: number }) => {
     const limit = ROUTE_BODY_LIMITS[route.url];
@@ -59,6 +70,10 @@ export async function createHttpApp(
   fastify.addHook('onRequestAbort', end);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
+  });
+  // One check for every route, with or without a DTO, before guards and handlers (unknown routes stay 404).
+  fastify.addHook('preValidation', async (request: FastifyRequest) => {
+    if (!request.is404) refuseUnstorableText(request);
   });
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -2,6 +2,14 @@ import { HttpException } from '@nestjs/common';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../errors/error-codes.js';
 import { ServiceError } from '../errors/service-error.js';
 import { StreamDeleted, WrongExpectedVersion } from '../event-store/event-store.port.js';
+import { isStorageUnavailable } from '../storage/storage-unavailable.js';
+import { MAX_PATH_PARAMETER_LENGTH } from './body-limits.js';
+
+/** Longest message text taken from a framework error (which may quote the URL or a header). */
+const MAX_MESSAGE_LENGTH = 200;
+
+/** Seconds a caller waits before retrying when storage did not answer. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** The one error body of the API: a stable code, a readable message, optional details. */
 export interface ErrorBody {
@@ -35,12 +43,47 @@ const FASTIFY_ERRORS: Readonly<Record<string, { code: ErrorCode; message: string
     message: 'the Content-Length does not match the body',
   },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_input', message: 'the body is not valid JSON' },
+  FST_ERR_BAD_URL: {
+    code: 'malformed_request',
+    message: 'the URL is not valid: a percent-encoded sequence does not decode to UTF-8',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'uri_too_long',
+    message: `a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`,
+  },
 };
+
+/** What Node's HTTP parser refuses before a request exists (answered by the server's clientError handler). */
+const HTTP_PARSER_ERRORS: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'request_timeout',
+    message: 'the request did not arrive in time',
+  },
+  HPE_HEADER_OVERFLOW: {
+    code: 'headers_too_large',
+    message: 'the request line and headers are larger than the service accepts',
+  },
+};
+
+function frameworkError(code: string): { code: ErrorCode; message: string } | undefined {
+  if (Object.hasOwn(FASTIFY_ERRORS, code)) return FASTIFY_ERRORS[code];
+  if (Object.hasOwn(HTTP_PARSER_ERRORS, code)) return HTTP_PARSER_ERRORS[code];
+  // Any other HTTP parser error: a request line or header that is not HTTP (e.g. a NUL in a header).
+  if (code.startsWith('HPE_'))
+    return { code: 'malformed_request', message: 'the request is not well-formed HTTP' };
+  return undefined;
+}
 
 /** Maps any thrown value to the API's error answer. The only place statuses are chosen for errors. */
 export function toErrorResponse(error: unknown, requestId?: string): ErrorResponse {
   const withRequest = (body: Omit<ErrorBody, 'request_id'>): ErrorBody =>
     requestId ? { ...body, request_id: requestId } : body;
+  // Nest wraps fastify's own errors (body parsing, limits) in an HttpException: answer for the original.
+  const cause = error instanceof HttpException ? error.cause : undefined;
+  if (typeof cause === 'object' && cause !== null) {
+    const causeCode = (cause as { code?: unknown }).code;
+    if (typeof causeCode === 'string' && frameworkError(causeCode)) return toErrorResponse(cause, requestId);
+  }
 
   if (error instanceof ServiceError) {
     const headers: Record<string, string> = {};
@@ -78,13 +121,13 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
       unexpected: false,
     };
   }
-  const fastifyCode =
+  const errorCode =
     typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  if (typeof fastifyCode === 'string' && FASTIFY_ERRORS[fastifyCode]) {
-    const mapped = FASTIFY_ERRORS[fastifyCode];
+  const framework = typeof errorCode === 'string' ? frameworkError(errorCode) : undefined;
+  if (framework) {
     return {
-      status: ERROR_STATUS[mapped.code],
-      body: withRequest({ code: mapped.code, message: mapped.message }),
+      status: ERROR_STATUS[framework.code],
+      body: withRequest({ code: framework.code, message: framework.message }),
       headers: {},
       unexpected: false,
     };
@@ -107,7 +150,8 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
         : error.message;
     return {
       status: ERROR_STATUS[code],
-      body: withRequest({ code, message }),
+      // Nest's 404 quotes the URL: never echo an over-long one back.
+      body: withRequest({ code, message: truncate(message) }),
       headers: {},
       unexpected: false,
     };
@@ -120,10 +164,34 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
       status: ERROR_STATUS[code],
       body: withRequest({
         code,
-        message: error instanceof Error ? error.message : 'the request was refused',
+        message: error instanceof Error ? truncate(error.message) : 'the request was refused',
       }),
       headers: {},
       unexpected: false,
+    };
+  }
+  if (isStorageUnavailable(error)) {
+    return {
+      status: ERROR_STATUS.not_ready,
+      body: withRequest({
+        code: 'not_ready',
+        message: 'storage did not answer; try again shortly',
+      }),
+      headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+      unexpected: true,
+    };
+  }
+  if (errorCode === UNTRANSLATABLE_CHARACTER || errorCode === CHARACTER_NOT_IN_REPERTOIRE) {
+    // A text PostgreSQL cannot store reached a statement: the input check (storable-text.ts) should have refused
+    // it; still the caller's input, so 422, logged as unexpected to find the path that bypassed the check.
+    return {
+      status: ERROR_STATUS.invalid_input,
+      body: withRequest({
+        code: 'invalid_input',
+        message: 'a text value contains a NUL character or invalid Unicode and cannot be stored',
+      }),
+      headers: {},
+      unexpected: true,
     };
   }
   return {
@@ -137,6 +205,14 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
   };
 }
 
+/** SQLSTATE 22P05 and 22021: PostgreSQL cannot store a NUL or the text's encoding. */
+const UNTRANSLATABLE_CHARACTER = '22P05';
+const CHARACTER_NOT_IN_REPERTOIRE = '22021';
+
+function truncate(message: string): string {
+  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH)}…`;
+}
+
 function codeForStatus(status: number): ErrorCode {
   const byStatus: Record<number, ErrorCode> = {
     400: 'invalid_input',
@@ -145,14 +221,19 @@ function codeForStatus(status: number): ErrorCode {
     403: 'forbidden',
     404: 'not_found',
     405: 'method_not_allowed',
+    408: 'request_timeout',
     409: 'version_conflict',
     413: 'payload_too_large',
+    414: 'uri_too_long',
     415: 'unsupported_media_type',
     422: 'invalid_input',
     428: 'precondition_required',
     429: 'rate_limited',
+    431: 'headers_too_large',
     503: 'not_ready',
   };
   const code = byStatus[status];
-  return code && isErrorCode(code) ? code : 'internal_error';
+  if (code && isErrorCode(code)) return code;
+  // Any other refusal of the request is still the caller's, never a 500.
+  return status >= 400 && status < 500 ? 'invalid_input' : 'internal_error';
 }

@@ -2,13 +2,21 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import { toErrorResponse } from '../../platform/http/error-response.js';
 import { openEventStream } from '../../platform/http/event-stream.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import type { ChargingRequest } from '../../credits/http/service-credits.interceptor.js';
 import { FIELDS, fieldsOf, isDataset, type Dataset } from '../domain/datasets.js';
 import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE } from '../domain/pricing.js';
 import { normalizeSearchRequest } from '../domain/search-request.js';
-import type { Caller, SearchChunk, SearchEngine, SearchOutcome } from '../search-engine.js';
+import {
+  BUSY_RETRY_AFTER_SECONDS,
+  FAILED_RETRY_AFTER_SECONDS,
+  type Caller,
+  type SearchChunk,
+  type SearchEngine,
+  type SearchOutcome,
+} from '../search-engine.js';
 import type { SearchRequest } from '../domain/search-request.js';
 import type { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
 import type { ResearchContexts } from '../research-context.js';
@@ -61,13 +69,12 @@ export class SearchHandler {
         stream.send(searchId ? { ...final, search_id: searchId } : final);
       }
     } catch (error) {
-      const refusal = error instanceof ServiceError ? error : null;
-      stream.send({
-        type: 'error',
-        code: refusal?.code ?? 'internal_error',
-        message: refusal?.message ?? 'the search failed',
-      } as { type: string });
-      if (!refusal) request.log.error({ err: error }, 'search stream failed');
+      // The same code and message an answer before the stream would carry (storage down: not_ready).
+      const answer = toErrorResponse(error, String(request.id));
+      stream.send({ type: 'error', code: answer.body.code, message: answer.body.message } as {
+        type: string;
+      });
+      if (answer.unexpected) request.log.error({ err: error }, 'search stream failed');
     } finally {
       stream.end();
     }
@@ -160,6 +167,7 @@ export class SearchHandler {
         {
           status: outcome.status,
         },
+        outcome.status === 'busy' ? BUSY_RETRY_AFTER_SECONDS : FAILED_RETRY_AFTER_SECONDS,
       );
     }
     (request as ChargingRequest).creditsCharged = outcome.charged;
