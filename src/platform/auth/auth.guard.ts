@@ -96,10 +96,12 @@ export class AuthGuard implements CanActivate {
     if (!standing.exists) {
       throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     }
-    if (rule.personalData && !standing.personalData) {
+    // A paid result (`'paid_result'`) stays reachable whatever the balance now is: only new requests are gated.
+    if (rule.personalData === true && !standing.personalData.allowed) {
       throw new ServiceError(
         'entitlement_required',
-        'personal data requests need a current paid subscription (Professional or Enterprise) or purchased credits',
+        standing.personalData.message,
+        standing.personalData.details,
       );
     }
     return principal;
