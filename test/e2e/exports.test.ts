@@ -11,7 +11,7 @@ import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
@@ -337,6 +337,57 @@ describe('exports over HTTP (PGlite)', () => {
     expect(await ledger.available(payer)).toBe(0);
     const body = (await call(poor.key, 'GET', `/${id}/download`)).body;
     expect(body.split('\n').filter(Boolean)).toHaveLength(200);
+  });
+
+  it('paying never locks the caller out: a truncated export paid with the last purchased credit stays pollable, downloadable and deletable', async () => {
+    // A Free account reaches the data API only through purchased credits (Authentication 3).
+    const payerAccount = await account('free', 'last-credit');
+    const payer = `account:${payerAccount.accountId}`;
+    await ledger.purchase(payer, 2, operator());
+    // Spend the monthly allocation, so the export is paid with the 2 purchased credits.
+    const allocation = (await ledger.available(payer)) - 2;
+    const spent = await ledger.reserve(
+      { payer, amount: allocation, category: 'host', channel: 'api' },
+      operator(),
+    );
+    await ledger.settle(spent, allocation, operator());
+    await waitForProjections(service, ['credit-state']);
+
+    const { export_id: id } = (
+      await call(payerAccount.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' })
+    ).json();
+    const job = await waitFor(payerAccount.key, id, finished);
+    expect(job).toMatchObject({
+      status: 'completed',
+      results_count: 200,
+      credits_consumed: 2,
+      was_truncated: true,
+    });
+    await waitFor(payerAccount.key, id, () => true);
+    await waitForProjections(service, ['credit-state', 'exports']);
+    expect((await ledger.state(payer)).purchasedBalance).toBe(0);
+
+    // A new request is a personal data request: refused now that no purchased credit is left.
+    const again = await call(payerAccount.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' });
+    expect(again.statusCode).toBe(402);
+    expect(again.json().code).toBe('entitlement_required');
+    // What was paid for stays reachable.
+    const polled = await call(payerAccount.key, 'GET', `/${id}/poll`);
+    expect(polled.statusCode).toBe(200);
+    expect(polled.json()).toMatchObject({ status: 'completed', was_truncated: true });
+    const listed = await call(payerAccount.key, 'GET', '');
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().exports.map((e: { id: string }) => e.id)).toEqual([id]);
+    const file = await call(payerAccount.key, 'GET', `/${id}/download`);
+    expect(file.statusCode).toBe(200);
+    expect(file.body.split('\n').filter(Boolean)).toHaveLength(200);
+    const removed = await call(payerAccount.key, 'DELETE', `/${id}`);
+    expect(removed.statusCode).toBe(200);
+    expect(removed.json()).toEqual({ export_id: id, outcome: 'deleted' });
+    expect((await call(payerAccount.key, 'DELETE', '')).json()).toEqual({
+      deleted_count: 0,
+      cancelled_count: 0,
+    });
   });
 
   it('deletes a completed export with its file; DELETE / reports deleted_count', async () => {
