@@ -3,6 +3,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { gunzipSync } from 'node:zlib';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
+import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
+import { SERVICE_SCOPE } from '../../src/platform/auth/access.js';
+import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
 import { csvColumns } from '../../src/exports/domain/export-formats.js';
 import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
@@ -82,6 +85,16 @@ describe('exports over HTTP (PGlite)', () => {
     throw new Error(
       `export ${id} did not reach the expected state: ${JSON.stringify(events.map((e) => [e.type, e.data]))}`,
     );
+  }
+
+  /** The job's charge reached the ledger (ExportCharged). */
+  async function waitUntilCharged(id: string): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      const events = await service.context.storage.eventStore.readStream(`export-${id}`);
+      if (events.some((event) => event.type === 'ExportCharged')) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`export ${id} was never charged`);
   }
 
   const finished = (job: Record<string, unknown>) =>
@@ -388,6 +401,41 @@ describe('exports over HTTP (PGlite)', () => {
       deleted_count: 0,
       cancelled_count: 0,
     });
+  });
+
+  it('an export made with an MCP token counts in usage_mcp.exports (a subset of usage, not an extra charge)', async () => {
+    const mcpUser = await account('professional', 'mcp');
+    const { token } = await service.app.get(AccessTokens).issue({
+      accountId: mcpUser.accountId,
+      scopes: [SERVICE_SCOPE],
+      client: 'mcp',
+      ttlSeconds: 3600,
+    });
+    const bearer = { authorization: `Bearer ${token}` };
+    const viaMcp = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/exports/hosts',
+      headers: bearer,
+      payload: { raw_query: 'port:>0', format: 'txt' },
+    });
+    expect(viaMcp.statusCode).toBe(202);
+    const mcpId = viaMcp.json().export_id as string;
+    const { export_id: keyId } = (
+      await call(mcpUser.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' })
+    ).json();
+    const mcpJob = await waitFor(mcpUser.key, mcpId, finished);
+    const keyJob = await waitFor(mcpUser.key, keyId, finished);
+    await waitUntilCharged(mcpId);
+    await waitUntilCharged(keyId);
+    await waitForProjections(service, ['credit-usage']);
+    const usage = await service.app.get(CreditQueries).usage(mcpUser.accountId);
+    const exportsOf = (list: ReadonlyArray<{ category: string; credits: number }>) =>
+      list.find((entry) => entry.category === 'exports')?.credits;
+    expect(exportsOf(usage.usage)).toBe(
+      (mcpJob.credits_consumed as number) + (keyJob.credits_consumed as number),
+    );
+    expect(exportsOf(usage.usage_mcp)).toBe(mcpJob.credits_consumed);
+    expect(mcpJob.credits_consumed).toBe(Math.ceil(HOSTS / 100));
   });
 
   it('deletes a completed export with its file; DELETE / reports deleted_count', async () => {
