@@ -2,6 +2,7 @@ import type { Principal } from '../platform/auth/access.js';
 import { hasCpeEntitlement } from '../accounts/domain/entitlements.js';
 import type { Plan } from '../accounts/domain/plans.js';
 import { CreditLedger, type Reservation } from '../credits/commands/credit-ledger.js';
+import type { UsageCategory } from '../credits/domain/ledger.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import type { CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import type { Clock } from '../platform/clock/clock.js';
@@ -11,6 +12,7 @@ import {
   unifiedSearchReservation,
   USAGE_CATEGORY,
   DATASET_PRICE,
+  pageCharge,
   pagePrice,
 } from './domain/pricing.js';
 import { timeFrameStart, type SearchRequest } from './domain/search-request.js';
@@ -206,12 +208,12 @@ export class SearchEngine {
       await this.ledger.release(reservation, 'failed', caller.envelope).catch(() => undefined);
       throw error;
     }
-    const answered = DATASETS.filter((dataset) => outcomes.get(dataset)?.status === 'ok');
-    const charged = await this.settle(
-      reservation,
-      unifiedSearchCharge(answered, favicon)?.credits ?? 0,
-      caller.envelope,
-    );
+    const answered = DATASETS.flatMap((dataset) => {
+      const outcome = outcomes.get(dataset);
+      return outcome?.status === 'ok' ? [{ dataset, rows: outcome.items.length }] : [];
+    });
+    const charge = unifiedSearchCharge(answered, favicon);
+    const charged = await this.settle(reservation, charge?.credits ?? 0, caller.envelope, charge?.category);
     const outcome = summarize(request, outcomes, charged);
     emit({ type: 'final', ...outcome });
     return outcome;
@@ -247,7 +249,16 @@ export class SearchEngine {
       await this.runDataset(dataset, query, page.limit, signal, page.offset),
       caller,
     );
-    const charged = await this.settle(reservation, outcome.status === 'ok' ? price : 0, caller.envelope);
+    // A page past the end of the results is answered (no rows, the total) and never charged.
+    const charged = await this.settle(
+      reservation,
+      pageCharge(dataset, page.offset, favicon, {
+        answered: outcome.status === 'ok',
+        total: outcome.total,
+        lowerBound: outcome.lowerBound,
+      }),
+      caller.envelope,
+    );
     return { ...outcome, charged };
   }
 
@@ -381,12 +392,13 @@ export class SearchEngine {
     reservation: Reservation,
     credits: number,
     envelope: CommandEnvelope,
+    category?: UsageCategory,
   ): Promise<number> {
     if (credits === 0) {
       await this.ledger.release(reservation, 'failed', envelope);
       return 0;
     }
-    await this.ledger.settle(reservation, credits, envelope);
+    await this.ledger.settle(reservation, credits, envelope, category);
     return credits;
   }
 
