@@ -54,10 +54,15 @@ export interface SearchOutcome {
   readonly per_type_failed: Dataset[];
   readonly per_type_timed_out: Dataset[];
   readonly per_type_capped: Dataset[];
+  /** The facet counts the stream sent (its `facets` chunks), by dataset: the JSON answer carries the same. */
+  readonly facets: Partial<Record<Dataset, FacetCounts>>;
   readonly credits_charged: number;
   /** An organization search's record id: what evidence is saved from (rule 4). */
   readonly search_id?: string;
 }
+
+/** Value counts per facet field. */
+export type FacetCounts = Record<string, Array<{ value: string | number | boolean; count: number }>>;
 
 /** Chunks of the streamed answer, in the contract's types. */
 export type SearchChunk =
@@ -77,7 +82,7 @@ export type SearchChunk =
   | {
       readonly type: 'facets';
       readonly dataset: Dataset;
-      readonly facets: Record<string, Array<{ value: string | number | boolean; count: number }>>;
+      readonly facets: FacetCounts;
     }
   | ({ readonly type: 'final' } & SearchOutcome)
   | { readonly type: 'error'; readonly code: string; readonly message: string };
@@ -175,6 +180,7 @@ export class SearchEngine {
       caller.envelope,
     );
     const outcomes = new Map<Dataset, DatasetOutcome>();
+    const facetsOf = new Map<Dataset, FacetCounts>();
     for (const [dataset, message] of invalid) {
       const outcome = failed(dataset, 'invalid_query', message);
       outcomes.set(dataset, outcome);
@@ -199,7 +205,10 @@ export class SearchEngine {
             emit({ type: 'results', dataset, items: outcome.items, capped: outcome.capped });
             if (dataset === 'hosts' && outcome.items.length > 0) {
               const facets = await this.facets(dataset, queries.get(dataset)!, signal);
-              if (facets) emit({ type: 'facets', dataset, facets });
+              if (facets) {
+                facetsOf.set(dataset, facets);
+                emit({ type: 'facets', dataset, facets });
+              }
             }
           }
         }),
@@ -214,7 +223,7 @@ export class SearchEngine {
     });
     const charge = unifiedSearchCharge(answered, favicon);
     const charged = await this.settle(reservation, charge?.credits ?? 0, caller.envelope, charge?.category);
-    const outcome = summarize(request, outcomes, charged);
+    const outcome = summarize(request, outcomes, facetsOf, charged);
     emit({ type: 'final', ...outcome });
     return outcome;
   }
@@ -429,6 +438,7 @@ function failed(dataset: Dataset, status: DatasetState, message: string): Datase
 function summarize(
   request: SearchRequest,
   outcomes: Map<Dataset, DatasetOutcome>,
+  facets: Map<Dataset, FacetCounts>,
   charged: number,
 ): SearchOutcome {
   const get = (dataset: Dataset) => outcomes.get(dataset) ?? failed(dataset, 'error', 'not run');
@@ -452,6 +462,7 @@ function summarize(
     per_type_failed: failedSets,
     per_type_timed_out: timedOut,
     per_type_capped: DATASETS.filter((d) => get(d).capped),
+    facets: Object.fromEntries(DATASETS.flatMap((d) => (facets.has(d) ? [[d, facets.get(d)!]] : []))),
     credits_charged: charged,
   };
 }

@@ -145,6 +145,30 @@ describe('unified search over HTTP (PGlite)', () => {
     expect(Object.keys(final.per_type_status as object).sort()).toEqual(['dns', 'hosts', 'vhosts', 'whois']);
   });
 
+  it('Events 1: stream:false carries the facets the stream sends, and the final chunk holds the same outcome as the JSON answer', async () => {
+    const response = await fetch(`${base}/api/v2/common/data/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ raw_query: 'nginx' }),
+    });
+    const events = await readEvents(response);
+    const streamed = Object.fromEntries(
+      events.filter((e) => e.type === 'facets').map((e) => [e.dataset as string, e.facets]),
+    );
+    expect(Object.keys(streamed)).toEqual(['hosts']);
+    const { type, ...final } = events.at(-1)!;
+    expect(type).toBe('final');
+
+    const answer = (await post({ raw_query: 'nginx', stream: false })).json();
+    expect(answer.facets).toEqual(streamed);
+    // vulnerability_ref is sealed afresh for every answer; everything else is the same outcome.
+    const withoutRefs = (outcome: Record<string, unknown>) =>
+      JSON.parse(
+        JSON.stringify(outcome, (name, value: unknown) => (name === 'vulnerability_ref' ? undefined : value)),
+      );
+    expect(withoutRefs(answer)).toEqual(withoutRefs(final));
+  });
+
   it('charges match the pricing table and usage categories; the fields vocabulary is free', async () => {
     const queries = service.app.get(CreditQueries);
     const before = await queries.usage(accountId);
