@@ -83,6 +83,10 @@ class HoldableClock implements Clock {
   hold(): void {
     this.held = new Date();
   }
+  /** Moves the held time forward. */
+  advance(ms: number): void {
+    this.held = new Date((this.held ?? new Date()).getTime() + ms);
+  }
   release(): void {
     this.held = undefined;
   }
@@ -341,7 +345,7 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     expect((await post(service, BADGES, professional.key, body)).statusCode).toBe(200);
   });
 
-  it('60 vulnerability enrichments per minute per account across the personal API and the session', async () => {
+  it('60 vulnerability enrichments per rolling minute per account across the personal API and the session: never more than 60 in any 60 s', async () => {
     const caller = await account(service, 'enterprise');
     const login = await service.app.inject({
       method: 'POST',
@@ -384,6 +388,19 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
       }
       // Another account is not affected.
       expect((await post(service, VULNS, enterprise.key, { cpes: [APACHE_2449] })).statusCode).toBe(200);
+      // Half a minute later nothing has refilled: the 60 are still inside the window (a token bucket would
+      // have let 30 more through, 90 in one minute).
+      clock.advance(30_000);
+      for (const response of [
+        await post(service, VULNS, caller.key, { cpes: [APACHE_2449] }),
+        await viaSession(),
+      ]) {
+        expect([response.statusCode, response.json().code]).toEqual([429, 'rate_limited']);
+        expect(response.headers['retry-after']).toBe('30');
+      }
+      // Once they left the window, requests are admitted again.
+      clock.advance(30_000);
+      expect((await viaSession()).statusCode).toBe(200);
     } finally {
       clock.release();
     }
