@@ -152,6 +152,60 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     expect((await credits()).json()).toEqual(before);
   });
 
+  it('an observation lacking the software edition: the reason names it, and the CVE at stake carries the condition', async () => {
+    const ip = '198.51.100.210';
+    await service.context.observations.write('hosts', [
+      {
+        id: `${ip}:8080/tcp`,
+        first_seen: NOW.toISOString(),
+        last_seen: NOW.toISOString(),
+        ip,
+        port: 8080,
+        transport: 'tcp',
+        protocol: 'http',
+        product: 'jenkins',
+        vendor: 'jenkins',
+        version: '2.440',
+        cpe: ['cpe:2.3:a:jenkins:jenkins:2.440:*:*:*:*:*:*:*'],
+      },
+    ]);
+    const found = await post(service, '/api/v2/common/data/hosts', professional.key, {
+      raw_query: `ip:${ip}`,
+    });
+    const reference = found.json().data[0].vulnerability_ref as string;
+    const response = await post(service, VULNS, professional.key, { reference });
+    expect(response.statusCode).toBe(200);
+    const [evaluation] = response.json().evaluations;
+    expect(evaluation).toMatchObject({
+      status: 'indeterminate',
+      complete: false,
+      reason: 'sw_edition_unknown',
+      unknown_attributes: ['sw_edition'],
+      source: 'observation',
+      total: 1,
+    });
+    expect(evaluation.reason).not.toBe('version_unknown');
+    expect(evaluation.findings).toEqual([
+      expect.objectContaining({
+        id: 'CVE-2024-23897',
+        kev: expect.objectContaining({ cve_id: 'CVE-2024-23897' }),
+        observed_products: [{ vendor: 'jenkins', product: 'jenkins', version: '2.440' }],
+        additional_conditions: [
+          expect.objectContaining({
+            operator: 'OR',
+            criteria: ['cpe:2.3:a:jenkins:jenkins:*:*:*:*:-:*:*:*'],
+            unknown_attributes: ['sw_edition'],
+          }),
+        ],
+      }),
+    ]);
+    // The association index agrees: the host is associated with the CVE at stake, as a conditional association.
+    const selected = await post(service, '/api/v2/common/data/hosts', professional.key, {
+      raw_query: `ip:${ip} AND cve:CVE-2024-23897`,
+    });
+    expect(selected.json().total).toBe(1);
+  });
+
   it('refuses raw CPEs without the CPE entitlement (403) and malformed requests (422)', async () => {
     const forbidden = await post(service, VULNS, professional.key, { cpes: [APACHE_2449] });
     expect([forbidden.statusCode, forbidden.json().code]).toEqual([403, 'forbidden']);
