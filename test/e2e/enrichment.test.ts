@@ -463,6 +463,7 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
   });
 
   it('a third concurrent badge batch is 429 background_busy, with a Retry-After of when a slot is expected to free', async () => {
+    clock.hold(); // the two batches start at the instant the third arrives, however slow the machine
     const held = [
       await service.context.rateLimiter.acquireSlot(BADGE_BATCH_CONCURRENCY, professional.accountId),
       await service.context.rateLimiter.acquireSlot(BADGE_BATCH_CONCURRENCY, professional.accountId),
@@ -476,6 +477,7 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
       expect(third.headers['retry-after']).toBe(String(BADGE_BATCH_DEADLINE_MS / 1000));
       expect(third.json().details).toMatchObject({ retry_after_seconds: BADGE_BATCH_DEADLINE_MS / 1000 });
     } finally {
+      clock.release();
       for (const slot of held) if (slot.acquired) await slot.release();
     }
     expect((await post(service, BADGES, professional.key, body)).statusCode).toBe(200);
