@@ -218,11 +218,11 @@ export class MongoRateLimiter implements RateLimiter {
     // A window whose admissions all left is an empty window, exactly like a missing document; likewise a slots
     // document without a live holder. Each delete is atomic per document, so a concurrent consume or acquire
     // either lands before (the document then is live and stays) or after (it upserts a new document).
-    const buckets = await this.windows.deleteMany({ expiresAt: { $lte: nowMicros } });
+    const windows = await this.windows.deleteMany({ expiresAt: { $lte: nowMicros } });
     const slots = await this.slots.deleteMany({
       holders: { $not: { $elemMatch: { expiresAt: { $gt: nowMicros } } } },
     });
-    return buckets.deletedCount + slots.deletedCount;
+    return windows.deletedCount + slots.deletedCount;
   }
 
   /** Closes the client when this limiter created it (connect()); a shared client belongs to its opener. */

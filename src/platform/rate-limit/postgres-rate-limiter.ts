@@ -175,17 +175,17 @@ export class PostgresRateLimiter implements RateLimiter {
   }
 
   async prune(): Promise<number> {
-    const now = this.clock.now().toISOString();
+    const now = this.clock.now();
     // A window whose admissions all left is an empty window, exactly like a missing row.
-    const buckets = await this.db.query(
+    const windows = await this.db.query(
       `DELETE FROM ${RATE_LIMIT_WINDOWS_TABLE} WHERE expires_us <= $1::bigint`,
-      [String(micros(this.clock.now()))],
+      [String(micros(now))],
     );
     const slots = await this.db.query(
       `DELETE FROM ${RATE_LIMIT_SLOTS_TABLE} WHERE expires_at <= $1::timestamptz`,
-      [now],
+      [now.toISOString()],
     );
-    return buckets.affectedRows + slots.affectedRows;
+    return windows.affectedRows + slots.affectedRows;
   }
 
   private async release(rule: ConcurrencyRule, key: string, slotId: string): Promise<void> {
