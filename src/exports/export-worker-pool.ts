@@ -11,7 +11,13 @@ import { WrongExpectedVersion } from '../platform/event-store/event-store.port.j
 import type { ExportJobs } from './commands/export-jobs.js';
 import { EXPORT_RESERVATION_TTL_MS } from './commands/export-jobs.js';
 import { rowFormatter } from './domain/export-formats.js';
-import { exportAllowance, leaseExpired, MAX_EXPORT_ATTEMPTS, type ExportState } from './domain/export-job.js';
+import {
+  exportAllowance,
+  exportChannel,
+  leaseExpired,
+  MAX_EXPORT_ATTEMPTS,
+  type ExportState,
+} from './domain/export-job.js';
 import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
 
 export interface ExportWorkerPoolOptions {
@@ -128,7 +134,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
           payer: request.payer,
           amount: allowance.reserveCredits,
           category: 'exports',
-          channel: 'api',
+          channel: exportChannel(request),
           ttlMs: EXPORT_RESERVATION_TTL_MS,
         },
         envelope,
@@ -271,7 +277,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
       payer: state.request!.payer,
       amount: state.reservedCredits,
       category: 'exports',
-      channel: 'api',
+      channel: exportChannel(state.request),
     };
   }
 }

@@ -2,6 +2,7 @@ import type { Principal } from '../platform/auth/access.js';
 import { hasCpeEntitlement } from '../accounts/domain/entitlements.js';
 import type { Plan } from '../accounts/domain/plans.js';
 import { CreditLedger, type Reservation } from '../credits/commands/credit-ledger.js';
+import type { UsageCategory } from '../credits/domain/ledger.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import type { CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import type { Clock } from '../platform/clock/clock.js';
@@ -11,6 +12,7 @@ import {
   unifiedSearchReservation,
   USAGE_CATEGORY,
   DATASET_PRICE,
+  pageCharge,
   pagePrice,
 } from './domain/pricing.js';
 import { timeFrameStart, type SearchRequest } from './domain/search-request.js';
@@ -52,10 +54,15 @@ export interface SearchOutcome {
   readonly per_type_failed: Dataset[];
   readonly per_type_timed_out: Dataset[];
   readonly per_type_capped: Dataset[];
+  /** The facet counts the stream sent (its `facets` chunks), by dataset: the JSON answer carries the same. */
+  readonly facets: Partial<Record<Dataset, FacetCounts>>;
   readonly credits_charged: number;
   /** An organization search's record id: what evidence is saved from (rule 4). */
   readonly search_id?: string;
 }
+
+/** Value counts per facet field. */
+export type FacetCounts = Record<string, Array<{ value: string | number | boolean; count: number }>>;
 
 /** Chunks of the streamed answer, in the contract's types. */
 export type SearchChunk =
@@ -75,7 +82,7 @@ export type SearchChunk =
   | {
       readonly type: 'facets';
       readonly dataset: Dataset;
-      readonly facets: Record<string, Array<{ value: string | number | boolean; count: number }>>;
+      readonly facets: FacetCounts;
     }
   | ({ readonly type: 'final' } & SearchOutcome)
   | { readonly type: 'error'; readonly code: string; readonly message: string };
@@ -173,6 +180,7 @@ export class SearchEngine {
       caller.envelope,
     );
     const outcomes = new Map<Dataset, DatasetOutcome>();
+    const facetsOf = new Map<Dataset, FacetCounts>();
     for (const [dataset, message] of invalid) {
       const outcome = failed(dataset, 'invalid_query', message);
       outcomes.set(dataset, outcome);
@@ -197,7 +205,10 @@ export class SearchEngine {
             emit({ type: 'results', dataset, items: outcome.items, capped: outcome.capped });
             if (dataset === 'hosts' && outcome.items.length > 0) {
               const facets = await this.facets(dataset, queries.get(dataset)!, signal);
-              if (facets) emit({ type: 'facets', dataset, facets });
+              if (facets) {
+                facetsOf.set(dataset, facets);
+                emit({ type: 'facets', dataset, facets });
+              }
             }
           }
         }),
@@ -206,13 +217,13 @@ export class SearchEngine {
       await this.ledger.release(reservation, 'failed', caller.envelope).catch(() => undefined);
       throw error;
     }
-    const answered = DATASETS.filter((dataset) => outcomes.get(dataset)?.status === 'ok');
-    const charged = await this.settle(
-      reservation,
-      unifiedSearchCharge(answered, favicon)?.credits ?? 0,
-      caller.envelope,
-    );
-    const outcome = summarize(request, outcomes, charged);
+    const answered = DATASETS.flatMap((dataset) => {
+      const outcome = outcomes.get(dataset);
+      return outcome?.status === 'ok' ? [{ dataset, rows: outcome.items.length }] : [];
+    });
+    const charge = unifiedSearchCharge(answered, favicon);
+    const charged = await this.settle(reservation, charge?.credits ?? 0, caller.envelope, charge?.category);
+    const outcome = summarize(request, outcomes, facetsOf, charged);
     emit({ type: 'final', ...outcome });
     return outcome;
   }
@@ -249,7 +260,16 @@ export class SearchEngine {
       await this.runDataset(dataset, query, page.limit, signal, page.offset),
       caller,
     );
-    const charged = await this.settle(reservation, outcome.status === 'ok' ? price : 0, caller.envelope);
+    // A page past the end of the results is answered (no rows, the total) and never charged.
+    const charged = await this.settle(
+      reservation,
+      pageCharge(dataset, page.offset, favicon, {
+        answered: outcome.status === 'ok',
+        total: outcome.total,
+        lowerBound: outcome.lowerBound,
+      }),
+      caller.envelope,
+    );
     return { ...outcome, charged };
   }
 
@@ -385,12 +405,13 @@ export class SearchEngine {
     reservation: Reservation,
     credits: number,
     envelope: CommandEnvelope,
+    category?: UsageCategory,
   ): Promise<number> {
     if (credits === 0) {
       await this.ledger.release(reservation, 'failed', envelope);
       return 0;
     }
-    await this.ledger.settle(reservation, credits, envelope);
+    await this.ledger.settle(reservation, credits, envelope, category);
     return credits;
   }
 
@@ -435,6 +456,7 @@ function failed(dataset: Dataset, status: DatasetState, message: string): Datase
 function summarize(
   request: SearchRequest,
   outcomes: Map<Dataset, DatasetOutcome>,
+  facets: Map<Dataset, FacetCounts>,
   charged: number,
 ): SearchOutcome {
   const get = (dataset: Dataset) => outcomes.get(dataset) ?? failed(dataset, 'error', 'not run');
@@ -458,6 +480,7 @@ function summarize(
     per_type_failed: failedSets,
     per_type_timed_out: timedOut,
     per_type_capped: DATASETS.filter((d) => get(d).capped),
+    facets: Object.fromEntries(DATASETS.flatMap((d) => (facets.has(d) ? [[d, facets.get(d)!]] : []))),
     credits_charged: charged,
   };
 }

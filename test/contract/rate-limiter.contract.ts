@@ -4,6 +4,7 @@
  * cases are independent of each other and of the order they run in.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { ServiceError } from '../../src/platform/errors/service-error.js';
 import {
@@ -16,6 +17,18 @@ import {
   type SlotAttempt,
   type SlotLease,
 } from '../../src/platform/rate-limit/rate-limiter.port.js';
+
+/** The most admissions any window of `windowMs` holds (windows are half-open: (t − windowMs, t]). */
+export function mostInAnyWindow(admittedAt: readonly number[], windowMs: number): number {
+  const times = [...admittedAt].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while (times[first]! <= times[last]! - windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
 
 export interface RateLimiterUnderTest {
   readonly limiter: RateLimiter;
@@ -61,7 +74,7 @@ export function rateLimiterContract(
     const leasesOf = (attempts: readonly SlotAttempt[]): SlotLease[] =>
       attempts.filter((attempt): attempt is SlotLease => attempt.acquired);
 
-    describe('request rates (GCRA)', () => {
+    describe('request rates (rolling window)', () => {
       it('admits exactly `limit` of a concurrent burst of 2 × limit', async () => {
         const rule: RateLimitRule = { name: fresh('burst'), limit: 5, windowSeconds: 60 };
         const decisions = await consumeMany(rule, 'account-1', 10);
@@ -71,57 +84,106 @@ export function rateLimiterContract(
         for (const decision of allowed) expect(decision.retryAfterSeconds).toBe(0);
         for (const decision of decisions.filter((d) => !d.allowed)) {
           expect(decision.remaining).toBe(0);
-          // One request every 60 / 5 = 12 seconds.
-          expect(decision.retryAfterSeconds).toBe(12);
+          // The burst leaves the window 60 s after it was admitted.
+          expect(decision.retryAfterSeconds).toBe(60);
           expect(decision.rule).toEqual(rule);
         }
       });
 
+      it('never more than `limit` in any window: a full burst and then a request every second admit `limit` per window', async () => {
+        // The vulnerability-enrichment limit: 60 per rolling minute. A token bucket lets a full bucket plus its
+        // refill (up to 2 × limit − 1) through within one window; a rolling window never does.
+        const rule: RateLimitRule = { name: fresh('no-refill-burst'), limit: 60, windowSeconds: 60 };
+        const start = clock.now().getTime();
+        const admittedAt: number[] = [];
+        expect(allowedOf(await consumeMany(rule, 'acct', 60))).toHaveLength(60);
+        admittedAt.push(...Array.from({ length: 60 }, () => start));
+        for (let second = 1; second <= 150; second++) {
+          clock.advance(1_000);
+          if ((await limiter().consume(rule, 'acct')).allowed) admittedAt.push(clock.now().getTime());
+        }
+        expect(mostInAnyWindow(admittedAt, 60_000)).toBe(60);
+        // The first request after the burst is admitted when the burst leaves the window, exactly 60 s later.
+        expect(admittedAt[60]).toBe(start + 60_000);
+      });
+
+      it('never more than `limit` in any window, whatever the arrival times (property)', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.integer({ min: 1, max: 5 }),
+            fc.array(
+              fc.record({
+                gapMs: fc.oneof(
+                  fc.integer({ min: 0, max: 2_000 }),
+                  fc.constantFrom(0, 9_999, 10_000, 10_001),
+                ),
+                burst: fc.integer({ min: 1, max: 4 }),
+              }),
+              { minLength: 1, maxLength: 25 },
+            ),
+            async (limit, arrivals) => {
+              const rule: RateLimitRule = { name: fresh('property'), limit, windowSeconds: 10 };
+              const admittedAt: number[] = [];
+              for (const { gapMs, burst } of arrivals) {
+                clock.advance(gapMs);
+                for (const decision of await consumeMany(rule, 'k', burst)) {
+                  if (!decision.allowed) continue;
+                  admittedAt.push(clock.now().getTime());
+                  expect(decision.remaining).toBeLessThan(limit);
+                }
+              }
+              expect(mostInAnyWindow(admittedAt, 10_000)).toBeLessThanOrEqual(limit);
+            },
+          ),
+          { numRuns: 30 },
+        );
+      });
+
       it('answers a whole number of seconds, after which a request is admitted again', async () => {
         const rule: RateLimitRule = { name: fresh('retry'), limit: 3, windowSeconds: 10 };
-        expect(allowedOf(await consumeMany(rule, 'k', 3))).toHaveLength(3);
+        expect((await limiter().consume(rule, 'k')).allowed).toBe(true);
+        clock.advance(3_500);
+        expect(allowedOf(await consumeMany(rule, 'k', 2))).toHaveLength(2);
 
         const refused = await limiter().consume(rule, 'k');
         expect(refused.allowed).toBe(false);
-        // One request every 3.33… seconds, rounded up.
-        expect(refused.retryAfterSeconds).toBe(4);
+        // The first admission leaves the window 6.5 s from now: rounded up.
+        expect(refused.retryAfterSeconds).toBe(7);
         expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
 
-        clock.advance(3_000);
+        clock.advance(6_000);
         const early = await limiter().consume(rule, 'k');
         expect(early).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
 
-        clock.advance(early.retryAfterSeconds * 1_000);
+        clock.advance(500);
         expect(await limiter().consume(rule, 'k')).toMatchObject({ allowed: true, remaining: 0 });
-        expect((await limiter().consume(rule, 'k')).allowed).toBe(false);
+        // The two admitted at +3.5 s leave the window at +13.5 s, 3.5 s from now.
+        expect(await limiter().consume(rule, 'k')).toMatchObject({ allowed: false, retryAfterSeconds: 4 });
       });
 
-      it('refills smoothly, never beyond `limit`, and refused requests cost nothing', async () => {
-        const rule: RateLimitRule = { name: fresh('smooth'), limit: 4, windowSeconds: 2 };
+      it('refused requests cost nothing, and a long idle gives back exactly `limit`', async () => {
+        const rule: RateLimitRule = { name: fresh('idle'), limit: 4, windowSeconds: 2 };
         expect(allowedOf(await consumeMany(rule, 'k', 4))).toHaveLength(4);
         // Hammering while refused does not push the next admission further away.
         expect(allowedOf(await consumeMany(rule, 'k', 20))).toHaveLength(0);
+        clock.advance(1_999);
+        expect(allowedOf(await consumeMany(rule, 'k', 3))).toHaveLength(0);
+        clock.advance(1);
+        expect(allowedOf(await consumeMany(rule, 'k', 6))).toHaveLength(4);
 
-        clock.advance(500); // one emission interval
-        expect(allowedOf(await consumeMany(rule, 'k', 3))).toHaveLength(1);
-
-        clock.advance(1_000); // two intervals
-        expect(allowedOf(await consumeMany(rule, 'k', 3))).toHaveLength(2);
-
-        clock.advance(60_000); // long idle: a full burst, and no more
+        clock.advance(60_000); // long idle: the limit, and no more
         const decisions = await consumeMany(rule, 'k', 6);
         expect(allowedOf(decisions)).toHaveLength(4);
         expect(Math.max(...decisions.map((decision) => decision.remaining))).toBe(3);
       });
 
-      it('admits exactly `limit` per window when the limit does not divide the window', async () => {
-        const rule: RateLimitRule = { name: fresh('uneven'), limit: 7, windowSeconds: 1 };
+      it('honours fractional windows to the microsecond', async () => {
+        const rule: RateLimitRule = { name: fresh('fraction'), limit: 7, windowSeconds: 1.5 };
         expect(allowedOf(await consumeMany(rule, 'k', 8))).toHaveLength(7);
-        clock.advance(1_000);
-        // 1 s later, 1 s / 7 rounded up to a microsecond per request: 6 refilled (the 7th a few µs later).
-        expect(allowedOf(await consumeMany(rule, 'k', 8))).toHaveLength(6);
+        clock.advance(1_499);
+        expect(allowedOf(await consumeMany(rule, 'k', 8))).toHaveLength(0);
         clock.advance(1);
-        expect(allowedOf(await consumeMany(rule, 'k', 8))).toHaveLength(1);
+        expect(allowedOf(await consumeMany(rule, 'k', 8))).toHaveLength(7);
       });
 
       it('keeps keys and rules independent', async () => {
@@ -146,9 +208,9 @@ export function rateLimiterContract(
         expect(allowedOf(decisions)).toHaveLength(6);
         expect((await another.consume(rule, 'acct')).allowed).toBe(false);
         expect((await limiter().consume(rule, 'acct')).allowed).toBe(false);
-        clock.advance(10_000);
+        clock.advance(60_000);
         expect((await another.consume(rule, 'acct')).allowed).toBe(true);
-        expect((await limiter().consume(rule, 'acct')).allowed).toBe(false);
+        expect(allowedOf(await consumeMany(rule, 'acct', 6))).toHaveLength(5);
       });
 
       it('enforce throws rate_limited with the Retry-After seconds when refused', async () => {

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
 import {
   BADGE_BATCH_CONCURRENCY,
+  BADGE_BATCH_DEADLINE_MS,
   VULNERABILITY_ENRICHMENT_RATE,
 } from '../../src/catalogue/http/enrichment-handler.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
@@ -83,6 +84,10 @@ class HoldableClock implements Clock {
   hold(): void {
     this.held = new Date();
   }
+  /** Moves the held time forward. */
+  advance(ms: number): void {
+    this.held = new Date((this.held ?? new Date()).getTime() + ms);
+  }
   release(): void {
     this.held = undefined;
   }
@@ -145,6 +150,60 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     expect(apache.findings.find((f: { id: string }) => f.id === 'CVE-2023-25690').kev).toBe(false);
     expect(nginx).toMatchObject({ status: 'indeterminate', complete: false, reason: 'version_unknown' });
     expect((await credits()).json()).toEqual(before);
+  });
+
+  it('an observation lacking the software edition: the reason names it, and the CVE at stake carries the condition', async () => {
+    const ip = '198.51.100.210';
+    await service.context.observations.write('hosts', [
+      {
+        id: `${ip}:8080/tcp`,
+        first_seen: NOW.toISOString(),
+        last_seen: NOW.toISOString(),
+        ip,
+        port: 8080,
+        transport: 'tcp',
+        protocol: 'http',
+        product: 'jenkins',
+        vendor: 'jenkins',
+        version: '2.440',
+        cpe: ['cpe:2.3:a:jenkins:jenkins:2.440:*:*:*:*:*:*:*'],
+      },
+    ]);
+    const found = await post(service, '/api/v2/common/data/hosts', professional.key, {
+      raw_query: `ip:${ip}`,
+    });
+    const reference = found.json().data[0].vulnerability_ref as string;
+    const response = await post(service, VULNS, professional.key, { reference });
+    expect(response.statusCode).toBe(200);
+    const [evaluation] = response.json().evaluations;
+    expect(evaluation).toMatchObject({
+      status: 'indeterminate',
+      complete: false,
+      reason: 'sw_edition_unknown',
+      unknown_attributes: ['sw_edition'],
+      source: 'observation',
+      total: 1,
+    });
+    expect(evaluation.reason).not.toBe('version_unknown');
+    expect(evaluation.findings).toEqual([
+      expect.objectContaining({
+        id: 'CVE-2024-23897',
+        kev: expect.objectContaining({ cve_id: 'CVE-2024-23897' }),
+        observed_products: [{ vendor: 'jenkins', product: 'jenkins', version: '2.440' }],
+        additional_conditions: [
+          expect.objectContaining({
+            operator: 'OR',
+            criteria: ['cpe:2.3:a:jenkins:jenkins:*:*:*:*:-:*:*:*'],
+            unknown_attributes: ['sw_edition'],
+          }),
+        ],
+      }),
+    ]);
+    // The association index agrees: the host is associated with the CVE at stake, as a conditional association.
+    const selected = await post(service, '/api/v2/common/data/hosts', professional.key, {
+      raw_query: `ip:${ip} AND cve:CVE-2024-23897`,
+    });
+    expect(selected.json().total).toBe(1);
   });
 
   it('refuses raw CPEs without the CPE entitlement (403) and malformed requests (422)', async () => {
@@ -295,6 +354,85 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     expect(c).toMatchObject({ key: 'c', status: 'ok', badges: [] });
   });
 
+  it("the shared-edge badge agrees with the hosts' own shared_edge observation", async () => {
+    const seen = { first_seen: NOW.toISOString(), last_seen: NOW.toISOString() };
+    const host = (ip: string, sharedEdge: boolean) => ({
+      id: `${ip}:443/tcp`,
+      ...seen,
+      ip,
+      port: 443,
+      transport: 'tcp',
+      protocol: 'https',
+      shared_edge: sharedEdge,
+    });
+    const certificates = (ip: string, count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const fingerprint = (i + 16).toString(16).toUpperCase().padStart(2, '0').repeat(32);
+        return {
+          id: `${fingerprint}@${ip}:443`,
+          ...seen,
+          fingerprint,
+          names: [`site-${i}.shared-hosting.test`],
+          ip,
+          port: 443,
+        };
+      });
+    // Shared hosting the hosts observation says is not an edge: a dozen certificate names, shared_edge false.
+    const hosting = '198.51.100.201';
+    // A CDN edge the hosts observation marks shared_edge, with a single certificate seen.
+    const edge = '198.51.100.202';
+    await service.context.observations.write('hosts', [host(hosting, false), host(edge, true)]);
+    await service.context.observations.write('vhosts', [
+      ...certificates(hosting, 12),
+      ...certificates(edge, 1),
+    ]);
+
+    const response = await post(service, BADGES, professional.key, {
+      items: [
+        { key: 'hosting', type: 'ip', value: hosting },
+        { key: 'edge', type: 'ip', value: edge },
+      ],
+    });
+    expect(response.statusCode).toBe(200);
+    const [hostingItem, edgeItem] = response.json().items;
+    const sharedEdge = (item: { badges: Array<{ id: string }> }) =>
+      item.badges.find((badge) => badge.id === 'shared_edge');
+    expect(sharedEdge(hostingItem)).toBeUndefined();
+    expect(sharedEdge(edgeItem)).toMatchObject({
+      level: 'info',
+      search: {
+        field: 'shared_edge',
+        value: 'true',
+        match: 'exact',
+        query: `ip:${edge} AND shared_edge:true`,
+        datasets: ['hosts'],
+      },
+    });
+    // The badge's related search finds exactly the observation it is about.
+    const related = await post(service, '/api/v2/common/data/hosts', professional.key, {
+      raw_query: `ip:${edge} AND shared_edge:true`,
+    });
+    expect(related.json().total).toBe(1);
+  });
+
+  it('badges: unknown top-level fields are refused with 422 like every other route', async () => {
+    for (const body of [
+      { items: [{ key: 'a', type: 'ip', value: '192.0.2.1' }], unexpected: true },
+      { items: [{ key: 'a', type: 'ip', value: '192.0.2.1' }], record: {} },
+    ]) {
+      const response = await post(service, BADGES, professional.key, body);
+      expect(response.statusCode).toBe(422);
+      expect(response.json()).toMatchObject({
+        code: 'invalid_input',
+        details: { fields: [{ field: Object.keys(body)[1] }] },
+      });
+    }
+    for (const body of [[], 'items', null]) {
+      const response = await post(service, BADGES, professional.key, JSON.stringify(body));
+      expect([response.statusCode, response.json().code]).toEqual([422, 'invalid_input']);
+    }
+  });
+
   it('enforces the badge limits', async () => {
     const item = (i: number) => ({ key: `k${i}`, type: 'ip', value: '192.0.2.1' });
     const cases: Array<[unknown, number, string]> = [
@@ -324,7 +462,8 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     expect(fifty.json().items).toHaveLength(50);
   });
 
-  it('a third concurrent badge batch is 429 background_busy', async () => {
+  it('a third concurrent badge batch is 429 background_busy, with a Retry-After of when a slot is expected to free', async () => {
+    clock.hold(); // the two batches start at the instant the third arrives, however slow the machine
     const held = [
       await service.context.rateLimiter.acquireSlot(BADGE_BATCH_CONCURRENCY, professional.accountId),
       await service.context.rateLimiter.acquireSlot(BADGE_BATCH_CONCURRENCY, professional.accountId),
@@ -334,14 +473,17 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
     try {
       const third = await post(service, BADGES, professional.key, body);
       expect([third.statusCode, third.json().code]).toEqual([429, 'background_busy']);
-      expect(Number(third.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // A batch ends by its deadline, so a slot is expected to free within it: Retry-After says so.
+      expect(third.headers['retry-after']).toBe(String(BADGE_BATCH_DEADLINE_MS / 1000));
+      expect(third.json().details).toMatchObject({ retry_after_seconds: BADGE_BATCH_DEADLINE_MS / 1000 });
     } finally {
+      clock.release();
       for (const slot of held) if (slot.acquired) await slot.release();
     }
     expect((await post(service, BADGES, professional.key, body)).statusCode).toBe(200);
   });
 
-  it('60 vulnerability enrichments per minute per account across the personal API and the session', async () => {
+  it('60 vulnerability enrichments per rolling minute per account across the personal API and the session: never more than 60 in any 60 s', async () => {
     const caller = await account(service, 'enterprise');
     const login = await service.app.inject({
       method: 'POST',
@@ -384,6 +526,19 @@ describe('enrichment over HTTP (PGlite, real NVD and KEV data)', () => {
       }
       // Another account is not affected.
       expect((await post(service, VULNS, enterprise.key, { cpes: [APACHE_2449] })).statusCode).toBe(200);
+      // Half a minute later nothing has refilled: the 60 are still inside the window (a token bucket would
+      // have let 30 more through, 90 in one minute).
+      clock.advance(30_000);
+      for (const response of [
+        await post(service, VULNS, caller.key, { cpes: [APACHE_2449] }),
+        await viaSession(),
+      ]) {
+        expect([response.statusCode, response.json().code]).toEqual([429, 'rate_limited']);
+        expect(response.headers['retry-after']).toBe('30');
+      }
+      // Once they left the window, requests are admitted again.
+      clock.advance(30_000);
+      expect((await viaSession()).statusCode).toBe(200);
     } finally {
       clock.release();
     }

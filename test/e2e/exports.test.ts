@@ -3,6 +3,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { gunzipSync } from 'node:zlib';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
+import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
+import { SERVICE_SCOPE } from '../../src/platform/auth/access.js';
+import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
 import { csvColumns } from '../../src/exports/domain/export-formats.js';
 import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
@@ -11,7 +14,7 @@ import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 
 const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
@@ -82,6 +85,16 @@ describe('exports over HTTP (PGlite)', () => {
     throw new Error(
       `export ${id} did not reach the expected state: ${JSON.stringify(events.map((e) => [e.type, e.data]))}`,
     );
+  }
+
+  /** The job's charge reached the ledger (ExportCharged). */
+  async function waitUntilCharged(id: string): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      const events = await service.context.storage.eventStore.readStream(`export-${id}`);
+      if (events.some((event) => event.type === 'ExportCharged')) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`export ${id} was never charged`);
   }
 
   const finished = (job: Record<string, unknown>) =>
@@ -337,6 +350,92 @@ describe('exports over HTTP (PGlite)', () => {
     expect(await ledger.available(payer)).toBe(0);
     const body = (await call(poor.key, 'GET', `/${id}/download`)).body;
     expect(body.split('\n').filter(Boolean)).toHaveLength(200);
+  });
+
+  it('paying never locks the caller out: a truncated export paid with the last purchased credit stays pollable, downloadable and deletable', async () => {
+    // A Free account reaches the data API only through purchased credits (Authentication 3).
+    const payerAccount = await account('free', 'last-credit');
+    const payer = `account:${payerAccount.accountId}`;
+    await ledger.purchase(payer, 2, operator());
+    // Spend the monthly allocation, so the export is paid with the 2 purchased credits.
+    const allocation = (await ledger.available(payer)) - 2;
+    const spent = await ledger.reserve(
+      { payer, amount: allocation, category: 'host', channel: 'api' },
+      operator(),
+    );
+    await ledger.settle(spent, allocation, operator());
+    await waitForProjections(service, ['credit-state']);
+
+    const { export_id: id } = (
+      await call(payerAccount.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' })
+    ).json();
+    const job = await waitFor(payerAccount.key, id, finished);
+    expect(job).toMatchObject({
+      status: 'completed',
+      results_count: 200,
+      credits_consumed: 2,
+      was_truncated: true,
+    });
+    await waitFor(payerAccount.key, id, () => true);
+    await waitForProjections(service, ['credit-state', 'exports']);
+    expect((await ledger.state(payer)).purchasedBalance).toBe(0);
+
+    // A new request is a personal data request: refused now that no purchased credit is left.
+    const again = await call(payerAccount.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' });
+    expect(again.statusCode).toBe(402);
+    expect(again.json().code).toBe('entitlement_required');
+    // What was paid for stays reachable.
+    const polled = await call(payerAccount.key, 'GET', `/${id}/poll`);
+    expect(polled.statusCode).toBe(200);
+    expect(polled.json()).toMatchObject({ status: 'completed', was_truncated: true });
+    const listed = await call(payerAccount.key, 'GET', '');
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().exports.map((e: { id: string }) => e.id)).toEqual([id]);
+    const file = await call(payerAccount.key, 'GET', `/${id}/download`);
+    expect(file.statusCode).toBe(200);
+    expect(file.body.split('\n').filter(Boolean)).toHaveLength(200);
+    const removed = await call(payerAccount.key, 'DELETE', `/${id}`);
+    expect(removed.statusCode).toBe(200);
+    expect(removed.json()).toEqual({ export_id: id, outcome: 'deleted' });
+    expect((await call(payerAccount.key, 'DELETE', '')).json()).toEqual({
+      deleted_count: 0,
+      cancelled_count: 0,
+    });
+  });
+
+  it('an export made with an MCP token counts in usage_mcp.exports (a subset of usage, not an extra charge)', async () => {
+    const mcpUser = await account('professional', 'mcp');
+    const { token } = await service.app.get(AccessTokens).issue({
+      accountId: mcpUser.accountId,
+      scopes: [SERVICE_SCOPE],
+      client: 'mcp',
+      ttlSeconds: 3600,
+    });
+    const bearer = { authorization: `Bearer ${token}` };
+    const viaMcp = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/exports/hosts',
+      headers: bearer,
+      payload: { raw_query: 'port:>0', format: 'txt' },
+    });
+    expect(viaMcp.statusCode).toBe(202);
+    const mcpId = viaMcp.json().export_id as string;
+    const { export_id: keyId } = (
+      await call(mcpUser.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' })
+    ).json();
+    const mcpJob = await waitFor(mcpUser.key, mcpId, finished);
+    const keyJob = await waitFor(mcpUser.key, keyId, finished);
+    await waitUntilCharged(mcpId);
+    await waitUntilCharged(keyId);
+    await waitForProjections(service, ['credit-usage']);
+    const usage = await service.app.get(CreditQueries).usage(mcpUser.accountId);
+    const exportsOf = (list: ReadonlyArray<{ category: string; credits: number }>) =>
+      list.find((entry) => entry.category === 'exports')?.credits;
+    expect(exportsOf(usage.usage)).toBe(
+      (mcpJob.credits_consumed as number) + (keyJob.credits_consumed as number),
+    );
+    expect(exportsOf(usage.usage_mcp)).toBe(mcpJob.credits_consumed);
+    expect(mcpJob.credits_consumed).toBe(Math.ceil(HOSTS / 100));
   });
 
   it('deletes a completed export with its file; DELETE / reports deleted_count', async () => {

@@ -79,11 +79,34 @@ describe('Authentication 3: every personal data request needs a paid subscriptio
     expect(allowed.json()).toEqual({ ok: true });
   });
 
-  it('paid subscriptions (Professional, Enterprise, legacy Basic) pass without purchased credits', async () => {
-    for (const plan of ['professional', 'enterprise', 'basic'] as const) {
+  it('current paid subscriptions (Professional, Enterprise) pass without purchased credits', async () => {
+    for (const plan of ['professional', 'enterprise'] as const) {
       const { key } = await keyFor(plan);
       expect((await call(key)).statusCode).toBe(200);
     }
+  });
+
+  it('Authentication 3: a legacy Basic account without purchased credits is refused like Free, and the 402 states the rule', async () => {
+    const { accountId, key } = await keyFor('basic');
+    const refused = await call(key);
+    expect(refused.statusCode).toBe(402);
+    const body = refused.json();
+    expect(body).toMatchObject({
+      code: 'entitlement_required',
+      details: { plan: 'basic', purchased_credits: 0, qualifying_plans: ['professional', 'enterprise'] },
+    });
+    // The message is the rule itself, then why this account does not meet it.
+    expect(body.message).toMatch(
+      /current paid subscription \(Professional or Enterprise\) or a purchased credit balance above zero/,
+    );
+    expect(body.message).toMatch(/Basic \(legacy\).*not a current paid subscription/);
+    const free = (await call((await keyFor('free')).key)).json();
+    expect(free.message).toMatch(/current paid subscription \(Professional or Enterprise\)/);
+    expect(free.details).toMatchObject({ plan: 'free', purchased_credits: 0 });
+
+    // A purchased balance above zero opens the data API to a Basic account, as it does to a Free one.
+    await service.app.get(CommandBus).execute(new PurchaseCredits(accountId, 1, operator()));
+    expect((await call(key)).statusCode).toBe(200);
   });
 
   it('missing credentials are 401 before any entitlement question', async () => {

@@ -17,7 +17,7 @@ import { startTestService, type TestService } from '../support/service.js';
 function tableLine(route: DiscoveredRoute): string {
   const rule = route.rule;
   if (!rule) return `${route.method} ${route.path} UNDECLARED`;
-  return `${route.method} ${route.path} ${rule.surface} ${rule.permission}${rule.personalData ? ' personalData' : ''}`;
+  return `${route.method} ${route.path} ${rule.surface} ${rule.permission}${rule.personalData === 'paid_result' ? ' paidResult' : rule.personalData ? ' personalData' : ''}`;
 }
 
 /**
@@ -104,11 +104,11 @@ const EXPECTED_ROUTES = [
   'POST /api/v2/common/data/search/more personal_api data.search personalData',
   'POST /api/v2/common/data/enrich/vulnerabilities personal_api data.enrich personalData',
   'POST /api/v2/common/data/enrich/badges personal_api data.enrich personalData',
-  'DELETE /api/v2/common/exports personal_api data.export personalData',
-  'DELETE /api/v2/common/exports/:exportId personal_api data.export personalData',
-  'GET /api/v2/common/exports personal_api data.export personalData',
-  'GET /api/v2/common/exports/:exportId/download personal_api data.export personalData',
-  'GET /api/v2/common/exports/:exportId/poll personal_api data.export personalData',
+  'DELETE /api/v2/common/exports personal_api data.export paidResult',
+  'DELETE /api/v2/common/exports/:exportId personal_api data.export paidResult',
+  'GET /api/v2/common/exports personal_api data.export paidResult',
+  'GET /api/v2/common/exports/:exportId/download personal_api data.export paidResult',
+  'GET /api/v2/common/exports/:exportId/poll personal_api data.export paidResult',
   'POST /api/v2/common/exports/:searchType personal_api data.export personalData',
   'POST /api/v2/common/exports/:searchType/estimate personal_api data.export personalData',
   'GET /api/v2/data/search/fields session data.search',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
 import pg from 'pg';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
+import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { DATASETS } from '../../src/search/domain/datasets.js';
@@ -144,15 +145,39 @@ describe('unified search over HTTP (PGlite)', () => {
     expect(Object.keys(final.per_type_status as object).sort()).toEqual(['dns', 'hosts', 'vhosts', 'whois']);
   });
 
+  it('Events 1: stream:false carries the facets the stream sends, and the final chunk holds the same outcome as the JSON answer', async () => {
+    const response = await fetch(`${base}/api/v2/common/data/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ raw_query: 'nginx' }),
+    });
+    const events = await readEvents(response);
+    const streamed = Object.fromEntries(
+      events.filter((e) => e.type === 'facets').map((e) => [e.dataset as string, e.facets]),
+    );
+    expect(Object.keys(streamed)).toEqual(['hosts']);
+    const { type, ...final } = events.at(-1)!;
+    expect(type).toBe('final');
+
+    const answer = (await post({ raw_query: 'nginx', stream: false })).json();
+    expect(answer.facets).toEqual(streamed);
+    // vulnerability_ref is sealed afresh for every answer; everything else is the same outcome.
+    const withoutRefs = (outcome: Record<string, unknown>) =>
+      JSON.parse(
+        JSON.stringify(outcome, (name, value: unknown) => (name === 'vulnerability_ref' ? undefined : value)),
+      );
+    expect(withoutRefs(answer)).toEqual(withoutRefs(final));
+  });
+
   it('charges match the pricing table and usage categories; the fields vocabulary is free', async () => {
     const queries = service.app.get(CreditQueries);
     const before = await queries.usage(accountId);
     await post({ raw_query: 'port:22', stream: false }); // hosts + vhosts answer: 1 credit, host
     const whois = await post({ raw_query: 'registrar:*', stream: false, broad: true });
     expect([200, 422]).toContain(whois.statusCode);
-    const word = (await post({ raw_query: 'example', stream: false })).json(); // every dataset applies: whois answers → 3
+    const word = (await post({ raw_query: 'example', stream: false })).json(); // whois answers, but no rows → 1
     expect(word.per_type_status.whois).toBe('ok');
-    expect(word.credits_charged).toBe(3);
+    expect(word.credits_charged).toBe(1);
     const fields = await service.app.inject({
       method: 'GET',
       url: '/api/v2/common/data/search/fields',
@@ -168,7 +193,124 @@ describe('unified search over HTTP (PGlite)', () => {
       (after.usage.find((u) => u.category === category)?.credits ?? 0) -
       (before.usage.find((u) => u.category === category)?.credits ?? 0);
     expect(delta('host')).toBeGreaterThanOrEqual(1);
-    expect(delta('whois')).toBeGreaterThanOrEqual(3);
+  });
+
+  describe('"Most searches cost 1 credit": a unified search pays the WHOIS price only when WHOIS returns rows', () => {
+    const queries = () => service.app.get(CreditQueries);
+    /** The search's JSON answer and what it added to each usage category. */
+    async function charged(rawQuery: string) {
+      await waitForProjections(service, ['credit-usage']);
+      const before = await queries().usage(accountId);
+      const response = await post({ raw_query: rawQuery, stream: false });
+      expect(response.statusCode).toBe(200);
+      await waitForProjections(service, ['credit-usage']);
+      const after = await queries().usage(accountId);
+      const booked = Object.fromEntries(
+        after.usage
+          .map(({ category, credits }) => [
+            category,
+            credits - (before.usage.find((u) => u.category === category)?.credits ?? 0),
+          ])
+          .filter(([, credits]) => credits !== 0),
+      );
+      return { outcome: response.json(), booked };
+    }
+    const rows = (outcome: { results: Record<string, unknown[]> }, dataset: string) =>
+      outcome.results[dataset]!.length;
+
+    it('a bare word WHOIS answers without rows costs 1, booked under the dataset that returned rows', async () => {
+      const { outcome, booked } = await charged('nginx');
+      expect(outcome.per_type_status).toEqual({ hosts: 'ok', dns: 'ok', vhosts: 'ok', whois: 'ok' });
+      expect(rows(outcome, 'whois')).toBe(0);
+      expect(rows(outcome, 'hosts')).toBeGreaterThan(0);
+      expect(outcome.credits_charged).toBe(1);
+      expect(booked).toEqual({ host: 1 });
+    });
+
+    it('a bare domain no dataset has rows for costs 1, booked under the first dataset that answered', async () => {
+      const { outcome, booked } = await charged('zzzz-unseen-name.com');
+      expect(outcome.per_type_status.whois).toBe('ok');
+      for (const dataset of DATASETS) expect(rows(outcome, dataset)).toBe(0);
+      expect(outcome.credits_charged).toBe(1);
+      expect(booked).toEqual({ host: 1 });
+    });
+
+    it('a bare domain WHOIS returns rows for costs the WHOIS price, booked as WHOIS', async () => {
+      const sample = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/whois',
+        headers: { 'x-api-key': key },
+        payload: { raw_query: 'domain:*.com', include: 'domain' },
+      });
+      const domain = (sample.json().data as Array<{ domain: string }>)[0]!.domain;
+      const { outcome, booked } = await charged(domain);
+      expect(rows(outcome, 'whois')).toBeGreaterThan(0);
+      expect(outcome.credits_charged).toBe(3);
+      expect(booked).toEqual({ whois: 3 });
+    });
+
+    it('the fields vocabulary publishes the exact pricing rule', async () => {
+      const fields = await service.app.inject({
+        method: 'GET',
+        url: '/api/v2/common/data/search/fields',
+        headers: { 'x-api-key': key },
+      });
+      expect(fields.statusCode).toBe(200);
+      const { prices, pricing } = fields.json();
+      expect(prices).toEqual({ hosts: 1, dns: 1, vhosts: 1, whois: 3, favicon_search: 5 });
+      expect(pricing.unified_search).toMatch(/only when that dataset returned rows/);
+      expect(pricing.unified_search).toMatch(/1 credit/);
+      expect(pricing.unified_search_category).toMatch(/hosts, dns, vhosts, whois/);
+      expect(pricing.depth).toEqual([
+        { from_record: 0, to_record: 99, multiplier: 1 },
+        { from_record: 100, to_record: 999, multiplier: 2 },
+        { from_record: 1000, to_record: 9999, multiplier: 3 },
+      ]);
+      expect(pricing.page_past_end).toMatch(/no charge/);
+    });
+  });
+
+  describe('a page past the end of the results is never charged', () => {
+    const ledgerAvailable = async () => await service.app.get(CreditLedger).available(`account:${accountId}`);
+
+    it('search/more past the last record answers no rows, the total and no charge', async () => {
+      const first = (await post({ raw_query: 'port:443', stream: false, per_type_limit: 10 })).json();
+      const total = first.totals.hosts.count as number;
+      expect(total).toBeGreaterThan(0);
+      expect(first.totals.hosts.lower_bound).toBe(false);
+      const more = (page: number) =>
+        service.app.inject({
+          method: 'POST',
+          url: '/api/v2/common/data/search/more',
+          headers: { 'x-api-key': key },
+          payload: { raw_query: 'port:443', dataset: 'hosts', page, per_type_limit: 10 },
+        });
+      const before = await ledgerAvailable();
+      const past = await more(Math.ceil(total / 10) + 1);
+      expect(past.statusCode).toBe(200);
+      expect(past.json()).toMatchObject({ status: 'ok', results: [], total, credits_charged: 0 });
+      expect(await ledgerAvailable()).toBe(before);
+      // A page that still holds records is charged as usual.
+      const inside = await more(2);
+      expect(inside.json()).toMatchObject({ status: 'ok', credits_charged: 1 });
+      expect(await ledgerAvailable()).toBe(before - 1);
+    });
+
+    it('a single-dataset page past the last record answers no rows, the total and no charge', async () => {
+      const page = (n: number) =>
+        service.app.inject({
+          method: 'POST',
+          url: '/api/v2/common/data/hosts',
+          headers: { 'x-api-key': key },
+          payload: { raw_query: 'port:443', results_per_page: 50, page: n },
+        });
+      const total = (await page(1)).json().total as number;
+      const before = await ledgerAvailable();
+      const past = await page(Math.floor(total / 50) + 2);
+      expect(past.statusCode).toBe(200);
+      expect(past.json()).toMatchObject({ data: [], total, credits_charged: 0 });
+      expect(await ledgerAvailable()).toBe(before);
+    });
   });
 
   it('single-dataset search pages with results_per_page 10/30/50 and aggregates facets', async () => {

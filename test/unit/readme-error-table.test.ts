@@ -10,7 +10,7 @@ function readmeStatusTable(): Map<number, Set<string>> {
   for (const line of section.split('\n')) {
     const row = /^\|\s*(\d{3})\s*\|([^|]*)\|/.exec(line);
     if (!row) continue;
-    table.set(Number(row[1]), new Set([...row[2].matchAll(/`([a-z_]+)`/g)].map((m) => m[1])));
+    table.set(Number(row[1]), new Set([...(row[2] ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1] ?? '')));
   }
   return table;
 }

@@ -11,8 +11,11 @@ export interface Plan {
   readonly label: string;
   /** The monthly allocation (monthly_credits), granted afresh every billing cycle. */
   readonly monthlyCredits: number;
-  /** A current paid subscription: grants personal data access without a purchased balance. */
-  readonly paidSubscription: boolean;
+  /**
+   * A current paid subscription (contract, Authentication 3: "Professional or Enterprise"): grants personal data
+   * access without a purchased balance. The legacy Basic plan is paid for but is not a current subscription.
+   */
+  readonly currentPaidSubscription: boolean;
   /** Kept for accounts created before the current plans (is_legacy). */
   readonly isLegacy: boolean;
   /** Raw CPE input on the personal enrichment surface ("currently Enterprise"). */
@@ -26,7 +29,7 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = {
     id: 'free',
     label: 'Free',
     monthlyCredits: 50,
-    paidSubscription: false,
+    currentPaidSubscription: false,
     isLegacy: false,
     cpeEntitlement: false,
     exportResultsPerCycle: 1_000,
@@ -35,7 +38,7 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = {
     id: 'basic',
     label: 'Basic (legacy)',
     monthlyCredits: 1_000,
-    paidSubscription: true,
+    currentPaidSubscription: false,
     isLegacy: true,
     cpeEntitlement: false,
     exportResultsPerCycle: 10_000,
@@ -44,7 +47,7 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = {
     id: 'professional',
     label: 'Professional',
     monthlyCredits: 5_000,
-    paidSubscription: true,
+    currentPaidSubscription: true,
     isLegacy: false,
     cpeEntitlement: false,
     exportResultsPerCycle: 100_000,
@@ -53,7 +56,7 @@ export const PLANS: Readonly<Record<PlanId, Plan>> = {
     id: 'enterprise',
     label: 'Enterprise',
     monthlyCredits: 50_000,
-    paidSubscription: true,
+    currentPaidSubscription: true,
     isLegacy: false,
     cpeEntitlement: true,
     exportResultsPerCycle: 1_000_000,

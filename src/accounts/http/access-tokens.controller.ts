@@ -4,7 +4,7 @@ import { Access, SERVICE_SCOPE, type Principal } from '../../platform/auth/acces
 import { AccessTokens } from '../../platform/auth/access-tokens.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import { canCreateAccessToken } from '../domain/entitlements.js';
+import { accessTokenDecision } from '../domain/entitlements.js';
 import { AccountDirectory } from '../queries/account-directory.js';
 import { CreateAccessTokenBody } from './account.dtos.js';
 
@@ -35,12 +35,8 @@ export class AccessTokensController {
     const account = await this.accounts.account(principal.accountId);
     if (!account) throw new ServiceError('unauthenticated', 'the session belongs to no account');
     const plan = this.accounts.plan(account);
-    if (!canCreateAccessToken(plan, await this.accounts.purchasedBalance(principal.accountId))) {
-      throw new ServiceError(
-        'entitlement_required',
-        'a Free account holding only its monthly allocation cannot create a token',
-      );
-    }
+    const decision = accessTokenDecision(plan, await this.accounts.purchasedBalance(principal.accountId));
+    if (!decision.allowed) throw new ServiceError('entitlement_required', decision.message, decision.details);
     const scopes = body.scopes ?? [SERVICE_SCOPE];
     const expiresIn = body.expires_in ?? 3600;
     const issued = await this.tokens.issue({

@@ -4,9 +4,9 @@ import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js
 import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { CreditStateDocument } from '../../../projections/credit-state.projection.js';
 import { CREDIT_STATES } from '../../../projections/credit-state.projection.js';
-import type { PrincipalDirectory } from '../../platform/auth/access.js';
+import type { PersonalDataStanding, PrincipalDirectory } from '../../platform/auth/access.js';
 import type { ServiceContext } from '../../platform/service-context.js';
-import { hasPersonalDataEntitlement } from '../domain/entitlements.js';
+import { personalDataDecision } from '../domain/entitlements.js';
 import { isPlanId, planById, type Plan } from '../domain/plans.js';
 
 /** Account lookups from the read models: sign-in, credentials and entitlement. */
@@ -22,14 +22,14 @@ export class AccountDirectory implements PrincipalDirectory {
       : null;
   }
 
-  async accountStanding(accountId: string): Promise<{ exists: boolean; personalData: boolean }> {
+  async accountStanding(accountId: string): Promise<{ exists: boolean; personalData: PersonalDataStanding }> {
     // Both reads at once: this runs in front of every personal API request.
     const [account, purchased] = await Promise.all([
       this.account(accountId),
       this.purchasedBalance(accountId),
     ]);
-    if (!account) return { exists: false, personalData: false };
-    return { exists: true, personalData: hasPersonalDataEntitlement(this.plan(account), purchased) };
+    if (!account) return { exists: false, personalData: personalDataDecision('free', 0) };
+    return { exists: true, personalData: personalDataDecision(this.plan(account), purchased) };
   }
 
   async account(accountId: string): Promise<AccountDocument | null> {

@@ -9,7 +9,7 @@ import type {
 } from '../../search/observation-index/observation-index.port.js';
 import type { Match, QueryNode } from '../../search/query-language/ast.js';
 import type { CatalogueStore } from '../store/catalogue-store.port.js';
-import { SHARED_EDGE_MIN_NAMES, type BadgeEvidence, type BadgeItem } from './badges.js';
+import type { BadgeEvidence, BadgeItem } from './badges.js';
 
 const SPAN = { start: 0, end: 0 };
 const field = (name: string, match: Match): QueryNode => ({ kind: 'field', field: name, match, span: SPAN });
@@ -18,6 +18,8 @@ const anyOf = (children: QueryNode[]): QueryNode => ({ kind: 'or', children, spa
 
 const HOSTS_PER_ITEM = 50;
 const ADDRESSES_PER_NAME = 8;
+/** Certificate names on an address are counted up to this (shown as context of the shared-edge badge). */
+const NAMES_COUNT_LIMIT = 100;
 
 export class BadgeEvidenceReader {
   constructor(
@@ -56,13 +58,14 @@ export class BadgeEvidenceReader {
     const names = await this.observations.search(
       'vhosts',
       { ast: exact('ip', ip) },
-      { offset: 0, limit: 0, countLimit: SHARED_EDGE_MIN_NAMES * 10 },
+      { offset: 0, limit: 0, countLimit: NAMES_COUNT_LIMIT },
       signal,
     );
     return {
       addresses: [ip],
       cves: await this.cvesOfHosts(hosts.records),
       namesOnAddress: names.total,
+      sharedEdgeHosts: hosts.records.filter((host) => host.shared_edge === true).length,
     };
   }
 

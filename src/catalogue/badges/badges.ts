@@ -19,8 +19,6 @@ export const MAX_BADGE_VALUE_BYTES = 1024;
 export const CERTIFICATE_EXPIRY_WINDOW_DAYS = 30;
 /** Domains registered within this many days get `recently_registered`. */
 export const RECENT_REGISTRATION_DAYS = 30;
-/** An address serving at least this many certificate names is a shared edge (CDN, shared hosting). */
-export const SHARED_EDGE_MIN_NAMES = 10;
 
 export interface BadgeItem {
   readonly key: string;
@@ -67,6 +65,8 @@ export interface BadgeEvidence {
   readonly addresses?: readonly string[];
   /** Certificate names (vhosts) seen on the address, counted up to a cap. */
   readonly namesOnAddress?: number;
+  /** Host observations at the address that mark it shared infrastructure (`shared_edge: true`). */
+  readonly sharedEdgeHosts?: number;
   readonly certificates?: ReadonlyArray<{
     readonly fingerprint: string;
     readonly not_after: string | null;
@@ -83,6 +83,22 @@ const invalid = (problems: Array<{ field: string; problems: string[] }>): Servic
   new ServiceError('invalid_input', problems.map((p) => `${p.field}: ${p.problems.join('; ')}`).join(' | '), {
     fields: problems,
   });
+
+/**
+ * The request body: an object whose only top-level field is `items`. Unknown top-level fields are refused with
+ * 422, as on every other route.
+ */
+export function validateBadgeRequest(body: unknown): BadgeItem[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid([{ field: 'body', problems: ['the body is a JSON object {items}'] }]);
+  const { items, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0)
+    throw invalid(
+      unknown.map((field) => ({ field, problems: [`unknown property ${field}: send only items`] })),
+    );
+  return validateBadgeItems(items);
+}
 
 /** Checks the items against the contract's limits; returns them typed (the record dropped). */
 export function validateBadgeItems(items: unknown): BadgeItem[] {
@@ -175,24 +191,24 @@ export function badgesFor(item: BadgeItem, evidence: BadgeEvidence, now: Date): 
       },
     });
   }
-  if (
-    (item.type === 'ip' || item.type === 'host') &&
-    (evidence.namesOnAddress ?? 0) >= SHARED_EDGE_MIN_NAMES
-  ) {
+  // The hosts' own observation decides (the same `shared_edge` the exposure coverage and searches use), so the
+  // badge and a `shared_edge:true` search always agree; the certificate names seen are shown as context only.
+  if ((item.type === 'ip' || item.type === 'host') && (evidence.sharedEdgeHosts ?? 0) > 0) {
     badges.push({
       id: 'shared_edge',
-      label: 'Shared edge: many unrelated names are served from this address',
+      label: 'Shared edge: observed as shared infrastructure (CDN or edge) serving many unrelated names',
       level: 'info',
       detail: {
-        certificate_names_seen: evidence.namesOnAddress,
+        hosts_marked_shared_edge: evidence.sharedEdgeHosts,
+        certificate_names_seen: evidence.namesOnAddress ?? null,
         note: 'findings on a shared edge (CDN, shared hosting) rarely belong to one owner',
       },
       search: {
-        field: 'ip',
-        value: item.value,
+        field: 'shared_edge',
+        value: 'true',
         match: 'exact',
-        query: `ip:${item.value}`,
-        datasets: ['vhosts'],
+        query: `ip:${item.value} AND shared_edge:true`,
+        datasets: ['hosts'],
       },
     });
   }

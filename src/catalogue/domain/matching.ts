@@ -11,6 +11,10 @@
  *   conditional finding carrying `additional_conditions`, never a plain match.
  * - Three-valued logic: an observation that does not tell a compared attribute (version `*`) makes a criterion
  *   `unknown`, which never becomes a match: the evaluation is then incomplete.
+ * - When the version is known and only another attribute of the software is missing (update, edition,
+ *   sw_edition, target_sw, …), the CVE at stake is listed as a finding whose `additional_conditions` name the
+ *   criteria it needs and the attributes the observation does not tell; the reason names the attribute
+ *   (`sw_edition_unknown`, …), never `version_unknown`.
  *
  * Pure: no I/O. The matcher indexes advisories by the vendor:product of their criteria.
  */
@@ -32,6 +36,7 @@ import {
   productKey,
   tryParseCpe,
   type Cpe,
+  type CpeAttribute,
 } from './cpe.js';
 import { compareVersions } from './version.js';
 
@@ -73,6 +78,11 @@ export interface AdditionalCondition {
   readonly operator: 'AND' | 'OR';
   readonly criteria: readonly string[];
   readonly note: string;
+  /**
+   * Present when the condition is on the observed software itself: the CPE attributes the observation does not
+   * tell (one of `criteria` must match the software once they are known). Absent for platform conditions.
+   */
+  readonly unknown_attributes?: readonly CpeAttribute[];
 }
 
 export interface Finding {
@@ -93,11 +103,15 @@ export interface Finding {
 
 export type EvaluationStatus = 'matched' | 'no_match' | 'indeterminate';
 
+/** `update_unknown`, `sw_edition_unknown`, …: the outcome hangs on that attribute, which the observation lacks. */
+export type AttributeUnknownReason = `${Exclude<CpeAttribute, 'version'>}_unknown`;
+
 export type EvaluationReason =
   | 'matched'
   | 'no_applicable_advisory'
   | 'product_not_in_catalogue'
   | 'version_unknown'
+  | AttributeUnknownReason
   | 'additional_conditions'
   | 'no_cpe'
   | 'invalid_cpe'
@@ -114,8 +128,14 @@ export interface Evaluation {
   readonly findings: readonly Finding[];
   /** The CPE evaluated; empty for reference-based calls. */
   readonly cpe: string;
-  /** Advisories that could not be decided (the observation does not tell the version). */
+  /**
+   * Advisories that could not be decided because the observation does not tell an attribute of the software (its
+   * version, update, edition, …). Those undecided on an attribute other than the version are also findings,
+   * their condition in `additional_conditions`.
+   */
   readonly undetermined: readonly string[];
+  /** The CPE attributes the undecided advisories hang on, in CPE order (empty when everything was decided). */
+  readonly unknown_attributes: readonly CpeAttribute[];
 }
 
 /** A software identity of an observation, as sealed in a vulnerability_ref. */
@@ -130,9 +150,106 @@ interface Outcome {
   readonly kind: 'match' | 'conditional' | 'unknown' | 'none';
   readonly matched: readonly string[];
   readonly conditions: readonly AdditionalCondition[];
+  /** The attributes an `unknown` outcome, or a condition on the software itself, hangs on. */
+  readonly unknownAttributes?: readonly CpeAttribute[];
 }
 
 const NONE: Outcome = { kind: 'none', matched: [], conditions: [] };
+
+const ATTRIBUTE_NAMES: Readonly<Partial<Record<CpeAttribute, string>>> = {
+  part: 'part',
+  update: 'update',
+  edition: 'edition',
+  language: 'language',
+  sw_edition: 'software edition (sw_edition)',
+  target_sw: 'target software (target_sw)',
+  target_hw: 'target hardware (target_hw)',
+  other: 'other attribute (other)',
+};
+
+/** The attributes of `observed` that make `criterion` unknown (the observation leaves them ANY). */
+function unknownAttributes(criterion: CompiledCriterion, observed: Cpe): CpeAttribute[] {
+  const attributes: CpeAttribute[] = [];
+  for (const attribute of CPE_ATTRIBUTES) {
+    if (attribute === 'version') {
+      if (versionMatches(criterion, observed) === 'unknown') attributes.push(attribute);
+    } else if (attributeMatches(criterion.cpe.values[attribute], observed.values[attribute]) === 'unknown')
+      attributes.push(attribute);
+  }
+  return attributes;
+}
+
+/** Attributes in CPE order, once each. */
+function inCpeOrder(attributes: Iterable<CpeAttribute>): CpeAttribute[] {
+  const set = new Set(attributes);
+  return CPE_ATTRIBUTES.filter((attribute) => set.has(attribute));
+}
+
+/** The attributes behind every unknown criterion of a configuration, over the observed set. */
+function unknownAttributesOver(
+  configuration: CompiledConfiguration,
+  observed: readonly Cpe[],
+): CpeAttribute[] {
+  const attributes: CpeAttribute[] = [];
+  for (const node of configuration.nodes)
+    for (const criterion of node.criteria)
+      for (const cpe of observed)
+        if (criterionMatches(criterion, cpe) === 'unknown')
+          attributes.push(...unknownAttributes(criterion, cpe));
+  return inCpeOrder(attributes);
+}
+
+function unknownOutcome(attributes: readonly CpeAttribute[], matched: readonly string[] = []): Outcome {
+  return { kind: 'unknown', matched, conditions: [], unknownAttributes: attributes };
+}
+
+function platformConditions(nodes: readonly CompiledNode[]): AdditionalCondition[] {
+  return nodes.map((node) => ({
+    operator: node.operator,
+    criteria: node.criteria.map((criterion) => criterion.source.criteria),
+    note:
+      node.operator === 'AND'
+        ? 'applies only together with all of these platforms, which the observation does not show'
+        : 'applies only on one of these platforms, which the observation does not show',
+  }));
+}
+
+/**
+ * A configuration whose vulnerable criteria on the target are undecided only because the observation does not
+ * tell attributes other than the version: the CVE is at stake on that condition (plus any platform the
+ * observation does not show), unless another (non-platform) node already rules it out.
+ */
+function attributeOutcome(
+  configuration: CompiledConfiguration,
+  pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
+  observed: readonly Cpe[],
+): Outcome {
+  const attributes = inCpeOrder(pending.flatMap((p) => p.attributes));
+  if (configuration.negate) return unknownOutcome(attributes);
+  const names = attributes.map((attribute) => ATTRIBUTE_NAMES[attribute] ?? attribute).join(', ');
+  const onSoftware: AdditionalCondition = {
+    operator: 'OR',
+    criteria: [...new Set(pending.map((p) => p.criterion.source.criteria))],
+    note: `applies only if the software matches one of these criteria; the observation does not tell its ${names}`,
+    unknown_attributes: attributes,
+  };
+  const conditional = (more: readonly AdditionalCondition[]): Outcome => ({
+    kind: 'conditional',
+    matched: [],
+    conditions: [onSoftware, ...more],
+    unknownAttributes: attributes,
+  });
+  if (configuration.operator === 'OR' && configuration.nodes.length > 1) return conditional([]);
+  const holding = new Set(pending.map((p) => p.criterion));
+  const others = configuration.nodes.filter((node) => !node.criteria.some((c) => holding.has(c)));
+  // As for a match: the other nodes hold, or are platforms the observation does not show.
+  const values = others.map((node) => nodeOverSet(node, observed));
+  const missing = others.filter((_, i) => values[i] !== true);
+  if (missing.every((node) => node.platform)) return conditional(platformConditions(missing));
+  return values.some((value) => value === 'unknown')
+    ? unknownOutcome(inCpeOrder([...attributes, ...unknownAttributesOver(configuration, observed)]))
+    : NONE;
+}
 
 function compileAdvisory(advisory: Advisory): CompiledAdvisory {
   return {
@@ -247,41 +364,42 @@ function evaluateConfiguration(
 ): Outcome {
   // The vulnerable criteria that hit the target itself: without one the CVE is not about this software.
   const matched: string[] = [];
-  let targetUnknown = false;
+  // Undecided on the target: by its version, or only by other attributes the observation does not tell.
+  let versionUnknown = false;
+  const pending: Array<{ criterion: CompiledCriterion; attributes: CpeAttribute[] }> = [];
   for (const node of configuration.nodes) {
     if (node.negate) continue;
     for (const criterion of node.criteria) {
       if (!criterion.source.vulnerable) continue;
       const result = criterionMatches(criterion, target);
       if (result === true) matched.push(criterion.source.criteria);
-      else if (result === 'unknown') targetUnknown = true;
+      else if (result === 'unknown') {
+        const attributes = unknownAttributes(criterion, target);
+        if (attributes.includes('version')) versionUnknown = true;
+        else pending.push({ criterion, attributes });
+      }
     }
   }
-  if (matched.length === 0) return targetUnknown ? { kind: 'unknown', matched: [], conditions: [] } : NONE;
+  if (matched.length === 0) {
+    if (versionUnknown) return unknownOutcome(['version']);
+    return pending.length > 0 ? attributeOutcome(configuration, pending, observed) : NONE;
+  }
   const nodeValues = configuration.nodes.map((node) => nodeOverSet(node, observed));
   const combine = configuration.operator === 'OR' && configuration.nodes.length > 1 ? anyOf : allOf;
   let value = combine(nodeValues);
   if (configuration.negate) value = not(value);
   if (value === true) return { kind: 'match', matched, conditions: [] };
   if (configuration.negate || (configuration.operator === 'OR' && configuration.nodes.length > 1))
-    return value === 'unknown' ? { kind: 'unknown', matched, conditions: [] } : NONE;
+    return value === 'unknown'
+      ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
+      : NONE;
   // AND: the nodes still missing. Only platform nodes can be left as conditions.
   const missing = configuration.nodes.filter((_, i) => nodeValues[i] !== true);
-  if (missing.every((node) => node.platform)) {
-    return {
-      kind: 'conditional',
-      matched,
-      conditions: missing.map((node) => ({
-        operator: node.operator,
-        criteria: node.criteria.map((criterion) => criterion.source.criteria),
-        note:
-          node.operator === 'AND'
-            ? 'applies only together with all of these platforms, which the observation does not show'
-            : 'applies only on one of these platforms, which the observation does not show',
-      })),
-    };
-  }
-  return nodeValues.some((v) => v === 'unknown') ? { kind: 'unknown', matched, conditions: [] } : NONE;
+  if (missing.every((node) => node.platform))
+    return { kind: 'conditional', matched, conditions: platformConditions(missing) };
+  return nodeValues.some((v) => v === 'unknown')
+    ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
+    : NONE;
 }
 
 function identityOf(cpe: Cpe): ObservedProduct {
@@ -294,7 +412,8 @@ function identityOf(cpe: Cpe): ObservedProduct {
 
 interface TargetResult {
   readonly findings: Map<string, { outcome: Outcome; advisory: Advisory }>;
-  readonly undetermined: Set<string>;
+  /** Undecided advisories and the attributes each hangs on. */
+  readonly undetermined: Map<string, readonly CpeAttribute[]>;
   readonly candidates: number;
 }
 
@@ -399,7 +518,7 @@ export class CatalogueMatcher {
     const key = productKey(target);
     const candidates = [...(key ? (this.byProduct.get(key) ?? []) : []), ...this.unindexed];
     const findings = new Map<string, { outcome: Outcome; advisory: Advisory }>();
-    const undetermined = new Set<string>();
+    const undetermined = new Map<string, readonly CpeAttribute[]>();
     for (const compiled of candidates) {
       let best: Outcome = NONE;
       for (const configuration of compiled.configurations) {
@@ -409,7 +528,11 @@ export class CatalogueMatcher {
       }
       if (best.kind === 'match' || best.kind === 'conditional')
         findings.set(compiled.advisory.id, { outcome: best, advisory: compiled.advisory });
-      else if (best.kind === 'unknown') undetermined.add(compiled.advisory.id);
+      else if (best.kind === 'unknown')
+        undetermined.set(compiled.advisory.id, best.unknownAttributes ?? ['version']);
+      // A finding whose condition is on the software's own attributes is still undecided.
+      if (best.kind === 'conditional' && best.unknownAttributes)
+        undetermined.set(compiled.advisory.id, best.unknownAttributes);
     }
     return { findings, undetermined, candidates: key ? (this.byProduct.get(key)?.length ?? 0) : 0 };
   }
@@ -447,12 +570,13 @@ export class CatalogueMatcher {
   ): Evaluation {
     if (this.advisoryCount === 0) return this.empty(source, cpe, 'catalogue_empty');
     const merged = new Map<string, { outcome: Outcome; advisory: Advisory; products: ObservedProduct[] }>();
-    const undetermined = new Set<string>();
+    const undetermined = new Map<string, readonly CpeAttribute[]>();
     let candidates = 0;
     for (const target of targets) {
       const result = this.evaluateTarget(target, observed);
       candidates += result.candidates;
-      for (const id of result.undetermined) undetermined.add(id);
+      for (const [id, attributes] of result.undetermined)
+        undetermined.set(id, inCpeOrder([...(undetermined.get(id) ?? []), ...attributes]));
       for (const [id, found] of result.findings) {
         const previous = merged.get(id);
         const products = observedProducts(target);
@@ -464,17 +588,19 @@ export class CatalogueMatcher {
         }
       }
     }
-    for (const id of merged.keys()) undetermined.delete(id);
+    // A finding decided by another target (a match, a platform condition) is no longer undecided.
+    for (const [id, { outcome }] of merged) if (!outcome.unknownAttributes) undetermined.delete(id);
     const findings = [...merged.values()]
       .map(({ outcome, advisory, products }) => this.finding(advisory, outcome, products))
       .sort(byKevThenSeverity);
     const plain = findings.some((finding) => finding.additional_conditions.length === 0);
     const complete = undetermined.size === 0;
+    const unknown = inCpeOrder([...undetermined.values()].flat());
     let status: EvaluationStatus;
     let reason: EvaluationReason;
     if (plain) [status, reason] = ['matched', 'matched'];
+    else if (!complete) [status, reason] = ['indeterminate', attributeReason(unknown)];
     else if (findings.length > 0) [status, reason] = ['indeterminate', 'additional_conditions'];
-    else if (!complete) [status, reason] = ['indeterminate', 'version_unknown'];
     else
       [status, reason] = [
         'no_match',
@@ -488,7 +614,8 @@ export class CatalogueMatcher {
       total: findings.length,
       findings,
       cpe,
-      undetermined: [...undetermined].sort(),
+      undetermined: [...undetermined.keys()].sort(),
+      unknown_attributes: unknown,
     };
   }
 
@@ -519,8 +646,15 @@ export class CatalogueMatcher {
       findings: [],
       cpe,
       undetermined: [],
+      unknown_attributes: [],
     };
   }
+}
+
+/** The reason of an undecided evaluation: the version first (nothing is decided without it), else the attribute. */
+function attributeReason(attributes: readonly CpeAttribute[]): EvaluationReason {
+  const first = attributes.includes('version') ? undefined : attributes[0];
+  return first ? (`${first}_unknown` as AttributeUnknownReason) : 'version_unknown';
 }
 
 function rank(outcome: Outcome): number {

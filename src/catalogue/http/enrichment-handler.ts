@@ -12,7 +12,7 @@ import {
 import type { VulnerabilityRefs } from '../../search/vulnerability-ref.js';
 import type { ObservationIndex } from '../../search/observation-index/observation-index.port.js';
 import { BadgeEvidenceReader } from '../badges/badge-evidence.js';
-import { badgesFor, validateBadgeItems, type Badge, type BadgeItem } from '../badges/badges.js';
+import { badgesFor, validateBadgeRequest, type Badge, type BadgeItem } from '../badges/badges.js';
 import type { CatalogueService } from '../catalogue-service.js';
 import { tryParseCpe } from '../domain/cpe.js';
 import type { CatalogueMatcher, Evaluation } from '../domain/matching.js';
@@ -23,10 +23,20 @@ export const VULNERABILITY_ENRICHMENT_RATE: RateLimitRule = {
   limit: 60,
   windowSeconds: 60,
 };
-/** "At most two concurrent batches per account across surfaces" (contract, Limits). */
-export const BADGE_BATCH_CONCURRENCY: ConcurrencyRule = { name: 'enrich-badges', max: 2, leaseSeconds: 60 };
 export const MAX_ENRICHMENT_CPES = 8;
-const BADGE_DEADLINE_MS = 10_000;
+/** A badge batch answers within this (a lookup still running then reads `unavailable`). */
+export const BADGE_BATCH_DEADLINE_MS = 10_000;
+/**
+ * "At most two concurrent batches per account across surfaces" (contract, Limits). A slot is leased for the batch
+ * deadline and renewed while its batch runs, so the soonest lease end of the holders, what a refusal's
+ * Retry-After says, is when a slot is expected to free.
+ */
+export const BADGE_BATCH_CONCURRENCY: ConcurrencyRule = {
+  name: 'enrich-badges',
+  max: 2,
+  leaseSeconds: BADGE_BATCH_DEADLINE_MS / 1000,
+};
+const BADGE_LEASE_RENEWAL_MS = BADGE_BATCH_DEADLINE_MS / 3;
 const BADGE_PARALLELISM = 4;
 
 export const ENRICHMENT_NOTICE =
@@ -88,9 +98,7 @@ export class EnrichmentHandler {
   }
 
   async badges(principal: Principal, body: unknown) {
-    const items = validateBadgeItems(
-      typeof body === 'object' && body !== null ? (body as { items?: unknown }).items : undefined,
-    );
+    const items = validateBadgeRequest(body);
     const attempt = await this.limiter.acquireSlot(BADGE_BATCH_CONCURRENCY, principal.accountId);
     if (!attempt.acquired)
       throw new ServiceError(
@@ -99,10 +107,13 @@ export class EnrichmentHandler {
         { max_concurrent: BADGE_BATCH_CONCURRENCY.max, retry_after_seconds: attempt.retryAfterSeconds },
         attempt.retryAfterSeconds,
       );
+    // A batch that outlives its deadline (a lookup ignoring it) keeps its slot: the lease never lapses under it.
+    const renewal = setInterval(() => void attempt.renew().catch(() => undefined), BADGE_LEASE_RENEWAL_MS);
+    renewal.unref();
     try {
       const catalogue = await this.lookup();
       const now = this.clock.now();
-      const signal = AbortSignal.timeout(BADGE_DEADLINE_MS);
+      const signal = AbortSignal.timeout(BADGE_BATCH_DEADLINE_MS);
       const results = await mapLimited(items, BADGE_PARALLELISM, async (item) =>
         this.itemBadges(item, now, signal),
       );
@@ -113,6 +124,7 @@ export class EnrichmentHandler {
         items: results,
       };
     } finally {
+      clearInterval(renewal);
       await attempt.release();
     }
   }

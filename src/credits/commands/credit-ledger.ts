@@ -101,11 +101,24 @@ export class CreditLedger {
     };
   }
 
-  /** Charges the actual cost (at most the reserved amount); returns the stream position for read-your-writes. */
-  async settle(reservation: Reservation, charged: number, envelope: CommandEnvelope): Promise<string | null> {
+  /**
+   * Charges the actual cost (at most the reserved amount), booked under `category` when given (else the
+   * reservation's); returns the stream position for read-your-writes.
+   */
+  async settle(
+    reservation: Reservation,
+    charged: number,
+    envelope: CommandEnvelope,
+    category?: UsageCategory,
+  ): Promise<string | null> {
     return this.run(
       reservation.payer,
-      { type: 'SettleReservation', reservationId: reservation.reservationId, charged },
+      {
+        type: 'SettleReservation',
+        reservationId: reservation.reservationId,
+        charged,
+        ...(category ? { category } : {}),
+      },
       causedBy(envelope, `settle:${reservation.reservationId}`),
     );
   }

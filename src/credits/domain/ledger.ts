@@ -73,6 +73,11 @@ export interface SettleReservation {
   readonly reservationId: string;
   /** The actual cost, 0..reserved amount. */
   readonly charged: number;
+  /**
+   * The usage category the charge is booked under, when the work learns it only once done (a unified search
+   * books the dataset that set its price). Default: the reservation's category.
+   */
+  readonly category?: UsageCategory;
 }
 export interface ReleaseReservation {
   readonly type: 'ReleaseReservation';
@@ -389,6 +394,15 @@ function decideOnCurrentCycle(
     case 'SettleReservation': {
       const { reservationId, charged } = command;
       requireNonNegativeInteger(charged, 'charged');
+      if (
+        command.category !== undefined &&
+        !(USAGE_CATEGORIES as readonly string[]).includes(command.category)
+      ) {
+        throw new ServiceError('invalid_input', 'Unknown usage category.', {
+          field: 'category',
+          category: command.category,
+        });
+      }
       const reservation = openReservation(state, reservationId);
       if (!reservation) return []; // settled, released or unknown: idempotent, the caller logs it
       if (charged > reservation.amount) {
@@ -413,7 +427,7 @@ function decideOnCurrentCycle(
             fromAllowance,
             fromPurchased,
             waived,
-            category: reservation.category,
+            category: command.category ?? reservation.category,
             channel: reservation.channel,
             cycleStart: (state.cycle as LedgerCycle).start,
             settledAt: now,

@@ -23,6 +23,7 @@ import {
   EXPORT_FORMATS,
   EXPORT_SEARCH_TYPES,
   exportAllowance,
+  exportChannel,
   exportDecider,
   exportStreamId,
   type ExportCommand,
@@ -143,6 +144,7 @@ export class ExportJobs {
         type: 'RequestExport',
         exportId,
         ownerAccountId: principal.accountId,
+        channel: principal.channel,
         payer: prepared.payer,
         searchType: prepared.searchType,
         rawQuery: prepared.rawQuery,
@@ -211,7 +213,7 @@ export class ExportJobs {
         payer: state.request.payer,
         amount: state.reservedCredits,
         category: 'exports' as const,
-        channel: 'api' as const,
+        channel: exportChannel(state.request),
       };
       if (state.creditsConsumed > 0) await this.ledger.settle(reservation, state.creditsConsumed, envelope);
       else

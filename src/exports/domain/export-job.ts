@@ -4,6 +4,7 @@
  * (ceil(rows / 100) on rows actually written, never more than was reserved), truncation and retention.
  */
 import { ServiceError } from '../../platform/errors/service-error.js';
+import type { Channel } from '../../credits/domain/ledger.js';
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
 
 export const EXPORT_SEARCH_TYPES = ['hosts', 'dns', 'whois', 'vhosts'] as const;
@@ -17,6 +18,11 @@ export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 export const ROWS_PER_CREDIT = 100;
 /** A job interrupted this many times (crash, lost lease) fails instead of starting again. */
 export const MAX_EXPORT_ATTEMPTS = 3;
+
+/** The channel a job's credits are reserved and charged under (contract: usage_mcp is a subset of usage). */
+export function exportChannel(request: { readonly channel?: Channel } | null | undefined): Channel {
+  return request?.channel ?? 'api';
+}
 
 export function exportStreamId(exportId: string): string {
   return `export-${exportId}`;
@@ -85,6 +91,11 @@ export interface RequestExport {
   readonly broad: boolean;
   readonly format: ExportFormat;
   readonly estimatedCount: number;
+  /**
+   * The channel the request came through (`mcp` for an MCP client's access token): the job's charge is recorded
+   * under it, so an MCP export counts in usage_mcp. Absent on jobs requested before it was recorded: `api`.
+   */
+  readonly channel?: Channel;
 }
 export interface StartExport {
   readonly type: 'StartExport';

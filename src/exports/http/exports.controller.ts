@@ -14,7 +14,12 @@ import type { ExportFormat } from '../domain/export-job.js';
 import { ExportWorkerPool } from '../export-worker-pool.js';
 import { ExportEstimateBody, ExportRequestBody } from './exports.dtos.js';
 
-/** Exports on the personal API. Every route is a personal data request; another account's export is a 404. */
+/**
+ * Exports on the personal API. Estimating and starting one are personal data requests (Authentication 3); the
+ * routes that reach an export already requested (list, poll, download, delete) are `paid_result`: paying for an
+ * export never locks the caller out of it, even when its charge took the last purchased credit. Another
+ * account's export is a 404.
+ */
 @ApiTags('exports')
 @Controller('api/v2/common/exports')
 export class ExportsController {
@@ -65,7 +70,7 @@ export class ExportsController {
   }
 
   @Get()
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({ summary: "All of the caller's exports, newest first (each item is the export job)" })
   async list(@CurrentPrincipal() principal: Principal) {
     const now = this.context.clock.now();
@@ -74,7 +79,7 @@ export class ExportsController {
   }
 
   @Get(':exportId/poll')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
   async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
     const document = await this.jobs.queries.owned(principal.accountId, exportId);
@@ -82,7 +87,7 @@ export class ExportsController {
   }
 
   @Get(':exportId/download')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiProduces('application/x-ndjson', 'text/csv', 'text/plain')
   @ApiOperation({
     summary:
@@ -138,7 +143,7 @@ export class ExportsController {
   }
 
   @Delete(':exportId')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({
     summary:
       'Cancel a pending or processing export (a running one is charged for rows already written), ' +
@@ -166,7 +171,7 @@ export class ExportsController {
   }
 
   @Delete()
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
+  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({
     summary: 'Delete every finished export of the caller and cancel the running ones: deleted_count',
   })

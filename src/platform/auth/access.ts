@@ -34,10 +34,13 @@ export interface AccessRule {
   readonly surface: Surface;
   readonly permission: Permission;
   /**
-   * A personal data request (search, exports, enrichment): needs a current paid subscription or a purchased
-   * balance above zero, even when the operation itself is free (contract, Authentication 3).
+   * Authentication 3. `true`: a personal data request (search, enrichment, estimating or starting an export):
+   * needs a current paid subscription or a purchased balance above zero, even when the operation itself is free.
+   * `'paid_result'`: reaches a result the caller already paid for (its own exports: poll, download, list,
+   * delete). Paying never locks the caller out of what it paid for, so the entitlement is not asked again there;
+   * ownership is still checked by the route.
    */
-  readonly personalData?: boolean;
+  readonly personalData?: true | 'paid_result';
 }
 
 export const ACCESS_RULE = 'access-rule';
@@ -61,8 +64,19 @@ export interface Principal {
 export interface PrincipalDirectory {
   findApiKey(keyId: string): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null>;
   /** Whether the account exists and may make personal data requests (Authentication 3), read together. */
-  accountStanding(accountId: string): Promise<{ readonly exists: boolean; readonly personalData: boolean }>;
+  accountStanding(
+    accountId: string,
+  ): Promise<{ readonly exists: boolean; readonly personalData: PersonalDataStanding }>;
 }
+
+/** Authentication 3 for one account: allowed, or refused with the rule and why (the 402 message and details). */
+export type PersonalDataStanding =
+  | { readonly allowed: true }
+  | {
+      readonly allowed: false;
+      readonly message: string;
+      readonly details: Readonly<Record<string, unknown>>;
+    };
 
 export const PRINCIPAL_DIRECTORY = Symbol('PrincipalDirectory');
 

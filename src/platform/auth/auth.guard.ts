@@ -98,9 +98,9 @@ export class AuthGuard implements CanActivate {
       };
     }
     // Asked alongside the standing (not after it): it sits in front of every personal data request.
-    const personalResearch = rule.personalData
-      ? settled(this.personalResearch?.refusal(principal.accountId))
-      : null;
+    // A paid result stays reachable for its payer even after joining an organization: only new requests are refused.
+    const personalResearch =
+      rule.personalData === true ? settled(this.personalResearch?.refusal(principal.accountId)) : null;
     const standing = await this.directory.accountStanding(principal.accountId);
     if (!standing.exists) {
       throw new ServiceError('unauthenticated', 'the credential belongs to no account');
@@ -110,10 +110,12 @@ export class AuthGuard implements CanActivate {
     if (refusal && 'error' in refusal) throw refusal.error;
     if (refusal?.value) throw refusal.value;
 
-    if (rule.personalData && !standing.personalData) {
+    // A paid result (`'paid_result'`) stays reachable whatever the balance now is: only new requests are gated.
+    if (rule.personalData === true && !standing.personalData.allowed) {
       throw new ServiceError(
         'entitlement_required',
-        'personal data requests need a current paid subscription (Professional or Enterprise) or purchased credits',
+        standing.personalData.message,
+        standing.personalData.details,
       );
     }
     return principal;

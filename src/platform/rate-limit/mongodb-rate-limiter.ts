@@ -3,11 +3,12 @@
  * instance using the same database shares the limits. No transactions: every decision is one atomic
  * single-document `findOneAndUpdate` with an aggregation-pipeline update, so a standalone server works too.
  *
- * - `rl_buckets`: `{ _id: { rule, key }, tat, admitted }`, the GCRA state with the TAT in epoch microseconds
- *   (an integral double: exact below 2^53 µs, i.e. for the next two centuries). The pipeline computes
- *   `base = max(tat, now)`, admits when `base + interval ≤ now + burst`, then stores `tat` (advanced only when
- *   admitted) and `admitted` (the outcome, read back from the returned document). Upserted on first use;
- *   concurrent first upserts of one key can collide on `_id`, and the loser retries.
+ * - `rl_windows`: `{ _id: { rule, key }, admissions, admitted, expiresAt }`, the admission times still inside
+ *   the window in epoch microseconds (integral doubles: exact below 2^53 µs, i.e. for the next two centuries), at
+ *   most `limit` of them. The pipeline keeps the admissions with `now − window < a`, admits when fewer than
+ *   `limit` remain, appends this one when admitted, and stores `admitted` (the outcome, read back from the
+ *   returned document) and `expiresAt` (when the last admission leaves the window, for prune). Upserted on first
+ *   use; concurrent first upserts of one key can collide on `_id`, and the loser retries.
  * - `rl_slots`: `{ _id: { name, key }, holders: [{ id, expiresAt }] }`, one document per key. An acquire is
  *   one pipeline update: drop lapsed holders, then append a holder only when fewer than `max` remain. Release
  *   pulls the holder by its random id; renew extends it while it is live.
@@ -22,8 +23,6 @@ import {
   assertConcurrencyRule,
   assertKey,
   ceilSeconds,
-  gcraDecision,
-  gcraParameters,
   leaseMicros,
   micros,
   type ConcurrencyRule,
@@ -31,20 +30,26 @@ import {
   type RateLimiter,
   type RateLimitRule,
   type SlotAttempt,
+  windowDecision,
+  windowParameters,
 } from './rate-limiter.port.js';
 
-export const RATE_LIMIT_BUCKETS_COLLECTION = 'rl_buckets';
+export const RATE_LIMIT_WINDOWS_COLLECTION = 'rl_windows';
+/** The token-bucket collection of earlier versions: its state is dropped (limits are short-lived). */
+const RETIRED_BUCKETS_COLLECTION = 'rl_buckets';
 export const RATE_LIMIT_SLOTS_COLLECTION = 'rl_slots';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 const UPSERT_ATTEMPTS = 5;
 
-interface BucketDocument {
+interface WindowDocument {
   _id: { rule: string; key: string };
-  /** Epoch microseconds. */
-  tat: number;
+  /** Epoch microseconds of the admissions inside the window. */
+  admissions: number[];
   admitted: boolean;
+  /** Epoch microseconds: when the last admission leaves the window. */
+  expiresAt: number;
 }
 
 interface SlotHolder {
@@ -65,7 +70,7 @@ export interface MongoRateLimiterOptions {
 
 export class MongoRateLimiter implements RateLimiter {
   private readonly db: Db;
-  private readonly buckets: Collection<BucketDocument>;
+  private readonly windows: Collection<WindowDocument>;
   private readonly slots: Collection<SlotsDocument>;
   private readonly ownsClient: boolean;
 
@@ -76,7 +81,7 @@ export class MongoRateLimiter implements RateLimiter {
     options: MongoRateLimiterOptions = {},
   ) {
     this.db = client.db(dbName, { writeConcern: { w: 'majority' }, ignoreUndefined: true });
-    this.buckets = this.db.collection<BucketDocument>(RATE_LIMIT_BUCKETS_COLLECTION);
+    this.windows = this.db.collection<WindowDocument>(RATE_LIMIT_WINDOWS_COLLECTION);
     this.slots = this.db.collection<SlotsDocument>(RATE_LIMIT_SLOTS_COLLECTION);
     this.ownsClient = options.ownsClient ?? false;
   }
@@ -95,40 +100,68 @@ export class MongoRateLimiter implements RateLimiter {
   }
 
   async init(): Promise<void> {
-    for (const name of [RATE_LIMIT_BUCKETS_COLLECTION, RATE_LIMIT_SLOTS_COLLECTION]) {
+    for (const name of [RATE_LIMIT_WINDOWS_COLLECTION, RATE_LIMIT_SLOTS_COLLECTION]) {
       try {
         await this.db.createCollection(name);
       } catch (error) {
         if (!hasCode(error, NAMESPACE_EXISTS)) throw error;
       }
     }
-    await this.buckets.createIndex({ tat: 1 }, { name: 'by_tat' });
+    await this.db
+      .collection(RETIRED_BUCKETS_COLLECTION)
+      .drop()
+      .catch(() => undefined); // absent: nothing to drop
+    await this.windows.createIndex({ expiresAt: 1 }, { name: 'by_expiry' });
   }
 
   async consume(rule: RateLimitRule, key: string): Promise<RateLimitDecision> {
-    const parameters = gcraParameters(rule);
+    const parameters = windowParameters(rule);
     assertKey(key);
     const nowMicros = micros(this.clock.now());
-    const base = '$_base';
     const update: Document[] = [
-      { $set: { _base: { $max: [{ $ifNull: ['$tat', nowMicros] }, nowMicros] } } },
       {
         $set: {
-          admitted: {
-            $lte: [{ $add: [base, parameters.intervalMicros] }, nowMicros + parameters.burstMicros],
+          _live: {
+            $filter: {
+              input: { $ifNull: ['$admissions', []] },
+              as: 'a',
+              cond: { $gt: ['$$a', nowMicros - parameters.windowMicros] },
+            },
           },
         },
       },
-      { $set: { tat: { $cond: ['$admitted', { $add: [base, parameters.intervalMicros] }, base] } } },
-      { $unset: '_base' },
+      { $set: { admitted: { $lt: [{ $size: '$_live' }, rule.limit] } } },
+      {
+        $set: {
+          admissions: {
+            $cond: ['$admitted', { $concatArrays: ['$_live', { $literal: [nowMicros] }] }, '$_live'],
+          },
+          expiresAt: {
+            $cond: [
+              '$admitted',
+              { $max: [{ $ifNull: ['$expiresAt', 0] }, nowMicros + parameters.windowMicros] },
+              { $ifNull: ['$expiresAt', 0] },
+            ],
+          },
+        },
+      },
+      { $unset: '_live' },
     ];
-    const bucket = await this.upsert(() =>
-      this.buckets.findOneAndUpdate({ _id: { rule: rule.name, key } }, update, {
+    const window = await this.upsert(() =>
+      this.windows.findOneAndUpdate({ _id: { rule: rule.name, key } }, update, {
         upsert: true,
         returnDocument: 'after',
       }),
     );
-    return gcraDecision(rule, parameters, nowMicros, bucket.admitted, bucket.tat);
+    const admissions = window.admissions;
+    return windowDecision(
+      rule,
+      parameters,
+      nowMicros,
+      window.admitted,
+      admissions.length,
+      admissions.length > 0 ? Math.min(...admissions) : null,
+    );
   }
 
   async acquireSlot(rule: ConcurrencyRule, key: string): Promise<SlotAttempt> {
@@ -182,14 +215,14 @@ export class MongoRateLimiter implements RateLimiter {
 
   async prune(): Promise<number> {
     const nowMicros = micros(this.clock.now());
-    // A bucket whose TAT has passed is a full bucket, exactly like a missing document; likewise a slots
-    // document without a live holder. Each delete is atomic per document, so a concurrent acquire either
-    // lands before (the document then has a live holder and stays) or after (it upserts a new document).
-    const buckets = await this.buckets.deleteMany({ tat: { $lte: nowMicros } });
+    // A window whose admissions all left is an empty window, exactly like a missing document; likewise a slots
+    // document without a live holder. Each delete is atomic per document, so a concurrent consume or acquire
+    // either lands before (the document then is live and stays) or after (it upserts a new document).
+    const windows = await this.windows.deleteMany({ expiresAt: { $lte: nowMicros } });
     const slots = await this.slots.deleteMany({
       holders: { $not: { $elemMatch: { expiresAt: { $gt: nowMicros } } } },
     });
-    return buckets.deletedCount + slots.deletedCount;
+    return windows.deletedCount + slots.deletedCount;
   }
 
   /** Closes the client when this limiter created it (connect()); a shared client belongs to its opener. */

@@ -2,12 +2,13 @@
  * RateLimiter over the SqlDatabase seam (PGlite or a PostgreSQL server). Passes
  * test/contract/rate-limiter.contract.ts. Every instance using the same database shares the limits.
  *
- * Request rates: `rl_buckets(rule, key, tat, admitted)`. One statement per consume:
- * `INSERT … ON CONFLICT (rule, key) DO UPDATE SET tat = CASE … END, admitted = … RETURNING tat, admitted`.
- * The conflicting row is locked by the upsert, so concurrent consumes of one key (from any connection or
- * instance) apply one after the other to the latest TAT. `admitted` records the outcome of the last update so
- * RETURNING can tell it (PostgreSQL 15 has no `RETURNING old.*`). The TAT is `timestamptz` (microseconds) and
- * all arithmetic is on whole-microsecond intervals, so it is exact.
+ * Request rates: `rl_windows(rule, key, admissions, admitted, expires_us)`: the admission times (epoch
+ * microseconds, bigint) still inside the window, at most `limit` of them. One statement per consume:
+ * `INSERT … ON CONFLICT (rule, key) DO UPDATE SET …` keeps the admissions inside the window and appends this one
+ * only when fewer than `limit` remain. The conflicting row is locked by the upsert, so concurrent consumes of one
+ * key (from any connection or instance) apply one after the other to the latest set. `admitted` records the
+ * outcome of the last update so RETURNING can tell it (PostgreSQL 15 has no `RETURNING old.*`). All arithmetic is
+ * on whole microseconds, so it is exact. `expires_us` is when the last admission leaves the window (for prune).
  *
  * Concurrency slots: `rl_slots(name, key, slot_id, expires_at)`. An acquire is one transaction: an advisory
  * transaction lock on (name, key) in its own statement first (so the next statement's snapshot sees every
@@ -16,7 +17,7 @@
  * random id; renew extends it while it is still live.
  *
  * Time is the injected Clock's, passed as a parameter; the database server's clock is never used. Stale rows
- * (refilled buckets, lapsed slots) never change a decision; prune() deletes them.
+ * (windows whose admissions all left, lapsed slots) never change a decision; prune() deletes them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock/clock.js';
@@ -25,8 +26,6 @@ import {
   assertConcurrencyRule,
   assertKey,
   ceilSeconds,
-  gcraDecision,
-  gcraParameters,
   leaseMicros,
   micros,
   type ConcurrencyRule,
@@ -34,9 +33,13 @@ import {
   type RateLimiter,
   type RateLimitRule,
   type SlotAttempt,
+  windowDecision,
+  windowParameters,
 } from './rate-limiter.port.js';
 
-export const RATE_LIMIT_BUCKETS_TABLE = 'rl_buckets';
+export const RATE_LIMIT_WINDOWS_TABLE = 'rl_windows';
+/** The token-bucket table of earlier versions: its state is dropped (limits are short-lived). */
+const RETIRED_BUCKETS_TABLE = 'rl_buckets';
 export const RATE_LIMIT_SLOTS_TABLE = 'rl_slots';
 
 /**
@@ -46,14 +49,16 @@ export const RATE_LIMIT_SLOTS_TABLE = 'rl_slots';
 const ADVISORY_NAMESPACE = 0x726c_696d; // 'rlim'
 
 const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_BUCKETS_TABLE} (
+  DROP TABLE IF EXISTS ${RETIRED_BUCKETS_TABLE};
+  CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_WINDOWS_TABLE} (
     rule text NOT NULL,
     key text NOT NULL,
-    tat timestamptz NOT NULL,
+    admissions bigint[] NOT NULL,
     admitted boolean NOT NULL DEFAULT true,
+    expires_us bigint NOT NULL,
     PRIMARY KEY (rule, key)
   );
-  CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_BUCKETS_TABLE}_by_tat ON ${RATE_LIMIT_BUCKETS_TABLE} (tat);
+  CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_WINDOWS_TABLE}_by_expiry ON ${RATE_LIMIT_WINDOWS_TABLE} (expires_us);
   CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_SLOTS_TABLE} (
     name text NOT NULL,
     key text NOT NULL,
@@ -64,21 +69,23 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_SLOTS_TABLE}_by_expiry ON ${RATE_LIMIT_SLOTS_TABLE} (expires_at);
 `;
 
+/** The admissions of the stored row still inside the window ($3 now, $4 window, both in microseconds). */
+const LIVE = `ARRAY(SELECT t.a FROM unnest(w.admissions) AS t(a) WHERE t.a > $3::bigint - $4::bigint)`;
+const FITS = `cardinality(${LIVE}) < $5::int`;
+
 /**
- * $1 rule, $2 key, $3 now, $4 emission interval, $5 burst tolerance (limit × interval). Admitted when the TAT
- * after this request, greatest(tat, now) + interval, is at most now + burst; a refusal leaves the TAT alone.
+ * $1 rule, $2 key, $3 now (µs), $4 window (µs), $5 limit. Admitted when fewer than `limit` admissions are inside
+ * the window (`now − window < a`); a refusal keeps the admissions as they are (minus those that left).
  */
 const CONSUME = `
-  INSERT INTO ${RATE_LIMIT_BUCKETS_TABLE} AS b (rule, key, tat, admitted)
-  VALUES ($1, $2, $3::timestamptz + $4::interval, true)
+  INSERT INTO ${RATE_LIMIT_WINDOWS_TABLE} AS w (rule, key, admissions, admitted, expires_us)
+  VALUES ($1, $2, ARRAY[$3::bigint], true, $3::bigint + $4::bigint)
   ON CONFLICT (rule, key) DO UPDATE SET
-    tat = CASE
-      WHEN greatest(b.tat, $3::timestamptz) + $4::interval <= $3::timestamptz + $5::interval
-      THEN greatest(b.tat, $3::timestamptz) + $4::interval
-      ELSE b.tat
-    END,
-    admitted = greatest(b.tat, $3::timestamptz) + $4::interval <= $3::timestamptz + $5::interval
-  RETURNING admitted, (extract(epoch FROM tat) * 1000000)::bigint::text AS tat_us`;
+    admitted = ${FITS},
+    admissions = CASE WHEN ${FITS} THEN ${LIVE} || $3::bigint ELSE ${LIVE} END,
+    expires_us = CASE WHEN ${FITS} THEN greatest(w.expires_us, $3::bigint + $4::bigint) ELSE w.expires_us END
+  RETURNING admitted, cardinality(admissions) AS live,
+    (SELECT min(t.a) FROM unnest(admissions) AS t(a))::text AS oldest_us`;
 
 /** $1 name, $2 key, $3 now, $4 slot id, $5 lease, $6 max. Runs under the (name, key) advisory lock. */
 const ACQUIRE = `
@@ -114,19 +121,23 @@ export class PostgresRateLimiter implements RateLimiter {
   }
 
   async consume(rule: RateLimitRule, key: string): Promise<RateLimitDecision> {
-    const parameters = gcraParameters(rule);
+    const parameters = windowParameters(rule);
     assertKey(key);
-    const now = this.clock.now();
-    const { rows } = await this.db.query<{ admitted: boolean; tat_us: string }>(CONSUME, [
-      rule.name,
-      key,
-      now.toISOString(),
-      microsecondsInterval(parameters.intervalMicros),
-      microsecondsInterval(parameters.burstMicros),
-    ]);
+    const nowMicros = micros(this.clock.now());
+    const { rows } = await this.db.query<{ admitted: boolean; live: number; oldest_us: string | null }>(
+      CONSUME,
+      [rule.name, key, String(nowMicros), String(parameters.windowMicros), rule.limit],
+    );
     const row = rows[0];
-    if (!row) throw new Error('rate limiter: the bucket upsert returned no row');
-    return gcraDecision(rule, parameters, micros(now), row.admitted, Number(row.tat_us));
+    if (!row) throw new Error('rate limiter: the window upsert returned no row');
+    return windowDecision(
+      rule,
+      parameters,
+      nowMicros,
+      row.admitted,
+      Number(row.live),
+      row.oldest_us === null ? null : Number(row.oldest_us),
+    );
   }
 
   async acquireSlot(rule: ConcurrencyRule, key: string): Promise<SlotAttempt> {
@@ -164,17 +175,17 @@ export class PostgresRateLimiter implements RateLimiter {
   }
 
   async prune(): Promise<number> {
-    const now = this.clock.now().toISOString();
-    // A bucket whose TAT has passed is a full bucket, exactly like a missing row.
-    const buckets = await this.db.query(
-      `DELETE FROM ${RATE_LIMIT_BUCKETS_TABLE} WHERE tat <= $1::timestamptz`,
-      [now],
+    const now = this.clock.now();
+    // A window whose admissions all left is an empty window, exactly like a missing row.
+    const windows = await this.db.query(
+      `DELETE FROM ${RATE_LIMIT_WINDOWS_TABLE} WHERE expires_us <= $1::bigint`,
+      [String(micros(now))],
     );
     const slots = await this.db.query(
       `DELETE FROM ${RATE_LIMIT_SLOTS_TABLE} WHERE expires_at <= $1::timestamptz`,
-      [now],
+      [now.toISOString()],
     );
-    return buckets.affectedRows + slots.affectedRows;
+    return windows.affectedRows + slots.affectedRows;
   }
 
   private async release(rule: ConcurrencyRule, key: string, slotId: string): Promise<void> {

@@ -3,10 +3,12 @@
  * database (PostgreSQL/PGlite or MongoDB), never in process memory, and every decision is one atomic write.
  *
  * Two capabilities:
- * - request rates (`consume`): the Generic Cell Rate Algorithm. A rule admits `limit` requests per
- *   `windowSeconds`, smoothly: a burst of up to `limit` requests is admitted at once, after which one more is
- *   admitted every `windowSeconds / limit`. Refused requests cost nothing. State per (rule, key) is one
- *   timestamp, the theoretical arrival time (TAT).
+ * - request rates (`consume`): a rolling window. A request is admitted when fewer than `limit` requests were
+ *   admitted in the `windowSeconds` before it, so no window of that length, wherever it starts, ever holds more
+ *   than `limit` admissions ("60 requests per minute" means at most 60 in any 60 seconds). A token bucket (GCRA)
+ *   does not hold that: a full bucket plus its refill lets up to 2 × limit − 1 through within one window.
+ *   Refused requests cost nothing. State per (rule, key) is the admission times still inside the window (at most
+ *   `limit` of them).
  * - concurrency (`acquireSlot`): at most `max` holders per (rule, key) at any time; a holder that neither
  *   releases nor renews within `leaseSeconds` loses its slot (a crashed instance cannot leak slots).
  *
@@ -20,10 +22,13 @@
  */
 import { ServiceError } from '../errors/service-error.js';
 
-/** "`limit` requests per `windowSeconds`". `name` identifies the rule's state: keep it stable, unique per rule. */
+/**
+ * "`limit` requests per `windowSeconds`", over any window of that length. `name` identifies the rule's state: keep
+ * it stable, unique per rule.
+ */
 export interface RateLimitRule {
   readonly name: string;
-  /** Positive integer: the burst size and the number of requests per window. */
+  /** Positive integer: the most requests admitted within any window. */
   readonly limit: number;
   /** Positive number of seconds (fractions allowed, microsecond resolution). */
   readonly windowSeconds: number;
@@ -34,7 +39,7 @@ export interface RateLimitDecision {
   readonly allowed: boolean;
   /** Requests still admitted right now (after this one when allowed). */
   readonly remaining: number;
-  /** Integer ≥ 1 when refused (waiting that long admits one request), 0 when allowed. */
+  /** Integer ≥ 1 when refused (until the oldest admission leaves the window: waiting that long admits one), 0 when allowed. */
   readonly retryAfterSeconds: number;
 }
 
@@ -70,7 +75,10 @@ export interface SlotRefusal {
 export type SlotAttempt = SlotLease | SlotRefusal;
 
 export interface RateLimiter {
-  /** Counts one request for `key` under `rule` (GCRA: smooth, burst up to `limit`), atomically across instances. */
+  /**
+   * Counts one request for `key` under `rule`, atomically across instances: admitted when fewer than `limit` were
+   * admitted in the `windowSeconds` before it (never more than `limit` in any window).
+   */
   consume(rule: RateLimitRule, key: string): Promise<RateLimitDecision>;
   /** Takes one of `rule.max` slots for `key`, atomically across instances, or says when to retry. */
   acquireSlot(rule: ConcurrencyRule, key: string): Promise<SlotAttempt>;
@@ -117,24 +125,16 @@ export function requireSlot(attempt: SlotAttempt, message: string): SlotLease {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Shared by the adapters: validation and the GCRA arithmetic, in integer microseconds.
+// Shared by the adapters: validation and the rolling-window arithmetic, in integer microseconds.
 
 const MICROS_PER_SECOND = 1_000_000;
 
-/**
- * GCRA parameters of a rule, in integer microseconds. The emission interval is rounded *up* to a whole
- * microsecond and the burst tolerance is exactly `limit` intervals, so a burst admits exactly `limit` requests
- * whatever the rounding; the effective window is longer than the declared one by less than `limit` µs (never
- * admits more than declared).
- */
-export interface GcraParameters {
-  /** Microseconds between two requests at the sustained rate. */
-  readonly intervalMicros: number;
-  /** `limit × intervalMicros`: a request is admitted when the TAT after it is at most now + this. */
-  readonly burstMicros: number;
+/** A rule's window in integer microseconds. */
+export interface WindowParameters {
+  readonly windowMicros: number;
 }
 
-export function gcraParameters(rule: RateLimitRule): GcraParameters {
+export function windowParameters(rule: RateLimitRule): WindowParameters {
   assertName(rule.name);
   if (!Number.isSafeInteger(rule.limit) || rule.limit < 1) {
     throw new RangeError(`rate limit rule ${rule.name}: limit must be a positive integer`);
@@ -143,27 +143,31 @@ export function gcraParameters(rule: RateLimitRule): GcraParameters {
   if (!Number.isFinite(rule.windowSeconds) || windowMicros < 1) {
     throw new RangeError(`rate limit rule ${rule.name}: windowSeconds must be positive`);
   }
-  const intervalMicros = Math.ceil(windowMicros / rule.limit);
-  return { intervalMicros, burstMicros: intervalMicros * rule.limit };
+  return { windowMicros };
 }
 
 /**
- * The decision, from the outcome of the atomic update: whether it admitted the request and the TAT it left.
- * Allowed: the TAT is the new one. Refused: the TAT is the unchanged stored one.
+ * The decision, from the outcome of the atomic update: whether it admitted the request, how many admissions are
+ * now inside the window (this one included when admitted) and the oldest of them. An admission at `a` counts
+ * while `now − window < a`: windows are half-open, so one that leaves at `a + window` frees its place then.
  */
-export function gcraDecision(
+export function windowDecision(
   rule: RateLimitRule,
-  parameters: GcraParameters,
+  parameters: WindowParameters,
   nowMicros: number,
   admitted: boolean,
-  tatMicros: number,
+  liveAdmissions: number,
+  oldestMicros: number | null,
 ): RateLimitDecision {
-  const { intervalMicros, burstMicros } = parameters;
   if (admitted) {
-    const remaining = Math.floor((nowMicros + burstMicros - tatMicros) / intervalMicros);
-    return { rule, allowed: true, remaining: clamp(remaining, 0, rule.limit - 1), retryAfterSeconds: 0 };
+    return {
+      rule,
+      allowed: true,
+      remaining: clamp(rule.limit - liveAdmissions, 0, rule.limit - 1),
+      retryAfterSeconds: 0,
+    };
   }
-  const waitMicros = tatMicros + intervalMicros - burstMicros - nowMicros;
+  const waitMicros = (oldestMicros ?? nowMicros) + parameters.windowMicros - nowMicros;
   return { rule, allowed: false, remaining: 0, retryAfterSeconds: ceilSeconds(waitMicros) };
 }
 

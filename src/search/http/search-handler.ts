@@ -7,7 +7,7 @@ import { openEventStream } from '../../platform/http/event-stream.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import type { ChargingRequest } from '../../credits/http/service-credits.interceptor.js';
 import { FIELDS, fieldsOf, isDataset, type Dataset } from '../domain/datasets.js';
-import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE } from '../domain/pricing.js';
+import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE, PRICING_RULES } from '../domain/pricing.js';
 import { normalizeSearchRequest } from '../domain/search-request.js';
 import {
   BUSY_RETRY_AFTER_SECONDS,
@@ -190,6 +190,7 @@ export class SearchHandler {
     return {
       datasets: ['hosts', 'dns', 'vhosts', 'whois'],
       prices: { ...DATASET_PRICE, favicon_search: FAVICON_SEARCH_PRICE },
+      pricing: PRICING_RULES,
       fields: FIELDS.map((field) => ({
         name: field.name,
         type: field.type,

@@ -3,6 +3,7 @@ import {
   canCreateAccessToken,
   hasCpeEntitlement,
   hasPersonalDataEntitlement,
+  personalDataDecision,
 } from '../../../src/accounts/domain/entitlements.js';
 import { planById, type PlanId } from '../../../src/accounts/domain/plans.js';
 
@@ -11,7 +12,8 @@ describe('personal entitlements', () => {
     ['free', 0, false],
     ['free', 1, true],
     ['free', 250, true],
-    ['basic', 0, true],
+    ['basic', 0, false],
+    ['basic', 1, true],
     ['professional', 0, true],
     ['enterprise', 0, true],
     ['professional', 10, true],
@@ -25,9 +27,10 @@ describe('personal entitlements', () => {
     expect(canCreateAccessToken(planById('free'), 0)).toBe(false);
   });
 
-  it('a Free account with purchased credits, or any paid plan, can create a token', () => {
+  it('a Free or Basic account with purchased credits, or a current paid plan, can create a token', () => {
     expect(canCreateAccessToken('free', 5)).toBe(true);
-    expect(canCreateAccessToken('basic', 0)).toBe(true);
+    expect(canCreateAccessToken('basic', 0)).toBe(false);
+    expect(canCreateAccessToken('basic', 5)).toBe(true);
     expect(canCreateAccessToken('professional', 0)).toBe(true);
     expect(canCreateAccessToken('enterprise', 0)).toBe(true);
   });
@@ -35,6 +38,23 @@ describe('personal entitlements', () => {
   it('a negative or zero purchased balance is not a balance above zero', () => {
     expect(hasPersonalDataEntitlement('free', -3)).toBe(false);
     expect(canCreateAccessToken('free', -3)).toBe(false);
+  });
+
+  it('Authentication 3: a refusal states the rule, the plan and the purchased balance', () => {
+    expect(personalDataDecision('professional', 0)).toEqual({ allowed: true });
+    const basic = personalDataDecision('basic', 0);
+    expect(basic).toEqual({
+      allowed: false,
+      message:
+        'Every personal data request needs a current paid subscription (Professional or Enterprise) or a purchased ' +
+        'credit balance above zero; free operations such as enrichment are no exception. Refused: this account is ' +
+        'on the Basic (legacy) plan, which is not a current paid subscription, and it holds 0 purchased credits.',
+      details: { plan: 'basic', purchased_credits: 0, qualifying_plans: ['professional', 'enterprise'] },
+    });
+    expect(personalDataDecision('free', -2)).toMatchObject({
+      allowed: false,
+      details: { purchased_credits: 0 },
+    });
   });
 
   it('raw CPE input is Enterprise only', () => {

@@ -10,7 +10,7 @@ describe('plan catalogue', () => {
     expect(planById('free')).toMatchObject({
       label: 'Free',
       monthlyCredits: 50,
-      paidSubscription: false,
+      currentPaidSubscription: false,
       isLegacy: false,
       cpeEntitlement: false,
       exportResultsPerCycle: 1_000,
@@ -18,7 +18,8 @@ describe('plan catalogue', () => {
     expect(planById('basic')).toMatchObject({
       label: 'Basic (legacy)',
       monthlyCredits: 1_000,
-      paidSubscription: true,
+      // Paid for, but not a current paid subscription (Authentication 3: Professional or Enterprise).
+      currentPaidSubscription: false,
       isLegacy: true,
       cpeEntitlement: false,
       exportResultsPerCycle: 10_000,
@@ -26,7 +27,7 @@ describe('plan catalogue', () => {
     expect(planById('professional')).toMatchObject({
       label: 'Professional',
       monthlyCredits: 5_000,
-      paidSubscription: true,
+      currentPaidSubscription: true,
       isLegacy: false,
       cpeEntitlement: false,
       exportResultsPerCycle: 100_000,
@@ -34,7 +35,7 @@ describe('plan catalogue', () => {
     expect(planById('enterprise')).toMatchObject({
       label: 'Enterprise',
       monthlyCredits: 50_000,
-      paidSubscription: true,
+      currentPaidSubscription: true,
       isLegacy: false,
       cpeEntitlement: true,
       exportResultsPerCycle: 1_000_000,

@@ -163,6 +163,71 @@ describe('CPE matching against the real NVD and KEV data', () => {
     expect(evaluation!.undetermined).toEqual(['CVE-2013-2028', 'CVE-2019-20372', 'CVE-2021-23017']);
   });
 
+  it('an observation without the software edition is undecided on that attribute, never version_unknown when the version is known', () => {
+    // Jenkins 2.440 without its sw_edition: CVE-2024-23897 applies to weekly releases (`-`) before 2.442 and
+    // to LTS before 2.426.3, so it hangs on the edition only.
+    const [jenkins] = matcher.evaluateCpes([cpe('jenkins', 'jenkins', '2.440')]);
+    expect(jenkins).toMatchObject({
+      status: 'indeterminate',
+      complete: false,
+      reason: 'sw_edition_unknown',
+      unknown_attributes: ['sw_edition'],
+      undetermined: ['CVE-2024-23897'],
+      total: 1,
+    });
+    expect(jenkins!.findings).toEqual([
+      expect.objectContaining({
+        id: 'CVE-2024-23897',
+        kev: expect.objectContaining({ cve_id: 'CVE-2024-23897' }),
+        matched_criteria: [],
+        additional_conditions: [
+          {
+            operator: 'OR',
+            criteria: ['cpe:2.3:a:jenkins:jenkins:*:*:*:*:-:*:*:*'],
+            unknown_attributes: ['sw_edition'],
+            note: expect.stringMatching(/software edition \(sw_edition\)/),
+          },
+        ],
+      }),
+    ]);
+    // Told the edition, it is decided either way.
+    expect(matcher.evaluateCpes([cpe('jenkins', 'jenkins', '2.440', '*', '-')])[0]).toMatchObject({
+      status: 'matched',
+      complete: true,
+    });
+    expect(matcher.evaluateCpes([cpe('jenkins', 'jenkins', '2.440', '*', 'lts')])[0]).toMatchObject({
+      status: 'no_match',
+      complete: true,
+    });
+  });
+
+  it('an observation without the update is undecided on the update: the CVEs at stake list the updates they need', () => {
+    const [exchange] = matcher.evaluateCpes([cpe('microsoft', 'exchange_server', '2016')]);
+    expect(exchange).toMatchObject({
+      status: 'indeterminate',
+      complete: false,
+      reason: 'update_unknown',
+      unknown_attributes: ['update'],
+    });
+    const proxyShell = exchange!.findings.find((finding) => finding.id === 'CVE-2021-34473');
+    expect(proxyShell!.additional_conditions).toEqual([
+      {
+        operator: 'OR',
+        criteria: [
+          'cpe:2.3:a:microsoft:exchange_server:2016:cumulative_update_19:*:*:*:*:*:*',
+          'cpe:2.3:a:microsoft:exchange_server:2016:cumulative_update_20:*:*:*:*:*:*',
+        ],
+        unknown_attributes: ['update'],
+        note: expect.stringMatching(/update/),
+      },
+    ]);
+    expect(exchange!.undetermined).toEqual(exchange!.findings.map((finding) => finding.id).sort());
+    // The version stays the first question: without it, the reason is version_unknown.
+    expect(matcher.evaluateCpes([cpe('microsoft', 'exchange_server', '*')])[0]).toMatchObject({
+      reason: 'version_unknown',
+    });
+  });
+
   it('a platform-conditioned CVE carries additional_conditions until the platform is observed', () => {
     const identityManager = cpe('vmware', 'identity_manager', '3.3.3');
     const [alone] = matcher.evaluateCpes([identityManager]);

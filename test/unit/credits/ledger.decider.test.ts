@@ -273,6 +273,21 @@ describe('credit ledger', () => {
       expect(available(zero.state, ctx())).toBe(50);
     });
 
+    it('books the charge under the category the settlement names (a unified search learns it once done)', () => {
+      const { state, events } = given([started(), reserved('r1', 3, { category: 'whois', channel: 'mcp' })])
+        .when({ type: 'SettleReservation', reservationId: 'r1', charged: 1, category: 'host' }, ctx())
+        .decided();
+      expect(events[0]?.data).toMatchObject({ charged: 1, category: 'host', channel: 'mcp' });
+      expect(state.usage).toEqual({ host: 1 });
+      expect(state.usageMcp).toEqual({ host: 1 });
+      given([started(), reserved('r1', 3)])
+        .when(
+          { type: 'SettleReservation', reservationId: 'r1', charged: 1, category: 'nope' as UsageCategory },
+          ctx(),
+        )
+        .then('invalid_input');
+    });
+
     it('refuses charging more than was reserved', () => {
       const error = given([started(), reserved('r1', 10)])
         .when({ type: 'SettleReservation', reservationId: 'r1', charged: 11 }, ctx())
