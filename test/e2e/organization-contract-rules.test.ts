@@ -364,7 +364,6 @@ describe('rule 1: personal research is unavailable to a member, whatever its per
           '/api/v2/common/data/enrich/badges',
           { items: [{ key: '1', type: 'ip', value: '192.0.2.1' }] },
         ],
-        ['GET', '/api/v2/common/exports', undefined],
       ] as const) {
         const response = await service.app.inject({
           method,
@@ -378,6 +377,13 @@ describe('rule 1: personal research is unavailable to a member, whatever its per
           code: 'personal_research_unavailable',
         });
       }
+      // Paying never locks the caller out: exports paid before joining stay listable (and pollable, downloadable).
+      const listing = await service.app.inject({
+        method: 'GET',
+        url: '/api/v2/common/exports',
+        headers: { 'x-api-key': key },
+      });
+      expect(listing.statusCode).toBe(200);
     }
   });
 });
