@@ -9,6 +9,28 @@ import { ServiceContext } from '../service-context.js';
 export class CliRuntime {
   private context: ServiceContext | undefined;
   private application: INestApplicationContext | undefined;
+  private readonly output = new AbortController();
+
+  /**
+   * Once for the whole CLI: a reader that stops reading (`| head`) ends the output quietly instead of an EPIPE
+   * stack trace. Commands see `outputClosed`, stop producing output and end with their usual exit code.
+   */
+  endQuietlyWhenOutputCloses(stdout: NodeJS.WriteStream = process.stdout): void {
+    stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      this.output.abort();
+    });
+  }
+
+  /** Aborted once nobody reads stdout any more. */
+  get outputClosed(): AbortSignal {
+    return this.output.signal;
+  }
+
+  /** Writes to stdout unless its reader is gone. */
+  write(text: string): void {
+    if (!this.output.signal.aborted) process.stdout.write(text);
+  }
 
   /**
    * Opens the configured storage. With the embedded database, this connects through the running service's
@@ -56,7 +78,7 @@ export class CliRuntime {
   }
 
   print(json: boolean, value: unknown, text: () => string): void {
-    process.stdout.write(json ? `${JSON.stringify(value, jsonBigInt, 2)}\n` : `${text()}\n`);
+    this.write(json ? `${JSON.stringify(value, jsonBigInt, 2)}\n` : `${text()}\n`);
   }
 }
 
