@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { AppModule } from '../../app.module.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
+import { describeThrown } from '../database/pglite-database.js';
 import { ServiceContext } from '../service-context.js';
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
@@ -38,7 +39,7 @@ export class CliRuntime {
    */
   async open(options: { readonly followProjections?: boolean } = {}): Promise<ServiceContext> {
     if (!this.context) {
-      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true });
+      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true, ownerName: 'cli' });
       // Owning the embedded database means no service runs: nobody follows the log unless we do.
       this.context.projectionsFollowed = this.context.storage.sqlRole !== 'owner';
     }
@@ -97,7 +98,7 @@ export function action<A extends unknown[]>(
       process.exitCode = code ?? 0;
     } catch (error) {
       if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-      else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      else process.stderr.write(`error: ${error instanceof Error ? error.message : describeThrown(error)}\n`);
       process.exitCode = error instanceof ConfigError ? 2 : 1;
     } finally {
       await runtime.close();

@@ -15,9 +15,13 @@ export class PgliteDatabase implements SqlDatabase {
 
   /** `dataDir` undefined gives an in-memory database (tests). */
   static async open(dataDir?: string): Promise<PgliteDatabase> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
-    return new PgliteDatabase(pglite);
+    try {
+      if (dataDir) mkdirSync(dataDir, { recursive: true });
+      const pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
+      return new PgliteDatabase(pglite);
+    } catch (error) {
+      throw new EmbeddedDatabaseOpenFailed(dataDir ?? 'memory://', error);
+    }
   }
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
@@ -43,4 +47,36 @@ export class PgliteDatabase implements SqlDatabase {
   async close(): Promise<void> {
     if (!this.pglite.closed) await this.pglite.close();
   }
+}
+
+/**
+ * PGlite could not open its directory. What it throws says little (`PGlite failed to initialize properly`, a wasm
+ * `Aborted()`, an emscripten ErrnoError with only a number), so the path travels with it for the explanation.
+ */
+export class EmbeddedDatabaseOpenFailed extends Error {
+  override readonly name = 'EmbeddedDatabaseOpenFailed';
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`the embedded database in ${path} could not be opened: ${describeThrown(cause)}`);
+  }
+}
+
+/** A readable line for anything thrown, including the non-Error objects wasm code throws. */
+export function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message || thrown.name;
+  if (typeof thrown === 'object' && thrown !== null) {
+    const { name, errno, code, message } = thrown as Record<string, unknown>;
+    const parts = [name, code, errno !== undefined ? `errno ${String(errno)}` : undefined, message].filter(
+      (part) => typeof part === 'string' || typeof part === 'number',
+    );
+    if (parts.length > 0) return parts.join(' ');
+    try {
+      return JSON.stringify(thrown);
+    } catch {
+      return Object.prototype.toString.call(thrown);
+    }
+  }
+  return String(thrown);
 }
