@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     if (closing) return;
     return fail(explainStartupFailure(error, location));
   }
+  if (closing) return; // a projection found damaged storage meanwhile: the service is stopping
   const sweeper = new ReservationSweeper(context);
   sweeper.start();
   stopping.push(() => sweeper.stop());

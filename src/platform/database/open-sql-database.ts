@@ -217,9 +217,14 @@ async function openAsOwner(
       const updated = JSON.stringify({ ...(JSON.parse(ownLock) as DataDirOwner), http });
       // Written beside and renamed over the lock: a reader never sees it half written.
       const next = `${lockPath}.${process.pid}.next`;
-      writeFileSync(next, updated);
-      renameSync(next, lockPath);
-      ownLock = updated;
+      try {
+        writeFileSync(next, updated);
+        renameSync(next, lockPath);
+        ownLock = updated;
+      } catch {
+        // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
+        rmSync(next, { force: true });
+      }
     },
     close: () =>
       (closing ??= (async () => {
