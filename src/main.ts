@@ -8,7 +8,7 @@ import { OrganizationSweeper } from './organizations/organization-sweeper.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
-import { describeThrown } from './platform/database/pglite-database.js';
+import { describeThrown } from './platform/errors/describe-thrown.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
 import {

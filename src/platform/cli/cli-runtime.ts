@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { AppModule } from '../../app.module.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
-import { describeThrown } from '../database/pglite-database.js';
+import { describeThrown } from '../errors/describe-thrown.js';
 import { ServiceContext } from '../service-context.js';
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */

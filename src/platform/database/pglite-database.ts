@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { describeThrown } from '../errors/describe-thrown.js';
 import type { SqlDatabase, SqlExecutor, SqlResult } from './sql-database.js';
 
 /**
@@ -61,22 +62,4 @@ export class EmbeddedDatabaseOpenFailed extends Error {
   ) {
     super(`the embedded database in ${path} could not be opened: ${describeThrown(cause)}`);
   }
-}
-
-/** A readable line for anything thrown, including the non-Error objects wasm code throws. */
-export function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name;
-  if (typeof thrown === 'object' && thrown !== null) {
-    const { name, errno, code, message } = thrown as Record<string, unknown>;
-    const parts = [name, code, errno !== undefined ? `errno ${String(errno)}` : undefined, message].filter(
-      (part) => typeof part === 'string' || typeof part === 'number',
-    );
-    if (parts.length > 0) return parts.join(' ');
-    try {
-      return JSON.stringify(thrown);
-    } catch {
-      return Object.prototype.toString.call(thrown);
-    }
-  }
-  return String(thrown);
 }

@@ -11,7 +11,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirInUse, PGLITE_DIR_NAME } from '../database/open-sql-database.js';
-import { describeThrown, EmbeddedDatabaseOpenFailed } from '../database/pglite-database.js';
+import { EmbeddedDatabaseOpenFailed } from '../database/pglite-database.js';
+import { describeThrown } from '../errors/describe-thrown.js';
 import { damagedRelationFile, isStorageDamage } from '../database/storage-damage.js';
 
 /**
