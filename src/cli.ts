@@ -20,6 +20,7 @@ const program = new Command()
   .showHelpAfterError();
 
 const runtime = new CliRuntime();
+runtime.endQuietlyWhenOutputCloses();
 registerAccountCommands(program, runtime);
 registerDataCommands(program, runtime);
 registerCatalogueCommands(program, runtime);

@@ -8,8 +8,18 @@ import { OrganizationSweeper } from './organizations/organization-sweeper.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
+import { describeThrown } from './platform/errors/describe-thrown.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
+import {
+  checkDataDir,
+  explainStartupFailure,
+  explainStorageDamage,
+  type StorageLocation,
+} from './platform/storage/start-up-problems.js';
+
+/** How long closing may take when the service stops because of a failure. */
+const FAILURE_CLOSE_MS = 5000;
 
 /** `npm start`: the service on the configured storage (embedded PGlite in ./data by default). */
 async function main(): Promise<void> {
@@ -23,18 +33,58 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const location: StorageLocation = {
+    dataDir: config.dataDir,
+    embedded: !config.databaseUrl && !(config.eventStoreUrl && config.mongodbUrl),
+    databaseUrl: config.databaseUrl,
+  };
   const log = pino({ level: config.logLevel, base: { service: 'exposure-research' } });
-  const context = await ServiceContext.open(config, {
-    log: (level, message, fields) => log[level](fields ?? {}, message),
-  });
-  await context.projections.start();
-  const app = await createHttpApp(context);
-  await app.listen(config.port, config.host);
+  let context: ServiceContext | undefined;
+  let app: Awaited<ReturnType<typeof createHttpApp>> | undefined;
+  const stopping: Array<() => Promise<void>> = [];
+  let closing = false;
+  const closeAll = async (): Promise<void> => {
+    for (const stop of stopping.splice(0)) await stop();
+    await app?.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
+    await context?.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
+  };
+  /** One paragraph on stderr, what can be closed in a few seconds, then a non-zero exit. */
+  const fail = async (paragraph: string): Promise<never> => {
+    closing = true;
+    process.stderr.write(`${paragraph}\n`);
+    await Promise.race([closeAll(), new Promise((resolve) => setTimeout(resolve, FAILURE_CLOSE_MS).unref())]);
+    process.exit(1);
+  };
+
+  try {
+    checkDataDir(location);
+    context = await ServiceContext.open(config, {
+      log: (level, message, fields) => log[level](fields ?? {}, message),
+      // Never a client of another service's database: it would answer 500 once that one stopped.
+      exclusiveDataDir: true,
+      ownerName: 'service',
+      onStorageDamaged: (error, projection) => {
+        if (closing) return;
+        void fail(
+          explainStorageDamage(error, location, `while the projection ${projection} was brought up to date`),
+        );
+      },
+    });
+    await context.projections.start();
+    app = await createHttpApp(context);
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    if (closing) return;
+    return fail(explainStartupFailure(error, location));
+  }
+  if (closing) return; // a projection found damaged storage meanwhile: the service is stopping
   const sweeper = new ReservationSweeper(context);
   sweeper.start();
+  stopping.push(() => sweeper.stop());
   // Trials end on their own after 14 days (then awaiting payment); failed creation recoveries are retried.
   const organizationSweeper = new OrganizationSweeper(context, app.get(OrganizationWorkspace));
   organizationSweeper.start();
+  stopping.push(() => organizationSweeper.stop());
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context, app.get(CommandBus))
     : null;
@@ -51,15 +101,11 @@ async function main(): Promise<void> {
     if (corpus.loaded) log.info({ datasets: corpus.datasets.map((d) => d.dataset) }, 'demo corpus loaded');
   }
 
-  let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'shutting down');
-    await sweeper.stop();
-    await organizationSweeper.stop();
-    await app.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
-    await context.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
+    await closeAll();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -68,6 +114,8 @@ async function main(): Promise<void> {
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  // A second service started on this DATA_DIR names where this one answers.
+  context.storage.recordOwnerAddress(base);
   const storage = describeStorage(config);
   process.stdout.write(
     [
@@ -94,7 +142,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : describeThrown(error)}\n`,
   );
   process.exit(1);
 });

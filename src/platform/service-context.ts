@@ -60,8 +60,14 @@ export class ServiceContext {
       readonly projections?: readonly ProjectionDefinition[];
       readonly log?: LogFunction;
       readonly serveSocket?: boolean;
+      /** The service: own the embedded database or fail with DataDirInUse, never share another owner's. */
+      readonly exclusiveDataDir?: boolean;
+      /** What this process is (`service`, `cli`), recorded in DATA_DIR's lock. */
+      readonly ownerName?: string;
       readonly pollIntervalMs?: number;
       readonly dropGraceMs?: number;
+      /** A projection found the storage damaged (ProjectionRunnerOptions.onStorageDamaged). */
+      readonly onStorageDamaged?: (error: unknown, projection: string) => void;
     } = {},
   ): Promise<ServiceContext> {
     const clock = options.clock ?? systemClock;
@@ -69,6 +75,9 @@ export class ServiceContext {
     const storage = await openStorage(config, {
       clock,
       serveSocket: options.serveSocket ?? true,
+      ...(options.exclusiveDataDir ? { exclusiveDataDir: true } : {}),
+      ...(options.ownerName ? { ownerName: options.ownerName } : {}),
+      ...(options.log ? { log: (message: string) => options.log!('warn', message) } : {}),
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
       // A subscriber woken by a request's append reads once that request answered (or 50 ms at most): a
       // search's reservation and settlement then reach the projections as one page, after the search.
@@ -86,6 +95,7 @@ export class ServiceContext {
         rebuildOutdated: async (definition) => {
           await late.maintenance!.rebuild(definition);
         },
+        ...(options.onStorageDamaged ? { onStorageDamaged: options.onStorageDamaged } : {}),
       },
     );
     const maintenance = new ProjectionMaintenance(projections.engine, {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,14 @@ import { openSqlDatabase } from '../../src/platform/database/open-sql-database.j
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
 import { physicalCollectionName } from '../../src/platform/projections/projection-definition.js';
 import { PostgresReadStore } from '../../src/platform/read-store/postgres/postgres-read-store.js';
-import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import {
+  NODE,
+  PROJECT_ROOT,
+  runCli,
+  startServiceProcess,
+  type CliResult,
+  type ServiceProcess,
+} from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
 
 /** Appends `streams` × `perStream` attributed events through whatever process owns DATA_DIR (or owning it). */
@@ -37,6 +45,36 @@ async function appendThroughDataDir(
   } finally {
     await opened.close();
   }
+}
+
+/** Runs `cli <args> | <reader>` in bash with pipefail: the exit code is the CLI's unless it succeeded. */
+function runCliPiped(
+  args: readonly string[],
+  reader: string,
+  env: Record<string, string>,
+): Promise<CliResult> {
+  const quoted = args.map((arg) => `'${arg}'`).join(' ');
+  const command = `set -o pipefail; '${NODE}' dist/src/cli.js ${quoted} | ${reader}`;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('bash', ['-c', command], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} timed out\n${stderr}`));
+    }, 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? -1, stdout, stderr });
+    });
+  });
 }
 
 describe('operator CLI', () => {
@@ -104,6 +142,31 @@ describe('operator CLI', () => {
     const unknown = await runCli(['projections', 'rebuild', 'no-such'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown projection "no-such"');
+  });
+
+  it('ends quietly with exit 0 when the reader of its output stops reading (`| head`)', async () => {
+    // Far more output than a pipe holds, so the CLI is still writing when `head` has gone.
+    await appendThroughDataDir(dataDir, 1, 3000, 'p');
+
+    const replay = await runCliPiped(['events', 'replay', '--stream', 'widget-p0', '--json'], 'head -1', env);
+    expect(replay.stderr).toBe('');
+    expect(replay.code).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ stream: 'widget-p0', stream_version: 0 });
+
+    const tail = await runCliPiped(['events', 'tail', '-n', '3000', '--json'], 'head -2', env);
+    expect(tail.stderr).toBe('');
+    expect(tail.code).toBe(0);
+    expect(tail.stdout.trim().split('\n')).toHaveLength(2);
+
+    // Following the log stops as well once nobody reads it, instead of waiting for the next event forever.
+    const follow = await runCliPiped(['events', 'tail', '-n', '3000', '--follow', '--json'], 'head -1', env);
+    expect(follow.stderr).toBe('');
+    expect(follow.code).toBe(0);
+
+    const text = await runCliPiped(['events', 'replay', '--stream', 'widget-p0'], 'head -3', env);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('WidgetTuned (v1)  widget-p0@0');
   });
 
   it('works while the service runs, through its socket: rebuild switches the live service, verify finds tampering', async () => {

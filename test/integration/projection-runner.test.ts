@@ -286,6 +286,30 @@ describe.each(SQL_KINDS)('projection runner on %s', (kind) => {
     expect(await runner.collection(definition.name, 'test_counters_docs').count()).toBe(101);
   });
 
+  it('a rebuild reports its rate over its whole wall time, grace period and drops included', async () => {
+    const definition = counterProjection();
+    await appendCounted(storage, 10, 10); // 100 events
+    const runner = newRunner([definition]);
+    await runner.start();
+    const head = await storage.eventStore.headPosition();
+    expect(await runner.waitFor([definition.name], head!, 10_000)).toBe(true);
+    const maintenance = new ProjectionMaintenance(runner.engine, {
+      dropGraceMs: 600,
+      onSwitched: (name) => runner.generationSwitched(name),
+    });
+
+    const started = performance.now();
+    const result = await maintenance.rebuild(definition);
+    const wall = (performance.now() - started) / 1000;
+
+    expect(result.events).toBe(100);
+    expect(result.seconds).toBeGreaterThanOrEqual(0.6); // the grace period is part of the rebuild
+    expect(result.seconds).toBeLessThanOrEqual(wall);
+    expect(result.seconds).toBeGreaterThan(wall - 0.05);
+    expect(result.eventsPerSecond).toBe(Math.round(100 / result.seconds));
+    expect(result.droppedGenerations).toEqual([1]);
+  });
+
   it('verify says equal after a rebuild and names the document after one is tampered with', async () => {
     const definition = counterProjection();
     const streams = await appendCounted(storage, 10, 10);

@@ -3,12 +3,35 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { AppModule } from '../../app.module.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
+import { describeThrown } from '../errors/describe-thrown.js';
 import { ServiceContext } from '../service-context.js';
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
 export class CliRuntime {
   private context: ServiceContext | undefined;
   private application: INestApplicationContext | undefined;
+  private readonly output = new AbortController();
+
+  /**
+   * Once for the whole CLI: a reader that stops reading (`| head`) ends the output quietly instead of an EPIPE
+   * stack trace. Commands see `outputClosed`, stop producing output and end with their usual exit code.
+   */
+  endQuietlyWhenOutputCloses(stdout: NodeJS.WriteStream = process.stdout): void {
+    stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      this.output.abort();
+    });
+  }
+
+  /** Aborted once nobody reads stdout any more. */
+  get outputClosed(): AbortSignal {
+    return this.output.signal;
+  }
+
+  /** Writes to stdout unless its reader is gone. */
+  write(text: string): void {
+    if (!this.output.signal.aborted) process.stdout.write(text);
+  }
 
   /**
    * Opens the configured storage. With the embedded database, this connects through the running service's
@@ -16,7 +39,7 @@ export class CliRuntime {
    */
   async open(options: { readonly followProjections?: boolean } = {}): Promise<ServiceContext> {
     if (!this.context) {
-      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true });
+      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true, ownerName: 'cli' });
       // Owning the embedded database means no service runs: nobody follows the log unless we do.
       this.context.projectionsFollowed = this.context.storage.sqlRole !== 'owner';
     }
@@ -56,7 +79,7 @@ export class CliRuntime {
   }
 
   print(json: boolean, value: unknown, text: () => string): void {
-    process.stdout.write(json ? `${JSON.stringify(value, jsonBigInt, 2)}\n` : `${text()}\n`);
+    this.write(json ? `${JSON.stringify(value, jsonBigInt, 2)}\n` : `${text()}\n`);
   }
 }
 
@@ -75,7 +98,7 @@ export function action<A extends unknown[]>(
       process.exitCode = code ?? 0;
     } catch (error) {
       if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-      else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      else process.stderr.write(`error: ${error instanceof Error ? error.message : describeThrown(error)}\n`);
       process.exitCode = error instanceof ConfigError ? 2 : 1;
     } finally {
       await runtime.close();

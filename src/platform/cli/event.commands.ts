@@ -52,11 +52,10 @@ export function registerEventCommands(program: Command, runtime: CliRuntime): vo
           if (options.after && !isGlobalPosition(options.after))
             throw new Error('--after must be a global position');
           const { eventStore } = (await runtime.open()).storage;
-          const print = (event: RecordedEvent): void => {
-            process.stdout.write(
+          const print = (event: RecordedEvent): void =>
+            runtime.write(
               options.json ? `${JSON.stringify(eventAsJson(event))}\n` : `${describeEvent(event)}\n`,
             );
-          };
           let after: GlobalPosition | null = (options.after as GlobalPosition | undefined) ?? null;
           if (!options.after) {
             const newest = await eventStore.readLast(limit);
@@ -67,11 +66,12 @@ export function registerEventCommands(program: Command, runtime: CliRuntime): vo
             page.forEach(print);
             after = page.at(-1)?.position ?? after;
           }
-          if (!options.follow) return;
-          const controller = new AbortController();
-          process.once('SIGINT', () => controller.abort());
-          for await (const event of eventStore.subscribeAll({ after, signal: controller.signal }))
-            print(event);
+          if (!options.follow || runtime.outputClosed.aborted) return;
+          const interrupted = new AbortController();
+          process.once('SIGINT', () => interrupted.abort());
+          // Until interrupted, or until nobody reads the output any more (`| head`).
+          const signal = AbortSignal.any([interrupted.signal, runtime.outputClosed]);
+          for await (const event of eventStore.subscribeAll({ after, signal })) print(event);
         },
       ),
     );
@@ -96,7 +96,8 @@ export function registerEventCommands(program: Command, runtime: CliRuntime): vo
           return 5;
         }
         for (const event of history) {
-          process.stdout.write(
+          if (runtime.outputClosed.aborted) break;
+          runtime.write(
             options.json ? `${JSON.stringify(eventAsJson(event))}\n` : `${describeEvent(event)}\n`,
           );
         }

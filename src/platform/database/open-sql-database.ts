@@ -1,4 +1,16 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +29,15 @@ export interface OpenSqlDatabaseOptions {
   readonly ownerWaitMs?: number;
   /** Socket connections the owner serves at once (default 16). */
   readonly maxSocketConnections?: number;
+  /**
+   * Own DATA_DIR or fail with DataDirInUse, never become a client of another live owner. The service: a second
+   * service on the first one's socket would answer every data route with 500 once the first one stopped.
+   */
+  readonly exclusive?: boolean;
+  /** What this process is (`service`, `cli`), recorded in the lock for whoever finds DATA_DIR taken. */
+  readonly ownerName?: string;
+  /** Notes for the operator, e.g. that a stale lock of a dead process was taken over. */
+  readonly log?: (message: string) => void;
 }
 
 export type SqlDatabaseRole = 'server' | 'owner' | 'client';
@@ -25,16 +46,49 @@ export interface OpenedDatabase {
   readonly db: SqlDatabase;
   /** `server`: DATABASE_URL; `owner`: this process opened the PGlite of DATA_DIR; `client`: through the owner's socket. */
   readonly role: SqlDatabaseRole;
+  /** The owner records where it answers HTTP in its lock, for a second service to name it (others: no-op). */
+  recordOwnerAddress(http: string): void;
   close(): Promise<void>;
 }
 
 export const OWNER_LOCK_FILE_NAME = 'owner.lock';
 export const PGLITE_DIR_NAME = 'pglite';
 
-interface LockRecord {
+/** The content of `owner.lock`: who owns DATA_DIR. */
+export interface DataDirOwner {
   readonly pid: number;
   readonly startedAt: string;
   readonly hostname?: string;
+  /** What the owner is: `service`, `cli` (absent in locks of older versions and of tests). */
+  readonly process?: string;
+  /** The unix socket the owner serves the database on, when it serves one. */
+  readonly socket?: string;
+  /** Where the owning service answers HTTP, once it listens. */
+  readonly http?: string;
+}
+
+/** DATA_DIR is owned by another live process and this one must own it (`exclusive`). */
+export class DataDirInUse extends Error {
+  override readonly name = 'DataDirInUse';
+  constructor(
+    readonly dataDir: string,
+    readonly owner: DataDirOwner,
+    readonly lockPath: string,
+  ) {
+    const who = owner.process === 'cli' ? 'an operator CLI command' : `another ${owner.process ?? 'process'}`;
+    const where = [
+      owner.http ? `answering on ${owner.http}` : undefined,
+      owner.socket ? `serving its database on the socket ${owner.socket}` : undefined,
+    ].filter((part) => part !== undefined);
+    super(
+      `DATA_DIR ${dataDir} is in use by ${who}: process ${owner.pid}` +
+        `${owner.hostname ? ` on ${owner.hostname}` : ''}, running since ${owner.startedAt || 'an unknown time'}` +
+        `${where.length > 0 ? `, ${where.join(' and ')}` : ''} (per ${lockPath}). ` +
+        `Only one process can own a DATA_DIR: ${owner.process === 'cli' ? 'wait for that command to end (or stop it)' : 'stop that process first'}, ` +
+        'or start this one with another DATA_DIR (or a DATABASE_URL). Operator commands (npm run cli) work while ' +
+        'the service runs, through its socket.',
+    );
+  }
 }
 
 /** Data directories whose PGlite this process has open (or is opening): never open one a second time. */
@@ -53,7 +107,7 @@ const UNREADABLE_LOCK_GRACE_MS = 5_000;
 export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<OpenedDatabase> {
   if (options.databaseUrl) {
     const db = PostgresDatabase.fromUrl(options.databaseUrl);
-    return { db, role: 'server', close: () => db.close() };
+    return { db, role: 'server', recordOwnerAddress: () => undefined, close: () => db.close() };
   }
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -64,7 +118,14 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
   const waitMs = options.ownerWaitMs ?? 10_000;
   const deadline = Date.now() + waitMs;
   let lastConnectError: unknown;
-  let holder: LockRecord | undefined;
+  let holder: DataDirOwner | undefined;
+  const record: DataDirOwner = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    hostname: hostname(),
+    ...(options.ownerName ? { process: options.ownerName } : {}),
+    ...(serveSocket ? { socket: socketPath } : {}),
+  };
 
   for (;;) {
     const here = ownedHere.get(key);
@@ -74,11 +135,15 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
       );
     }
     if (!here) {
-      const taken = await takeLock(lockPath, key, serveSocket);
-      if (taken === 'taken') {
+      const taken = await takeLock(lockPath, key, serveSocket, record);
+      if ('taken' in taken) {
+        if (taken.stale) options.log?.(describeTakeover(dataDir, lockPath, taken.stale));
         return openAsOwner(dataDir, key, lockPath, serveSocket, options.maxSocketConnections);
       }
       holder = taken;
+      if (options.exclusive) throw new DataDirInUse(dataDir, holder, lockPath);
+    } else if (options.exclusive) {
+      throw new Error(`${dataDir} is already open in this process; it cannot be owned a second time`);
     }
     // Another process (or this one) owns DATA_DIR: reach it through its socket.
     assertSocketPathFits(dataDir);
@@ -86,7 +151,7 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
       const db = PostgresDatabase.fromSocketDirectory(dataDir);
       try {
         await db.query('SELECT 1');
-        return { db, role: 'client', close: () => db.close() };
+        return { db, role: 'client', recordOwnerAddress: () => undefined, close: () => db.close() };
       } catch (error) {
         await db.close().catch(() => undefined);
         const code = (error as NodeJS.ErrnoException).code;
@@ -117,7 +182,7 @@ async function openAsOwner(
   serveSocket: boolean,
   maxConnections: number | undefined,
 ): Promise<OpenedDatabase> {
-  const ownLock = readFileSync(lockPath, 'utf8');
+  let ownLock = readFileSync(lockPath, 'utf8');
   const releaseLock = (): void => {
     ownedHere.delete(key);
     try {
@@ -148,6 +213,19 @@ async function openAsOwner(
   return {
     db: opened,
     role: 'owner',
+    recordOwnerAddress: (http) => {
+      const updated = JSON.stringify({ ...(JSON.parse(ownLock) as DataDirOwner), http });
+      // Written beside and renamed over the lock: a reader never sees it half written.
+      const next = `${lockPath}.${process.pid}.next`;
+      try {
+        writeFileSync(next, updated);
+        renameSync(next, lockPath);
+        ownLock = updated;
+      } catch {
+        // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
+        rmSync(next, { force: true });
+      }
+    },
     close: () =>
       (closing ??= (async () => {
         try {
@@ -161,19 +239,21 @@ async function openAsOwner(
 }
 
 /**
- * Takes `owner.lock` (created exclusively, JSON {pid, startedAt}) and marks DATA_DIR as opened here, or returns
- * the live holder. A lock of a dead process is removed and the lock taken again.
+ * Takes `owner.lock` (created exclusively, JSON DataDirOwner) and marks DATA_DIR as opened here, or returns the
+ * live holder. A lock of a dead process is removed and the lock taken again (`stale` says whose it was).
  */
-async function takeLock(lockPath: string, key: string, serveSocket: boolean): Promise<'taken' | LockRecord> {
-  const record: LockRecord = { pid: process.pid, startedAt: new Date().toISOString(), hostname: hostname() };
+async function takeLock(
+  lockPath: string,
+  key: string,
+  serveSocket: boolean,
+  record: DataDirOwner,
+): Promise<{ taken: true; stale?: DataDirOwner | 'unreadable' } | DataDirOwner> {
+  let stale: DataDirOwner | 'unreadable' | undefined;
   for (;;) {
-    try {
-      writeFileSync(lockPath, JSON.stringify(record), { flag: 'wx' });
+    if (createExclusively(lockPath, JSON.stringify(record))) {
       // Same tick as the exclusive create: a concurrent opener in this process sees it and becomes a client.
       ownedHere.set(key, { serving: serveSocket });
-      return 'taken';
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return stale ? { taken: true, stale } : { taken: true };
     }
     const holder = readLock(lockPath);
     if (holder === 'missing') continue;
@@ -184,15 +264,52 @@ async function takeLock(lockPath: string, key: string, serveSocket: boolean): Pr
         continue;
       }
       await removeStaleLock(lockPath, 'unreadable');
+      stale = 'unreadable';
       continue;
     }
     if (isHolderAlive(holder, key)) return holder;
     await removeStaleLock(lockPath, holder);
+    stale = holder;
   }
 }
 
+/**
+ * Creates `path` with `content` unless it exists (false). A write that fails (a full disk) removes the file
+ * again: an empty lock would make every later opener wait for it to be written.
+ */
+function createExclusively(path: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, content);
+    closeSync(fd);
+    return true;
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already or unusable: removing the file is what matters.
+    }
+    rmSync(path, { force: true });
+    throw error;
+  }
+}
+
+function describeTakeover(dataDir: string, lockPath: string, stale: DataDirOwner | 'unreadable'): string {
+  const previous =
+    stale === 'unreadable'
+      ? 'an unreadable lock left by a crash'
+      : `the lock of process ${stale.pid}${stale.process ? ` (${stale.process})` : ''}, running since ${stale.startedAt || 'an unknown time'}, which is gone`;
+  return `took over DATA_DIR ${dataDir}: ${previous} was removed from ${lockPath}`;
+}
+
 /** Whether the process of a lock still runs. The own pid counts only when this process has DATA_DIR open. */
-function isHolderAlive(holder: LockRecord, key: string): boolean {
+function isHolderAlive(holder: DataDirOwner, key: string): boolean {
   // Same pid without the directory open here: a previous incarnation (a restarted container reuses pids).
   if (holder.pid === process.pid) return ownedHere.has(key);
   return isPidAlive(holder.pid);
@@ -211,7 +328,7 @@ function isPidAlive(pid: number): boolean {
  * Removes a stale lock under `owner.lock.takeover` (also created exclusively), re-reading it there: two processes
  * that both found the lock stale must not have the second one remove the lock the first has just taken.
  */
-async function removeStaleLock(lockPath: string, stale: LockRecord | 'unreadable'): Promise<void> {
+async function removeStaleLock(lockPath: string, stale: DataDirOwner | 'unreadable'): Promise<void> {
   const takeoverPath = `${lockPath}.takeover`;
   try {
     writeFileSync(takeoverPath, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }), {
@@ -243,7 +360,7 @@ async function removeStaleLock(lockPath: string, stale: LockRecord | 'unreadable
   }
 }
 
-function readLock(path: string): LockRecord | 'missing' | 'unreadable' {
+function readLock(path: string): DataDirOwner | 'missing' | 'unreadable' {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -252,9 +369,17 @@ function readLock(path: string): LockRecord | 'missing' | 'unreadable' {
     throw error;
   }
   try {
-    const parsed = JSON.parse(text) as Partial<LockRecord>;
+    const parsed = JSON.parse(text) as Partial<Record<keyof DataDirOwner, unknown>>;
     if (typeof parsed.pid === 'number' && Number.isInteger(parsed.pid) && parsed.pid > 0) {
-      return { pid: parsed.pid, startedAt: String(parsed.startedAt ?? '') };
+      const owner: { -readonly [K in keyof DataDirOwner]: DataDirOwner[K] } = {
+        pid: parsed.pid,
+        startedAt: String(parsed.startedAt ?? ''),
+      };
+      for (const field of ['hostname', 'process', 'socket', 'http'] as const) {
+        const value = parsed[field];
+        if (typeof value === 'string' && value !== '') owner[field] = value;
+      }
+      return owner;
     }
   } catch {
     // Fall through.

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { describeThrown } from '../errors/describe-thrown.js';
 import type { SqlDatabase, SqlExecutor, SqlResult } from './sql-database.js';
 
 /**
@@ -15,9 +16,13 @@ export class PgliteDatabase implements SqlDatabase {
 
   /** `dataDir` undefined gives an in-memory database (tests). */
   static async open(dataDir?: string): Promise<PgliteDatabase> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
-    return new PgliteDatabase(pglite);
+    try {
+      if (dataDir) mkdirSync(dataDir, { recursive: true });
+      const pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
+      return new PgliteDatabase(pglite);
+    } catch (error) {
+      throw new EmbeddedDatabaseOpenFailed(dataDir ?? 'memory://', error);
+    }
   }
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
@@ -42,5 +47,19 @@ export class PgliteDatabase implements SqlDatabase {
 
   async close(): Promise<void> {
     if (!this.pglite.closed) await this.pglite.close();
+  }
+}
+
+/**
+ * PGlite could not open its directory. What it throws says little (`PGlite failed to initialize properly`, a wasm
+ * `Aborted()`, an emscripten ErrnoError with only a number), so the path travels with it for the explanation.
+ */
+export class EmbeddedDatabaseOpenFailed extends Error {
+  override readonly name = 'EmbeddedDatabaseOpenFailed';
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`the embedded database in ${path} could not be opened: ${describeThrown(cause)}`);
   }
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { GlobalPosition } from '../event-store/global-position.js';
 import type { ReadDocument } from '../read-store/read-store.port.js';
-import { physicalCollectionName, type ProjectionDefinition } from './projection-definition.js';
+import { checkpointKey, physicalCollectionName, type ProjectionDefinition } from './projection-definition.js';
 import {
   generationsKey,
   type BatchOutcome,
@@ -21,8 +21,12 @@ export interface RebuildResult {
   readonly previousGeneration: number;
   readonly generation: number;
   readonly events: number;
+  /** Wall time of the whole rebuild: preparing, building, switching, the grace period and the drops. */
   readonly seconds: number;
+  /** `events / seconds`, over that whole wall time. */
   readonly eventsPerSecond: number;
+  /** Generations dropped after the switch: the previous one and any a crashed rebuild left behind. */
+  readonly droppedGenerations: readonly number[];
 }
 
 export interface DocumentDifference {
@@ -66,6 +70,7 @@ export class ProjectionMaintenance {
     onProgress?: (progress: RebuildProgress) => void,
     signal?: AbortSignal,
   ): Promise<RebuildResult> {
+    const started = performance.now();
     const key = generationsKey(definition.name);
     const before = await ensureLiveGeneration(this.engine, definition);
     const generation = Math.max(before.live, before.building ?? 0) + 1;
@@ -76,7 +81,6 @@ export class ProjectionMaintenance {
     try {
       await this.engine.dropGeneration(definition, generation);
       await this.engine.ensureCollections(definition, generation);
-      const started = performance.now();
       let events = 0;
       await this.engine.catchUp(definition, generation, {
         pageSize: this.options.pageSize ?? 2000,
@@ -87,7 +91,6 @@ export class ProjectionMaintenance {
         },
       });
       if (signal?.aborted) throw new RebuildConflict(`rebuild of ${definition.name} was cancelled`);
-      const seconds = (performance.now() - started) / 1000;
       const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
       const switched: ProjectionGenerations = { live: generation, version: definition.version };
       if (!current || current.building !== generation) {
@@ -100,7 +103,10 @@ export class ProjectionMaintenance {
       }
       await this.options.onSwitched?.(definition.name);
       await delay(this.options.dropGraceMs ?? 2000);
-      await this.engine.dropGeneration(definition, current.live);
+      // Every older generation goes, not only the previous one: a rebuild that died while building, or between
+      // its switch and this drop, left its tables behind, and nothing else would ever drop them.
+      const droppedGenerations = await this.dropGenerationsBelow(definition, generation);
+      const seconds = (performance.now() - started) / 1000;
       return {
         projection: definition.name,
         previousGeneration: current.live,
@@ -108,6 +114,7 @@ export class ProjectionMaintenance {
         events,
         seconds,
         eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events,
+        droppedGenerations,
       };
     } catch (error) {
       await this.abandon(definition, generation);
@@ -191,6 +198,30 @@ export class ProjectionMaintenance {
     }
   }
 
+  /** Drops the collections and checkpoints of every generation of `definition` older than `generation`. */
+  private async dropGenerationsBelow(
+    definition: ProjectionDefinition,
+    generation: number,
+  ): Promise<number[]> {
+    const { readStore } = this.engine;
+    const older = new Set<number>();
+    for (const collection of Object.keys(definition.collections)) {
+      const prefix = physicalCollectionName(collection, 0).slice(0, -1);
+      for (const name of await readStore.listCollections(prefix)) {
+        const found = generationOf(name, prefix);
+        if (found !== undefined && found < generation) older.add(found);
+      }
+    }
+    const checkpointPrefix = checkpointKey(definition.name, 0).slice(0, -1);
+    for (const checkpoint of await readStore.listCheckpoints(checkpointPrefix)) {
+      const found = generationOf(checkpoint.key, checkpointPrefix);
+      if (found !== undefined && found < generation) older.add(found);
+    }
+    const dropped = [...older].sort((a, b) => a - b);
+    for (const old of dropped) await this.engine.dropGeneration(definition, old);
+    return dropped;
+  }
+
   /** Drops a side generation and clears the `building` mark if it is still ours. */
   private async abandon(definition: ProjectionDefinition, generation: number): Promise<void> {
     const key = generationsKey(definition.name);
@@ -203,6 +234,13 @@ export class ProjectionMaintenance {
       }
     }
   }
+}
+
+/** The generation in `<prefix><generation>` (a physical collection name or a checkpoint key), if that is its form. */
+function generationOf(name: string, prefix: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const digits = name.slice(prefix.length);
+  return /^[1-9][0-9]{0,8}$/.test(digits) ? Number(digits) : undefined;
 }
 
 function delay(milliseconds: number): Promise<void> {

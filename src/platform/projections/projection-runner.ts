@@ -1,3 +1,4 @@
+import { isStorageDamage } from '../database/storage-damage.js';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
 import {
@@ -58,6 +59,11 @@ export interface ProjectionRunnerOptions {
   readonly onBatchApplied?: (projection: string, outcome: BatchOutcome) => void;
   /** Rebuilds a projection whose definition version is newer than its live generation (blue/green). */
   readonly rebuildOutdated?: (definition: ProjectionDefinition) => Promise<void>;
+  /**
+   * The storage answered that its data is damaged (isStorageDamage): the projection stops, since retrying reads
+   * the same damaged page forever, and this is told (the service stops and says what to do).
+   */
+  readonly onStorageDamaged?: (error: unknown, projection: string) => void;
 }
 
 interface LiveRun {
@@ -380,6 +386,15 @@ export class ProjectionRunner {
         if (error instanceof ProjectionHandlerFailed) {
           await this.report(run, 'stopped', error.message);
           this.log('error', error.message, { projection: definition.name });
+          return;
+        }
+        if (isStorageDamage(error)) {
+          const message = error instanceof Error ? error.message : String(error);
+          await this.report(run, 'stopped', message);
+          this.log('error', `projection ${definition.name} stopped: the storage is damaged`, {
+            error: message,
+          });
+          this.options.onStorageDamaged?.(error, definition.name);
           return;
         }
         failures += 1;

@@ -40,6 +40,8 @@ export interface Storage {
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
   readonly sqlRole: OpenedDatabase['role'] | undefined;
+  /** The owner of the embedded database records where it answers HTTP (OpenedDatabase.recordOwnerAddress). */
+  recordOwnerAddress(http: string): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,12 @@ export interface OpenStorageOptions {
   readonly pollIntervalMs?: number;
   /** Awaited between an append's wake-up and a subscriber's read (PostgresEventStoreOptions.wakeGate). */
   readonly wakeGate?: () => Promise<void>;
+  /** Own the embedded database or fail with DataDirInUse (the service; OpenSqlDatabaseOptions.exclusive). */
+  readonly exclusiveDataDir?: boolean;
+  /** What this process is (`service`, `cli`), recorded in DATA_DIR's lock. */
+  readonly ownerName?: string;
+  /** Notes for the operator (a stale lock taken over). */
+  readonly log?: (message: string) => void;
 }
 
 export async function openStorage(config: AppConfig, options: OpenStorageOptions): Promise<Storage> {
@@ -59,6 +67,9 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
         dataDir: config.dataDir,
         ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
         serveSocket: options.serveSocket ?? true,
+        ...(options.exclusiveDataDir ? { exclusive: true } : {}),
+        ...(options.ownerName ? { ownerName: options.ownerName } : {}),
+        ...(options.log ? { log: options.log } : {}),
       })
     : undefined;
   const closers: Array<() => Promise<void>> = [];
@@ -154,6 +165,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       reportFiles,
       sql: opened?.db,
       sqlRole: opened?.role,
+      recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => undefined);
         await opened?.close();

@@ -10,6 +10,7 @@
  * transactions short.
  */
 import type { SqlDatabase, SqlDatabaseKind, SqlExecutor } from '../../database/sql-database.js';
+import { isStorageDamage } from '../../database/storage-damage.js';
 import {
   StreamDeleted,
   WrongExpectedVersion,
@@ -413,7 +414,9 @@ export class PostgresEventStore implements EventStore {
       try {
         page = await this.sharedPage(lastDelivered, generationBeforeRead);
         failedReads = 0;
-      } catch {
+      } catch (error) {
+        // Damaged pages read the same way every time: the subscriber has to know, not wait forever.
+        if (isStorageDamage(error)) throw error;
         // A dropped connection or a restarting server: retry from the last delivered event.
         const delay = Math.min(RETRY_INITIAL_DELAY_MS * 2 ** failedReads, RETRY_MAX_DELAY_MS);
         failedReads += 1;
