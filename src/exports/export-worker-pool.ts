@@ -119,24 +119,23 @@ export class ExportWorkerPool extends PollingWorkerPool {
   }
 
   /** Failure records of jobs and charges that need no more work (finished, cancelled or charged meanwhile). */
-  private async forgetSettled(): Promise<void> {
-    const tracked = await this.failures.tracked();
-    if (tracked.length === 0) return;
-    const ids = [
-      ...new Set(tracked.map((item) => (item.startsWith(CHARGE) ? item.slice(CHARGE.length) : item))),
-    ];
-    const documents = new Map((await this.jobs.queries.collection().getMany(ids)).map((d) => [d.id, d]));
-    for (const item of tracked) {
-      if (this.running.has(item)) continue;
-      const charge = item.startsWith(CHARGE);
-      const document = documents.get(charge ? item.slice(CHARGE.length) : item);
-      const needsWork = charge
-        ? document?.charge_pending === true
-        : document !== undefined &&
-          !document.deleted &&
-          (document.status === 'pending' || document.status === 'processing');
-      if (document && !needsWork) await this.failures.forget(item);
-    }
+  private forgetSettled(): Promise<void> {
+    return this.failures.keepOnly(async (tracked) => {
+      const exportIdOf = (item: string) => (item.startsWith(CHARGE) ? item.slice(CHARGE.length) : item);
+      const documents = new Map(
+        (await this.jobs.queries.collection().getMany([...new Set(tracked.map(exportIdOf))])).map((d) => [
+          d.id,
+          d,
+        ]),
+      );
+      return tracked.filter((item) => {
+        const document = documents.get(exportIdOf(item));
+        if (!document || this.running.has(item)) return true;
+        return item.startsWith(CHARGE)
+          ? document.charge_pending
+          : !document.deleted && (document.status === 'pending' || document.status === 'processing');
+      });
+    });
   }
 
   private async runJob(exportId: string, signal: AbortSignal): Promise<boolean> {

@@ -24,6 +24,11 @@ export interface RetryPolicy {
   readonly parkAfter: number;
   /** /health/ready shows the worker failing once its loop, or one item, failed this many times in a row. */
   readonly unhealthyAfter: number;
+  /**
+   * A record whose item was not tried again this long after its retry time is dropped: the item no longer
+   * needs work (finished, cancelled, gone). Longer than any pass interval.
+   */
+  readonly forgetAfterMs: number;
 }
 
 /** See docs/decisions.md, "Background workers". */
@@ -32,6 +37,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 5 * 60_000,
   parkAfter: 5,
   unhealthyAfter: 3,
+  forgetAfterMs: 10 * 60_000,
 };
 
 export const WORKER_FAILURES_COLLECTION = 'worker_failures';
@@ -95,6 +101,7 @@ export class WorkerFailures {
   /** Items waiting for their next try: a look for work leaves them out. */
   async waiting(): Promise<string[]> {
     await this.load();
+    await this.forgetStale();
     const now = this.now();
     return [...this.failures].filter(([, failure]) => failure.retryAt > now).map(([item]) => item);
   }
@@ -102,7 +109,16 @@ export class WorkerFailures {
   /** Items with a failure record (waiting or due). */
   async tracked(): Promise<string[]> {
     await this.load();
+    await this.forgetStale();
     return [...this.failures.keys()];
+  }
+
+  /** Drops the records of items `stillNeeded` does not name (it gets the tracked items, answers those to keep). */
+  async keepOnly(stillNeeded: (items: string[]) => Promise<Iterable<string>>): Promise<void> {
+    const tracked = await this.tracked();
+    if (tracked.length === 0) return;
+    const keep = new Set(await stillNeeded(tracked));
+    for (const item of tracked) if (!keep.has(item)) await this.forget(item);
   }
 
   /**
@@ -168,6 +184,13 @@ export class WorkerFailures {
     this.loop.failures += 1;
     this.loop.lastError = message;
     this.report();
+  }
+
+  private async forgetStale(): Promise<void> {
+    const now = this.now();
+    for (const [item, failure] of [...this.failures]) {
+      if (failure.retryAt + this.policy.forgetAfterMs < now) await this.forget(item);
+    }
   }
 
   private async park(
