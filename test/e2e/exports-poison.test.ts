@@ -6,8 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
+import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
 import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
 import type { BackgroundCheck } from '../../src/platform/health/background-checks.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
@@ -180,6 +183,50 @@ describe.each(SQL_KINDS)('exports: a poisoned job never blocks the others (%s)',
       await pool.stop();
       (jobs as { quota: ExportJobs['quota'] }).quota = quota;
     }
+  }, 60_000);
+
+  it('the file sweeper goes on past a file it cannot delete: other orphaned files and abandoned uploads are removed; the failure is recorded, logged once, shown by /health/ready', async () => {
+    const dir = join(service.dataDir, 'exports');
+    // Files of cancelled jobs (a cancel that crashed before its worker removed them)...
+    const cancelledJobFile = async () => {
+      const { id } = await orphanExport();
+      await jobs.run(
+        id,
+        { type: 'CancelOrDeleteExport' },
+        commandEnvelope({ actor: 'operator:test', payer: 'system' }),
+      );
+      return `${id}-1`;
+    };
+    const orphans = [await cancelledJobFile(), await cancelledJobFile(), await cancelledJobFile()];
+    for (const key of orphans) writeFileSync(join(dir, `${key}.gz`), 'orphan');
+    // ...and one that cannot be deleted, every time (a directory where its file would be).
+    const stuck = await cancelledJobFile();
+    mkdirSync(join(dir, `${stuck}.gz`));
+    const committed = await service.context.storage.eventStore.lastCommittedPosition();
+    await service.context.readYourWrites(['exports'], committed);
+    const abandoned = join(dir, `${randomUUID()}-1.gz.pending-1`);
+    writeFileSync(abandoned, 'half written');
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(abandoned, old, old);
+    const sweeperLogs: Array<{ level: string; fields: Record<string, unknown> }> = [];
+    const sweeper = new ExportFileSweeper(service.context, jobs, {
+      retry: { baseDelayMs: 1, maxDelayMs: 1 },
+      log: (level, _message, fields) => sweeperLogs.push({ level, fields: fields ?? {} }),
+    });
+    expect(await sweeper.sweepOnce()).toBe(orphans.length);
+    expect((await service.context.files.list()).filter((key) => orphans.includes(key))).toEqual([]);
+    expect(existsSync(abandoned)).toBe(false);
+    for (let pass = 0; pass < 2; pass++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sweeper.sweepOnce();
+    }
+    expect(service.context.background.get('export-file-sweeper')).toMatchObject({
+      ok: false,
+      consecutive_failures: 3,
+      failing_items: [expect.objectContaining({ id: `file:${stuck}`, consecutive_failures: 3 })],
+    });
+    expect(sweeperLogs.filter((entry) => entry.fields.item === `file:${stuck}`)).toHaveLength(1);
+    rmSync(join(dir, `${stuck}.gz`), { recursive: true });
   }, 60_000);
 
   it('a charge that cannot reach the ledger (a job deleted meanwhile) is retried with backoff, never dropped, and never holds back the pool', async () => {
