@@ -21,7 +21,7 @@ import {
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { SQL_KINDS } from '../support/databases.js';
 import { exportsCall, isSettled, registerAccount, type Account } from '../support/exports.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
 const HOSTS = 30;
@@ -161,6 +161,7 @@ describe.each(SQL_KINDS)('exports: a poisoned job never blocks the others (%s)',
       const poisonedState = (await jobs.load(poisoned)).state;
       expect(poisonedState).toMatchObject({ status: 'failed', creditsConsumed: 0 });
       expect(poisonedState.failureReason).toMatch(/the index refused this query/);
+      await waitForProjections(service, ['exports']);
       expect((await exportsCall(service.app, a.key, 'GET', `/${poisoned}/poll`)).json()).toMatchObject({
         status: 'failed',
         credits_consumed: 0,
