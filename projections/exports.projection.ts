@@ -46,7 +46,7 @@ const exportId = (event: RecordedEvent): string => event.streamId.slice('export-
 
 export const exportsProjection: ProjectionDefinition = {
   name: 'exports',
-  version: 1,
+  version: 2,
   collections: {
     [EXPORTS]: {
       indexes: [
@@ -75,6 +75,7 @@ export const exportsProjection: ProjectionDefinition = {
     'ExportTruncated',
     'ExportCompleted',
     'ExportFailed',
+    'ExportAttemptAbandoned',
     'ExportCancelled',
     'ExportCharged',
     'ExportFileExpired',
@@ -157,6 +158,16 @@ export const exportsProjection: ProjectionDefinition = {
           lease_until: null,
           charge_pending: current.reservation_id != null,
         });
+      case 'ExportAttemptAbandoned':
+        // Pending again: the lost attempt's rows are discarded and its reservation is about to be released.
+        return patch({
+          status: 'pending',
+          results_count: 0,
+          row_limit: 0,
+          lease_until: null,
+          file_key: null,
+          charge_pending: current.reservation_id != null,
+        });
       case 'ExportCancelled':
         return patch({
           status: 'cancelled',
@@ -166,7 +177,12 @@ export const exportsProjection: ProjectionDefinition = {
           charge_pending: current.reservation_id != null,
         });
       case 'ExportCharged':
-        return patch({ charge_pending: false });
+        // A lost attempt's released reservation is no reservation of the (pending again) job any more.
+        return patch(
+          current.status === 'pending'
+            ? { charge_pending: false, reservation_id: null }
+            : { charge_pending: false },
+        );
       case 'ExportFileExpired':
         return patch({ file_expired: true });
       case 'ExportDeleted':

@@ -1,6 +1,10 @@
-import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
+import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
 import type { ServiceContext } from '../platform/service-context.js';
 import type { ExportJobs } from './commands/export-jobs.js';
+
+/** Failure records: `expire:<exportId>`, `file:<key>`, and `abandoned-uploads`. */
+const EXPIRE = 'expire:';
+const FILE = 'file:';
 
 /** Pending uploads untouched this long belong to a writer that died. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
@@ -9,14 +13,25 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
  * Deletes export files whose time is up: a completed export's file at expires_at (recorded on the job as
  * ExportFileExpired, so polls show it and downloads answer export_expired), files no job refers to any more
  * (an attempt that crashed after writing, a delete that crashed before removing the file) and abandoned uploads.
- * Every instance may sweep: each step is idempotent.
+ * Every instance may sweep: each step is idempotent. A job or a file that cannot be handled is retried with
+ * backoff and never holds back the others.
  */
 export class ExportFileSweeper extends PeriodicSweep {
   constructor(
     private readonly context: ServiceContext,
     private readonly jobs: ExportJobs,
+    options: SweepOptions = {},
   ) {
-    super(60_000);
+    super(
+      60_000,
+      'export-file-sweeper',
+      {
+        background: context.background,
+        readStore: context.storage.readStore,
+        log: options.log ?? context.log,
+      },
+      options.retry,
+    );
   }
 
   /** One pass: returns how many files it deleted. */
@@ -24,19 +39,31 @@ export class ExportFileSweeper extends PeriodicSweep {
     const now = this.context.clock.now();
     const exports = this.jobs.queries.collection();
     let deleted = 0;
+    const waiting = (await this.failures.waiting())
+      .filter((item) => item.startsWith(EXPIRE))
+      .map((item) => item.slice(EXPIRE.length));
     const due = await exports.find(
-      { status: 'completed', file_expired: false, deleted: false, expires_at: { $lte: now.toISOString() } },
+      {
+        status: 'completed',
+        file_expired: false,
+        deleted: false,
+        expires_at: { $lte: now.toISOString() },
+        ...(waiting.length > 0 ? { id: { $nin: waiting } } : {}),
+      },
       { sort: [['expires_at', 1]], limit: 1000 },
     );
     const positions: string[] = [];
     for (const document of due) {
-      const result = await this.jobs.run(
-        document.id,
-        { type: 'ExpireExportFile' },
-        this.jobs.systemEnvelope(document.payer, document.id),
-      );
-      if (result.position) positions.push(result.position);
-      if (document.file_key && (await this.context.files.delete(document.file_key))) deleted++;
+      const outcome = await this.item(`${EXPIRE}${document.id}`, async () => {
+        const result = await this.jobs.run(
+          document.id,
+          { type: 'ExpireExportFile' },
+          this.jobs.systemEnvelope(document.payer, document.id),
+        );
+        if (result.position) positions.push(result.position);
+        return document.file_key !== null && (await this.context.files.delete(document.file_key));
+      });
+      if (outcome.status === 'done' && outcome.value) deleted++;
     }
     await this.context.readYourWrites(['exports'], positions.at(-1) ?? null);
 
@@ -62,10 +89,13 @@ export class ExportFileSweeper extends PeriodicSweep {
         if (!job || live.has(key)) continue;
         if (job.status === 'pending') continue;
         if (job.status === 'processing' && Number(key.slice(exportId.length + 1)) >= job.attempt) continue;
-        if (await this.context.files.delete(key)) deleted++;
+        const outcome = await this.item(`${FILE}${key}`, () => this.context.files.delete(key));
+        if (outcome.status === 'done' && outcome.value) deleted++;
       }
     }
-    await this.context.files.removeAbandoned(new Date(now.getTime() - ABANDONED_AFTER_MS));
+    await this.item('abandoned-uploads', () =>
+      this.context.files.removeAbandoned(new Date(now.getTime() - ABANDONED_AFTER_MS)),
+    );
     return deleted;
   }
 }

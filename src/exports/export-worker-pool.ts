@@ -11,14 +11,9 @@ import { WrongExpectedVersion } from '../platform/event-store/event-store.port.j
 import type { ExportJobs } from './commands/export-jobs.js';
 import { EXPORT_RESERVATION_TTL_MS } from './commands/export-jobs.js';
 import { rowFormatter } from './domain/export-formats.js';
-import {
-  exportAllowance,
-  exportChannel,
-  leaseExpired,
-  MAX_EXPORT_ATTEMPTS,
-  type ExportState,
-} from './domain/export-job.js';
+import { exportAllowance, exportChannel, leaseExpired } from './domain/export-job.js';
 import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
+import type { RetryPolicy } from '../platform/scheduling/worker-failures.js';
 
 export interface ExportWorkerPoolOptions {
   /** Jobs run at once in this process. */
@@ -36,6 +31,8 @@ export interface ExportWorkerPoolOptions {
     message: string,
     fields?: Record<string, unknown>,
   ) => void;
+  /** Backoff and parking of jobs that keep failing (default: DEFAULT_RETRY_POLICY). */
+  readonly retry?: Partial<RetryPolicy>;
 }
 
 /**
@@ -44,6 +41,9 @@ export interface ExportWorkerPoolOptions {
  * over, from the start, with a new attempt; after MAX_EXPORT_ATTEMPTS they fail) and finished jobs whose charge
  * has not reached the ledger. Claiming a job is an append with an expected version, so two instances never run
  * the same attempt. Rows stream from the observation index into gzip and into the file store, a batch at a time.
+ * A job or a charge that throws never stops the pool: it waits with backoff while the others go on, and a job
+ * that failed `parkAfter` times is failed on its stream (its reservation released); a charge is retried until it
+ * reaches the ledger.
  */
 export class ExportWorkerPool extends PollingWorkerPool {
   readonly workerId = `worker-${randomUUID()}`;
@@ -54,7 +54,14 @@ export class ExportWorkerPool extends PollingWorkerPool {
     private readonly ledger: CreditLedger,
     private readonly options: ExportWorkerPoolOptions,
   ) {
-    super(options, 'export pool');
+    super(
+      {
+        ...options,
+        log: options.log ?? context.log,
+        environment: { background: context.background, readStore: context.storage.readStore },
+      },
+      'export-pool',
+    );
   }
 
   /** Stops a job running here at once (its cancellation is already recorded). */
@@ -64,52 +71,102 @@ export class ExportWorkerPool extends PollingWorkerPool {
 
   protected async tick(): Promise<void> {
     const exports = this.jobs.queries.collection();
-    // Finished jobs whose charge has not reached the ledger (a crash between the two appends).
-    for (const document of await exports.find({ charge_pending: true }, { limit: 50 })) {
-      await this.jobs.settleCharge(document.id);
+    await this.forgetSettled();
+    // Waiting (backing-off) items are left out of every look, so they never hide the others.
+    const waiting = await this.failures.waiting();
+    const waitingCharges = waiting
+      .filter((item) => item.startsWith(CHARGE))
+      .map((item) => item.slice(CHARGE.length));
+    const waitingJobs = waiting.filter((item) => !item.startsWith(CHARGE));
+    // Charges that have not reached the ledger (a crash between the two appends, a job deleted meanwhile).
+    for (const document of await exports.find(
+      { charge_pending: true, ...(waitingCharges.length > 0 ? { id: { $nin: waitingCharges } } : {}) },
+      { sort: [['created_at', 1]], limit: 50 },
+    )) {
+      if (this.stopped) return;
+      // A charge is never given up: it is retried with backoff (capped) until it reaches the ledger.
+      await this.failures.run(`${CHARGE}${document.id}`, () => this.jobs.settleCharge(document.id));
     }
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return;
     const now = this.context.clock.now();
+    const skip = [...waitingJobs, ...this.running.keys()];
+    const notSkipped = skip.length > 0 ? { id: { $nin: skip } } : {};
     const candidates: ExportDocument[] = [
       ...(await exports.find(
-        { status: 'processing', lease_until: { $lte: now.toISOString() } },
+        { status: 'processing', lease_until: { $lte: now.toISOString() }, ...notSkipped },
         { sort: [['created_at', 1]], limit: free },
       )),
-      ...(await exports.find({ status: 'pending' }, { sort: [['created_at', 1]], limit: free })),
+      ...(await exports.find(
+        { status: 'pending', ...notSkipped },
+        { sort: [['created_at', 1]], limit: free },
+      )),
     ];
     for (const document of candidates.slice(0, free)) {
       if (this.running.has(document.id) || this.stopped) continue;
-      const abort = new AbortController();
-      const done = this.runJob(document.id, abort.signal)
-        .catch((error: unknown) =>
-          this.options.log?.('error', 'export job failed', { exportId: document.id, err: String(error) }),
-        )
-        .then((worked) => this.afterJob(worked === true))
-        .finally(() => this.running.delete(document.id));
-      this.running.set(document.id, { abort, done });
+      this.launch(
+        document.id,
+        (signal) => this.runJob(document.id, signal),
+        // A job that keeps failing is failed on its stream, with the reason, and its reservation released.
+        (lastError, attempts) =>
+          this.fail(
+            document.id,
+            `The export failed ${attempts} times and was given up: ${lastError}`,
+            undefined,
+          ),
+      );
     }
   }
 
+  /** Failure records of jobs and charges that need no more work (finished, cancelled or charged meanwhile). */
+  private forgetSettled(): Promise<void> {
+    return this.failures.keepOnly(async (tracked) => {
+      const exportIdOf = (item: string) => (item.startsWith(CHARGE) ? item.slice(CHARGE.length) : item);
+      const documents = new Map(
+        (await this.jobs.queries.collection().getMany([...new Set(tracked.map(exportIdOf))])).map((d) => [
+          d.id,
+          d,
+        ]),
+      );
+      return tracked.filter((item) => {
+        const document = documents.get(exportIdOf(item));
+        if (!document || this.running.has(item)) return true;
+        return item.startsWith(CHARGE)
+          ? document.charge_pending
+          : !document.deleted && (document.status === 'pending' || document.status === 'processing');
+      });
+    });
+  }
+
   private async runJob(exportId: string, signal: AbortSignal): Promise<boolean> {
-    const { state } = await this.jobs.load(exportId);
+    let { state } = await this.jobs.load(exportId);
     const now = this.context.clock.now();
-    if (state.status !== 'pending' && !leaseExpired(state, now)) return false;
+    if (state.status === 'processing') {
+      // Its worker stopped renewing the lease: the attempt is abandoned (its worker's later steps decide nothing),
+      // then its reservation released, before a new attempt starts; after the last attempt the job fails.
+      if (!leaseExpired(state, now)) return false;
+      try {
+        await this.jobs.run(
+          exportId,
+          { type: 'AbandonAttempt' },
+          this.jobs.systemEnvelope(state.request!.payer, exportId),
+        );
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'version_conflict') return false; // taken over already
+        throw error;
+      }
+      await this.jobs.settleCharge(exportId);
+      ({ state } = await this.jobs.load(exportId));
+    }
+    if (state.status !== 'pending') return false;
+    // A lost attempt's reservation not released yet (a crash right after AbandonAttempt).
+    if (state.chargePending) {
+      await this.jobs.settleCharge(exportId);
+      ({ state } = await this.jobs.load(exportId));
+      if (state.status !== 'pending' || state.chargePending) return false;
+    }
     const request = state.request!;
     const envelope = this.jobs.systemEnvelope(request.payer, exportId);
-
-    if (state.status === 'processing') {
-      // Taken over from a worker that stopped renewing its lease: its reservation is released, its file discarded.
-      if (state.reservationId) await this.ledger.release(this.reservationOf(state), 'failed', envelope);
-      if (state.attempt >= MAX_EXPORT_ATTEMPTS) {
-        await this.fail(
-          exportId,
-          `The export was interrupted ${state.attempt} times and was given up.`,
-          undefined,
-        );
-        return true;
-      }
-    }
 
     let query;
     try {
@@ -244,7 +301,6 @@ export class ExportWorkerPool extends PollingWorkerPool {
         await this.context.files.delete(fileKey);
         return true;
       }
-      await this.jobs.settleCharge(exportId);
     } catch (error) {
       gzip.destroy();
       await pending.abort();
@@ -254,11 +310,14 @@ export class ExportWorkerPool extends PollingWorkerPool {
       });
       throw error;
     }
+    // Outside the file's try: a charge that cannot reach the ledger now fails nothing; the pool retries it.
+    await this.jobs.settleCharge(exportId);
     return true;
   }
 
   private async fail(exportId: string, reason: string, own: { attempt: number } | undefined): Promise<void> {
     const { state } = await this.jobs.load(exportId);
+    if (!state.request) return;
     await this.jobs.run(
       exportId,
       {
@@ -270,17 +329,10 @@ export class ExportWorkerPool extends PollingWorkerPool {
     );
     await this.jobs.settleCharge(exportId);
   }
-
-  private reservationOf(state: ExportState): Reservation {
-    return {
-      reservationId: state.reservationId!,
-      payer: state.request!.payer,
-      amount: state.reservedCredits,
-      category: 'exports',
-      channel: exportChannel(state.request),
-    };
-  }
 }
+
+/** Failure records of charges are `charge:<exportId>`; of jobs, the export id. */
+const CHARGE = 'charge:';
 
 /** The job is no longer this worker's (cancelled or taken over): stop without recording anything. */
 class JobLost extends Error {}

@@ -15,6 +15,7 @@ import type { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { commandEnvelope, type CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
+import { WorkerFailures, type RetryPolicy } from '../platform/scheduling/worker-failures.js';
 import type { ServiceContext } from '../platform/service-context.js';
 import { organizationDecider, organizationStreamId } from '../organizations/domain/organization.js';
 import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
@@ -69,19 +70,30 @@ type Logger = (level: 'info' | 'warn' | 'error', message: string, fields?: Recor
  * 3. notifications: a notable comparison queues an email to the preference's recipients; pending emails are
  *    claimed with a lease, each recipient's eligibility and the observations' freshness checked again, then
  *    sent through SMTP. Archived or deleted scopes, stopped monitoring and disabled preferences cancel them.
+ * No scope, run or delivery stops a pass: one that throws is recorded, logged once and retried with backoff while
+ * the others go on; /health/ready shows `watch-scheduler` (steps 1 and 2) and `notification-delivery` (step 3).
  */
 export class ExposureMonitor extends PeriodicSweep {
   readonly workerId = `monitor-${randomUUID()}`;
   /** Set by the module: wakes the refresh pool when a watch run is queued. */
   onRefreshRequested: () => void = () => undefined;
 
+  /** Failure records of steps 1 and 2 (scheduling and recording watch runs), and of step 3 (deliveries). */
+  readonly watchFailures: WorkerFailures;
+  readonly deliveryFailures: WorkerFailures;
+
   constructor(
     private readonly context: ServiceContext,
     private readonly ledger: CreditLedger,
     private readonly mailer: SmtpMailer | undefined,
     private readonly log: Logger = () => undefined,
+    retry?: Partial<RetryPolicy>,
   ) {
-    super(30_000);
+    // The pass itself never fails (each step is tracked on its own): it is only logged.
+    super(30_000, 'exposure-monitor', { log }, retry);
+    const environment = { background: context.background, readStore: context.storage.readStore, log };
+    this.watchFailures = new WorkerFailures('watch-scheduler', environment, retry);
+    this.deliveryFailures = new WorkerFailures('notification-delivery', environment, retry);
   }
 
   private scopes() {
@@ -107,10 +119,25 @@ export class ExposureMonitor extends PeriodicSweep {
   }
 
   protected async sweep(): Promise<number> {
+    // Each step on its own: one that fails as a whole (its read model unreachable) does not keep the next from
+    // running.
     let done = 0;
-    done += await this.scheduleWatches();
-    done += await this.recordWatches();
-    done += await this.deliver();
+    let watchError: unknown = null;
+    for (const step of [() => this.scheduleWatches(), () => this.recordWatches()]) {
+      try {
+        done += await step();
+      } catch (error) {
+        watchError ??= error;
+      }
+    }
+    if (watchError === null) this.watchFailures.passSucceeded();
+    else this.watchFailures.passFailed(watchError);
+    try {
+      done += await this.deliver();
+      this.deliveryFailures.passSucceeded();
+    } catch (error) {
+      this.deliveryFailures.passFailed(error);
+    }
     return done;
   }
 
@@ -121,11 +148,8 @@ export class ExposureMonitor extends PeriodicSweep {
     let requested = 0;
     for (const scope of monitored) {
       if (!scope.exposure) continue;
-      try {
-        if (await this.requestWatch(scope)) requested++;
-      } catch (error) {
-        this.log('warn', 'watch run not requested', { scopeId: scope.id, err: String(error) });
-      }
+      const outcome = await this.watchFailures.run(`schedule:${scope.id}`, () => this.requestWatch(scope));
+      if (outcome.status === 'done' && outcome.value) requested++;
     }
     return requested;
   }
@@ -218,11 +242,10 @@ export class ExposureMonitor extends PeriodicSweep {
     );
     let recorded = 0;
     for (const run of finished) {
-      try {
-        if (await this.recordWatch(run)) recorded++;
-      } catch (error) {
-        this.log('warn', 'watch run not recorded', { scopeId: run.scopeId, err: String(error) });
-      }
+      const outcome = await this.watchFailures.run(`record:${run.scopeId}:${run.runId}`, () =>
+        this.recordWatch(run),
+      );
+      if (outcome.status === 'done' && outcome.value) recorded++;
     }
     return recorded;
   }
@@ -331,16 +354,23 @@ export class ExposureMonitor extends PeriodicSweep {
   // ---- 3. Delivery ----
 
   async deliver(): Promise<number> {
-    const pending = await this.context.projections
-      .collection<ExposureDeliveryDocument>('exposure-monitoring', EXPOSURE_DELIVERIES)
-      .find({ status: 'pending' }, { sort: [['queuedAt', 1]], limit: 1000 });
+    const deliveries = this.context.projections.collection<ExposureDeliveryDocument>(
+      'exposure-monitoring',
+      EXPOSURE_DELIVERIES,
+    );
+    // Deliveries that failed before and are finished or cancelled since need no retry.
+    await this.deliveryFailures.keepOnly(async (ids) =>
+      (await deliveries.find({ id: { $in: ids }, status: 'pending' })).map((delivery) => delivery.id),
+    );
+    const waiting = await this.deliveryFailures.waiting();
+    const pending = await deliveries.find(
+      { status: 'pending', ...(waiting.length > 0 ? { id: { $nin: waiting } } : {}) },
+      { sort: [['queuedAt', 1]], limit: 1000 },
+    );
     let sent = 0;
     for (const delivery of pending) {
-      try {
-        sent += await this.deliverOne(delivery);
-      } catch (error) {
-        this.log('warn', 'notification delivery failed', { deliveryId: delivery.id, err: String(error) });
-      }
+      const outcome = await this.deliveryFailures.run(delivery.id, () => this.deliverOne(delivery));
+      if (outcome.status === 'done') sent += outcome.value;
     }
     return sent;
   }

@@ -28,7 +28,10 @@ import {
 } from './domain/refresh-run.js';
 import type { ExposureDeclaration } from './domain/scope-declaration.js';
 import { subjectDecider, subjectStreamId } from './domain/subject.js';
+import { ServiceError } from '../platform/errors/service-error.js';
+import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
 import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
+import type { RetryPolicy } from '../platform/scheduling/worker-failures.js';
 
 export interface RefreshWorkerPoolOptions {
   readonly concurrency: number;
@@ -43,9 +46,14 @@ export interface RefreshWorkerPoolOptions {
     message: string,
     fields?: Record<string, unknown>,
   ) => void;
+  /** Backoff of runs that keep failing outside their refresh (default: DEFAULT_RETRY_POLICY). */
+  readonly retry?: Partial<RetryPolicy>;
 }
 
 const ACTOR = 'system:exposure-refresh' as const;
+/** Failure records: a run's id, `scope:<scopeId>` (its state could not be read), `stop:<scopeId>` (cancelling). */
+const SCOPE = 'scope:';
+const STOP = 'stop:';
 
 class ScopeNotActive extends Error {
   override readonly name = 'ScopeNotActive';
@@ -70,7 +78,8 @@ export function scopeQuery(declaration: Pick<ExposureDeclaration, 'domain' | 'ad
  * model (as the export pool does): queued tasks, retries whose time came, and running tasks whose lease lapsed
  * (their worker died: a new attempt takes over). Claiming is an append with an expected version, so two
  * instances never run the same attempt. A refresh reads the observation index and the catalogue only: it never
- * scans and contacts no asset. Tasks of archived or deleted scopes are cancelled here.
+ * scans and contacts no asset. Tasks of archived or deleted scopes are cancelled here. A run or a scope that
+ * throws never stops the pool: it is recorded, logged once and retried with backoff while the others go on.
  */
 export class RefreshWorkerPool extends PollingWorkerPool {
   readonly workerId = `refresh-${randomUUID()}`;
@@ -81,7 +90,14 @@ export class RefreshWorkerPool extends PollingWorkerPool {
     private readonly ledger: CreditLedger,
     private readonly options: RefreshWorkerPoolOptions,
   ) {
-    super(options, 'refresh pool');
+    super(
+      {
+        ...options,
+        log: options.log ?? context.log,
+        environment: { background: context.background, readStore: context.storage.readStore },
+      },
+      'refresh-pool',
+    );
   }
 
   private envelope(run: ExposureRunDocument, step: string): CommandEnvelope {
@@ -96,27 +112,46 @@ export class RefreshWorkerPool extends PollingWorkerPool {
 
   protected async tick(): Promise<void> {
     const runs = this.commands.runs();
+    const active = ['queued', 'running', 'retry_scheduled'];
+    // Runs that failed before and need no more work (finished, cancelled) need no retry.
+    await this.failures.keepOnly(async (items) => {
+      const ids = items.filter((item) => !item.startsWith(SCOPE) && !item.startsWith(STOP));
+      const still = await runs.find({ id: { $in: ids }, status: { $in: active } });
+      return [...items.filter((item) => !ids.includes(item)), ...still.map((run) => run.id)];
+    });
+    const waiting = await this.failures.waiting();
+    const waitingRuns = waiting.filter((item) => !item.startsWith(SCOPE) && !item.startsWith(STOP));
     const pending = await runs.find(
-      { status: { $in: ['queued', 'running', 'retry_scheduled'] } },
+      { status: { $in: active }, ...(waitingRuns.length > 0 ? { id: { $nin: waitingRuns } } : {}) },
       { sort: [['requestedAt', 1]], limit: 200 },
     );
     const now = this.context.clock.now().toISOString();
-    // The scope's lifecycle state from its stream, not the read model: an archive must stop work at once.
+    // The scope's lifecycle state from its stream, not the read model: an archive must stop work at once. A scope
+    // whose state cannot be read is skipped (and retried with backoff); the others go on.
     const scopeStates = new Map<string, string>();
     for (const scopeId of new Set(pending.map((run) => run.scopeId))) {
-      const space = await this.context.repository.load(spaceStreamId(scopeId), spaceDecider);
-      scopeStates.set(scopeId, !space.state.exists || space.state.deleted ? 'deleted' : space.state.state);
+      const outcome = await this.failures.run(`${SCOPE}${scopeId}`, async () => {
+        const space = await this.context.repository.load(spaceStreamId(scopeId), spaceDecider);
+        return !space.state.exists || space.state.deleted ? 'deleted' : space.state.state;
+      });
+      if (outcome.status === 'done') scopeStates.set(scopeId, outcome.value);
     }
     const busyScopes = new Set([...this.running.keys()].map((id) => id.split(':')[0]));
+    const stopped = new Set<string>();
     for (const run of pending) {
       const state = scopeStates.get(run.scopeId);
+      if (state === undefined) continue;
       if (state !== 'active') {
         // Archiving stops queued and running work (scope state table); deletion too.
         this.running.get(run.id)?.abort.abort();
-        await this.commands.cancelRefreshes(
-          run.scopeId,
-          state === 'archived' ? 'archived' : 'deleted',
-          this.envelope(run, 'stop'),
+        if (stopped.has(run.scopeId)) continue;
+        stopped.add(run.scopeId);
+        await this.failures.run(`${STOP}${run.scopeId}`, () =>
+          this.commands.cancelRefreshes(
+            run.scopeId,
+            state === 'archived' ? 'archived' : 'deleted',
+            this.envelope(run, 'stop'),
+          ),
         );
         continue;
       }
@@ -128,18 +163,7 @@ export class RefreshWorkerPool extends PollingWorkerPool {
         (run.status === 'running' && (run.leaseUntil ?? now) <= now);
       if (!eligible) continue;
       busyScopes.add(run.scopeId);
-      const abort = new AbortController();
-      const done = this.runTask(run, abort.signal)
-        .then((worked) => this.afterJob(worked))
-        .catch((error: unknown) =>
-          this.options.log?.('error', 'refresh failed', {
-            runId: run.runId,
-            scopeId: run.scopeId,
-            err: String(error),
-          }),
-        )
-        .finally(() => this.running.delete(run.id));
-      this.running.set(run.id, { abort, done });
+      this.launch(run.id, (signal) => this.runTask(run, signal));
     }
   }
 
@@ -164,8 +188,10 @@ export class RefreshWorkerPool extends PollingWorkerPool {
         `start:${run.attempt + 1}`,
       );
       attempt = started.state.attempt;
-    } catch {
-      return false; // another worker took it, or it is no longer eligible
+    } catch (error) {
+      // Another worker took it, or it is no longer eligible; anything else is a failure of this run.
+      if (error instanceof ServiceError || error instanceof WrongExpectedVersion) return false;
+      throw error;
     }
     try {
       await this.refresh(run, attempt, signal);
@@ -173,22 +199,28 @@ export class RefreshWorkerPool extends PollingWorkerPool {
       if (signal.aborted) return true; // stopped: the lease lapses and a later attempt takes over
       // Archived or deleted: the next tick cancels the task and releases its hold.
       if (error instanceof ScopeNotActive) return true;
-      const failed = await this.handle(
-        run,
-        {
-          type: 'FailRefreshAttempt',
-          attempt,
-          error: error instanceof Error ? error.message.slice(0, 200) : 'failed',
-        },
-        `fail:${attempt}`,
-      ).catch(() => null);
-      if (failed)
-        await this.commands.releaseHold(
-          failed.state,
-          run.organizationId,
-          run.scopeId,
-          this.envelope(run, 'release'),
+      // Recorded on the run: retried by the refresh decider (retry_scheduled), then failed.
+      let failed;
+      try {
+        failed = await this.handle(
+          run,
+          {
+            type: 'FailRefreshAttempt',
+            attempt,
+            error: error instanceof Error ? error.message.slice(0, 200) : 'failed',
+          },
+          `fail:${attempt}`,
         );
+      } catch (refusal) {
+        if (refusal instanceof ServiceError) return true; // the attempt lost the run meanwhile (cancelled)
+        throw refusal;
+      }
+      await this.commands.releaseHold(
+        failed.state,
+        run.organizationId,
+        run.scopeId,
+        this.envelope(run, 'release'),
+      );
     }
     return true;
   }

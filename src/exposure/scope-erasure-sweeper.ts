@@ -15,7 +15,7 @@ import {
 import { ServiceError } from '../platform/errors/service-error.js';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import { eventIdFor } from '../platform/event-store/event-id.js';
-import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
+import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
 import type { ServiceContext } from '../platform/service-context.js';
 import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
 import { refreshRunStreamId } from './domain/refresh-run.js';
@@ -38,11 +38,24 @@ export function controlsStreamId(scopeId: string): string {
  * restored), its streams deleted from the event store (the space, its subjects' decisions and enrichments, its
  * refreshes, its control records), then `ScopeErased` on the organization's audit stream, on which every read
  * model purges the scope. The ledger (accounting) and the audit record stay: they hold ids only. Each step is
- * idempotent, so a pass interrupted anywhere is finished by the next one.
+ * idempotent, so a pass interrupted anywhere is finished by the next one. A scope whose erasure fails is retried
+ * with backoff and never holds back the erasure of the others.
  */
 export class ScopeErasureSweeper extends PeriodicSweep {
-  constructor(private readonly context: ServiceContext) {
-    super(60_000);
+  constructor(
+    private readonly context: ServiceContext,
+    options: SweepOptions = {},
+  ) {
+    super(
+      60_000,
+      'scope-erasure-sweeper',
+      {
+        background: context.background,
+        readStore: context.storage.readStore,
+        log: options.log ?? context.log,
+      },
+      options.retry,
+    );
   }
 
   protected async sweep(): Promise<number> {
@@ -51,11 +64,22 @@ export class ScopeErasureSweeper extends PeriodicSweep {
       'exposure-scopes',
       EXPOSURE_SCOPES,
     );
-    const due = await scopes.find({ state: 'deleted', 'deletion.eraseAfter': { $lte: now } }, { limit: 100 });
+    // Scopes that failed before and are no longer due (restored, erased by another instance) need no retry.
+    await this.failures.keepOnly(async (ids) =>
+      (await scopes.find({ id: { $in: ids }, state: 'deleted' })).map((scope) => scope.id),
+    );
+    const waiting = await this.failures.waiting();
+    const due = await scopes.find(
+      {
+        state: 'deleted',
+        'deletion.eraseAfter': { $lte: now },
+        ...(waiting.length > 0 ? { id: { $nin: waiting } } : {}),
+      },
+      { limit: 100 },
+    );
     let erased = 0;
     for (const scope of due) {
-      await this.erase(scope);
-      erased++;
+      if ((await this.item(scope.id, () => this.erase(scope))).status === 'done') erased++;
     }
     return erased;
   }

@@ -172,11 +172,30 @@ export class ExportJobs {
     await this.queries.owned(principal.accountId, exportId);
     const result = await this.run(exportId, { type: 'CancelOrDeleteExport' }, envelope);
     const decided = result.events[0];
-    if (decided?.type === 'ExportCancelled') await this.settleCharge(exportId);
+    // A cancelled job's charge, or a charge still on its way when a finished job is deleted, goes to the ledger
+    // now. It does not decide the answer: the job is cancelled or deleted either way, and the pool settles a
+    // charge that could not be settled here (charge_pending).
+    let position = result.position;
+    if (result.state.chargePending) {
+      position = (await this.trySettleCharge(exportId)) ?? position;
+    }
     if (decided?.type === 'ExportDeleted' && decided.data.fileKey)
       await this.context.files.delete(decided.data.fileKey);
-    await this.context.readYourWrites(['exports'], result.position);
+    await this.context.readYourWrites(['exports'], position);
     return { export_id: exportId, outcome: decided?.type === 'ExportCancelled' ? 'cancelled' : 'deleted' };
+  }
+
+  /** settleCharge for a request that must not fail because of it: the pool retries what did not get through. */
+  private async trySettleCharge(exportId: string): Promise<string | null> {
+    try {
+      return await this.settleCharge(exportId);
+    } catch (error) {
+      this.context.log('warn', 'export charge not settled yet; the export pool retries it', {
+        exportId,
+        err: error instanceof Error ? error.message : String(error),
+      });
+      return null;
+    }
   }
 
   /** DELETE on the collection: every export of the caller, each as DELETE on it would. */
@@ -200,12 +219,13 @@ export class ExportJobs {
 
   /**
    * Brings a finished job's charge to the ledger: settles the reservation with credits_consumed (or releases it
-   * when nothing is owed), then records it on the job. Both steps are idempotent, so a crash between them is
-   * repaired by running this again, and a credit is never charged twice.
+   * when nothing is owed, or when it was a lost attempt's), then records it on the job, even a job deleted
+   * meanwhile. Both steps are idempotent, so a crash between them is repaired by running this again, and a credit
+   * is never charged twice. Answers the position of the recorded charge (null when nothing was pending).
    */
-  async settleCharge(exportId: string): Promise<void> {
+  async settleCharge(exportId: string): Promise<string | null> {
     const { state } = await this.load(exportId);
-    if (!state.chargePending || !state.request) return;
+    if (!state.chargePending || !state.request) return null;
     const envelope = this.systemEnvelope(state.request.payer, exportId);
     if (state.reservationId) {
       const reservation = {
@@ -217,9 +237,13 @@ export class ExportJobs {
       };
       if (state.creditsConsumed > 0) await this.ledger.settle(reservation, state.creditsConsumed, envelope);
       else
-        await this.ledger.release(reservation, state.status === 'failed' ? 'failed' : 'cancelled', envelope);
+        await this.ledger.release(
+          reservation,
+          state.status === 'failed' || state.status === 'pending' ? 'failed' : 'cancelled', // pending: a lost attempt
+          envelope,
+        );
     }
-    await this.run(exportId, { type: 'RecordCharge' }, envelope);
+    return (await this.run(exportId, { type: 'RecordCharge' }, envelope)).position;
   }
 
   /** The observation query a job runs, rebuilt from what was requested (the time frame resolved then). */

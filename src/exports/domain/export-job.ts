@@ -133,6 +133,13 @@ export interface FailExport {
   readonly workerId?: string;
   readonly attempt?: number;
 }
+/**
+ * A pool taking over a job whose worker stopped renewing its lease: the lost attempt ends here (its worker's
+ * later steps decide nothing) and its reservation is to be released before another attempt starts.
+ */
+export interface AbandonAttempt {
+  readonly type: 'AbandonAttempt';
+}
 /** DELETE on the export: cancels a pending or processing job, deletes a finished one. */
 export interface CancelOrDeleteExport {
   readonly type: 'CancelOrDeleteExport';
@@ -150,6 +157,7 @@ export type ExportCommand =
   | RecordProgress
   | CompleteExport
   | FailExport
+  | AbandonAttempt
   | CancelOrDeleteExport
   | RecordCharge
   | ExpireExportFile;
@@ -204,6 +212,11 @@ export type ExportFailed = DomainEvent<
   'ExportFailed',
   { reason: string; resultsCount: 0; creditsConsumed: 0; failedAt: string }
 >;
+/** A lost attempt (its lease ran out): the job is pending again and the attempt's reservation is released. */
+export type ExportAttemptAbandoned = DomainEvent<
+  'ExportAttemptAbandoned',
+  { attempt: number; reservationId: string | null; rowsWritten: number; abandonedAt: string }
+>;
 export type ExportCancelled = DomainEvent<
   'ExportCancelled',
   { wasRunning: boolean; resultsCount: number; creditsConsumed: number; cancelledAt: string }
@@ -223,6 +236,7 @@ export type ExportEvent =
   | ExportTruncated
   | ExportCompleted
   | ExportFailed
+  | ExportAttemptAbandoned
   | ExportCancelled
   | ExportCharged
   | ExportFileExpired
@@ -252,7 +266,10 @@ export interface ExportState {
   readonly failureReason: string | null;
   readonly expiresAt: string | null;
   readonly fileExpired: boolean;
-  /** A terminal job whose charge (or release) has not reached the ledger yet. */
+  /**
+   * A charge (or release) of `reservationId` that has not reached the ledger yet: a terminal job's, or a lost
+   * attempt's (released before the next attempt starts).
+   */
   readonly chargePending: boolean;
 }
 
@@ -343,6 +360,19 @@ function evolve(state: ExportState, event: ExportEvent): ExportState {
         failureReason: event.data.reason,
         chargePending: state.reservationId !== null,
       };
+    case 'ExportAttemptAbandoned':
+      return {
+        ...state,
+        status: 'pending',
+        workerId: null,
+        leaseUntil: null,
+        rowsWritten: 0,
+        rowLimit: 0,
+        resultsCount: 0,
+        creditsConsumed: 0,
+        fileKey: null,
+        chargePending: state.reservationId !== null,
+      };
     case 'ExportCancelled':
       return {
         ...state,
@@ -354,7 +384,10 @@ function evolve(state: ExportState, event: ExportEvent): ExportState {
         chargePending: state.reservationId !== null,
       };
     case 'ExportCharged':
-      return { ...state, chargePending: false };
+      // A lost attempt's reservation, once released, is no reservation of the job any more.
+      return state.status === 'pending'
+        ? { ...state, chargePending: false, reservationId: null, reservedCredits: 0 }
+        : { ...state, chargePending: false };
     case 'ExportFileExpired':
       return { ...state, fileExpired: true };
     case 'ExportDeleted':
@@ -364,8 +397,25 @@ function evolve(state: ExportState, event: ExportEvent): ExportState {
 
 function decide(command: ExportCommand, state: ExportState, context: ExportContext): ExportEvent[] {
   const now = context.now.toISOString();
-  if (command.type !== 'RequestExport' && (state.status === 'none' || state.status === 'deleted')) {
+  if (command.type !== 'RequestExport' && state.status === 'none') {
     throw new ServiceError('not_found', 'No such export.');
+  }
+  if (state.status === 'deleted') {
+    switch (command.type) {
+      // A charge decided before the deletion still reaches the ledger, and is recorded once.
+      case 'RecordCharge':
+        break;
+      // A worker that lost the job, or a file already gone with its job: nothing to decide.
+      case 'RecordProgress':
+      case 'CompleteExport':
+      case 'FailExport':
+      case 'ExpireExportFile':
+        return [];
+      case 'RequestExport':
+        break;
+      default:
+        throw new ServiceError('not_found', 'No such export.');
+    }
   }
   switch (command.type) {
     case 'RequestExport': {
@@ -385,10 +435,17 @@ function decide(command: ExportCommand, state: ExportState, context: ExportConte
     }
 
     case 'StartExport': {
-      if (state.status !== 'pending' && !leaseExpired(state, context.now)) {
+      // A lost attempt is abandoned first (AbandonAttempt), so its reservation is never confused with this one.
+      if (state.status !== 'pending') {
         throw new ServiceError('version_conflict', `The export is ${state.status}; it cannot start.`, {
           status: state.status,
         });
+      }
+      if (state.chargePending) {
+        throw new ServiceError(
+          'version_conflict',
+          "The previous attempt's reservation is not released yet; the export cannot start.",
+        );
       }
       if (state.attempt >= MAX_EXPORT_ATTEMPTS) {
         throw new ServiceError('version_conflict', 'The export used all its attempts.');
@@ -497,6 +554,36 @@ function decide(command: ExportCommand, state: ExportState, context: ExportConte
         {
           type: 'ExportFailed',
           data: { reason: command.reason, resultsCount: 0, creditsConsumed: 0, failedAt: now },
+        },
+      ];
+    }
+
+    case 'AbandonAttempt': {
+      if (!leaseExpired(state, context.now)) {
+        throw new ServiceError('version_conflict', `The export is ${state.status} under a live lease.`, {
+          status: state.status,
+        });
+      }
+      const abandoned: ExportEvent = {
+        type: 'ExportAttemptAbandoned',
+        data: {
+          attempt: state.attempt,
+          reservationId: state.reservationId,
+          rowsWritten: state.rowsWritten,
+          abandonedAt: now,
+        },
+      };
+      if (state.attempt < MAX_EXPORT_ATTEMPTS) return [abandoned];
+      return [
+        abandoned,
+        {
+          type: 'ExportFailed',
+          data: {
+            reason: `The export was interrupted ${state.attempt} times and was given up.`,
+            resultsCount: 0,
+            creditsConsumed: 0,
+            failedAt: now,
+          },
         },
       ];
     }

@@ -1,13 +1,27 @@
 /**
- * Background work that can fail while the service keeps serving (start-up recovery, sweepers) reports its last
- * outcome here; /health/ready shows it under `background`. It does not decide readiness: taking an instance
- * out of rotation would not finish the work, and every other request is still answered.
+ * Background work that can fail while the service keeps serving (start-up recovery, worker pools, sweepers)
+ * reports its state here; /health/ready shows it under `background`. It does not decide readiness: taking an
+ * instance out of rotation would not finish the work, and every other request is still answered.
  */
 export interface BackgroundCheck {
   readonly ok: boolean;
   readonly detail?: string;
   /** When the check last changed from ok to failing (ISO), while it fails. */
   readonly failing_since?: string;
+  /** Failures in a row of the worker's loop, or of its most failing item. */
+  readonly consecutive_failures?: number;
+  readonly last_error?: string;
+  /** The items a worker keeps failing on (at most a few, most failing first). */
+  readonly failing_items?: readonly FailingItem[];
+}
+
+export interface FailingItem {
+  readonly id: string;
+  readonly consecutive_failures: number;
+  readonly last_error: string;
+  readonly failing_since: string;
+  /** When it is tried again. */
+  readonly retry_at: string;
 }
 
 export class BackgroundChecks {
@@ -20,6 +34,11 @@ export class BackgroundChecks {
   fail(name: string, detail: string, at: Date): void {
     const since = this.checks.get(name)?.failing_since ?? at.toISOString();
     this.checks.set(name, { ok: false, detail, failing_since: since });
+  }
+
+  /** Sets a check as computed by its worker (see WorkerFailures). */
+  report(name: string, check: BackgroundCheck): void {
+    this.checks.set(name, check);
   }
 
   get(name: string): BackgroundCheck | undefined {

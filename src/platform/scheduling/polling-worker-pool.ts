@@ -1,3 +1,5 @@
+import { WorkerFailures, type RetryPolicy, type WorkerEnvironment } from './worker-failures.js';
+
 /** What a worker pool logs through (the service's logger, or nothing). */
 export type PoolLog = (
   level: 'info' | 'warn' | 'error',
@@ -10,24 +12,39 @@ export interface PollingWorkerPoolOptions {
   readonly concurrency: number;
   readonly pollIntervalMs?: number;
   readonly log?: PoolLog;
+  /** Where failures are recorded and shown (/health/ready); without it, they are only logged. */
+  readonly environment?: Omit<WorkerEnvironment, 'log'>;
+  /** Backoff and parking of failing jobs (defaults: DEFAULT_RETRY_POLICY). */
+  readonly retry?: Partial<RetryPolicy>;
 }
 
 /**
  * A pool that looks for work on an interval (and when nudged) and runs leased jobs in this process: exports,
  * exposure refreshes. Looks never overlap; `stop` aborts the running jobs (their leases lapse, a later start or
  * another instance takes them over) and waits for them. What a look does is the subclass's `tick`.
+ *
+ * No job can stop the pool: a job that throws is recorded (WorkerFailures), logged once, and waits with backoff
+ * while the others run; a look that fails as a whole is logged once per streak, and both show in /health/ready.
  */
 export abstract class PollingWorkerPool {
   /** Running jobs by id: the subclass adds and removes them. */
   protected readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   protected stopped = true;
+  /** Failure records of this pool's jobs and looks. */
+  readonly failures: WorkerFailures;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
 
   protected constructor(
     private readonly pool: PollingWorkerPoolOptions,
-    private readonly name: string,
-  ) {}
+    readonly name: string,
+  ) {
+    this.failures = new WorkerFailures(
+      name,
+      { ...pool.environment, ...(pool.log ? { log: pool.log } : {}) },
+      pool.retry,
+    );
+  }
 
   start(): void {
     if (this.pool.concurrency <= 0 || !this.stopped) return;
@@ -51,8 +68,36 @@ export abstract class PollingWorkerPool {
   nudge(): void {
     if (this.stopped || this.ticking) return;
     this.ticking = this.tick()
-      .catch((error: unknown) => this.pool.log?.('error', `${this.name} tick failed`, { err: String(error) }))
+      .then(
+        () => this.failures.passSucceeded(),
+        (error: unknown) => this.failures.passFailed(error),
+      )
       .finally(() => (this.ticking = undefined));
+  }
+
+  /**
+   * Runs a job in this process under its failure record: one that throws waits with backoff (it is left out of
+   * the next looks, see `failures.waiting()`), and after `parkAfter` failures `park` records the failure on the
+   * job. A job interrupted by `stop` is no failure.
+   */
+  protected launch(
+    id: string,
+    job: (signal: AbortSignal) => Promise<boolean>,
+    park?: (lastError: string, attempts: number) => Promise<void>,
+  ): void {
+    const abort = new AbortController();
+    const work = () =>
+      job(abort.signal).catch((error: unknown) => {
+        if (abort.signal.aborted) return false;
+        throw error;
+      });
+    const done = this.failures
+      .run(id, work, park)
+      .then((outcome) =>
+        this.afterJob(outcome.status === 'done' ? outcome.value : outcome.status === 'parked'),
+      )
+      .finally(() => this.running.delete(id));
+    this.running.set(id, { abort, done });
   }
 
   /**

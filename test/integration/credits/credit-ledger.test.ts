@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
 import {
   ChangePlan,
@@ -9,6 +10,8 @@ import type { PlanId } from '../../../src/accounts/domain/plans.js';
 import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
 import { CreditQueries } from '../../../src/credits/queries/credit-queries.js';
 import { ReservationSweeper } from '../../../src/credits/reservation-sweeper.js';
+import { ledgerStreamId } from '../../../src/credits/domain/ledger.js';
+import { WORKER_FAILURES_COLLECTION } from '../../../src/platform/scheduling/worker-failures.js';
 import { ManualClock } from '../../../src/platform/clock/clock.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
@@ -149,6 +152,58 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
       data: { reason: 'expired' },
       metadata: { actor: 'system:reservation-sweeper' },
     });
+  });
+
+  it('a payer whose ledger cannot be written never stops the reservation sweeper: the others are released; it is recorded, logged once, shown by /health/ready', async () => {
+    const clock = new ManualClock(new Date('2026-03-10T12:00:00.000Z'));
+    service = await startTestService(kind, { clock });
+    const ledger = service.app.get(CreditLedger);
+    // An open reservation on the ledger of an account that no longer exists: expiring it throws, every time.
+    // It is due first, so a sweep that stopped at it would never reach the others.
+    const ghost = `account:${randomUUID()}`;
+    await service.context.storage.eventStore.append(
+      ledgerStreamId(ghost),
+      [
+        {
+          id: randomUUID(),
+          type: 'CreditsReserved',
+          schemaVersion: 1,
+          data: {
+            reservationId: randomUUID(),
+            amount: 5,
+            category: 'host',
+            channel: 'api',
+            reservedAt: clock.now().toISOString(),
+            expiresAt: new Date(clock.now().getTime() + 1_000).toISOString(),
+          },
+          metadata: operator().metadata,
+        },
+      ],
+      { expectedVersion: 'no_stream' },
+    );
+    const { payer } = await account(service, 'professional');
+    await ledger.reserve({ payer, amount: 40, category: 'host', channel: 'api', ttlMs: 60_000 }, operator());
+    const logs: Array<{ level: string; fields: Record<string, unknown> }> = [];
+    const sweeper = new ReservationSweeper(service.context, ledger, {
+      retry: { baseDelayMs: 1, maxDelayMs: 1 },
+      log: (level, _message, fields) => logs.push({ level, fields: fields ?? {} }),
+    });
+    await waitForProjections(service, ['open-reservations']);
+    clock.advance(61_000);
+    expect(await sweeper.sweepOnce()).toBe(1);
+    expect(await ledger.available(payer)).toBe(5000);
+    for (let pass = 0; pass < 3; pass++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sweeper.sweepOnce();
+    }
+    const health = service.context.background.get('reservation-sweeper');
+    expect(health).toMatchObject({ ok: false, last_error: expect.stringMatching(/no account/) });
+    expect(health?.failing_items?.[0]).toMatchObject({ id: ghost, consecutive_failures: 4 });
+    expect(logs.filter((entry) => entry.fields.item === ghost)).toHaveLength(1);
+    const records = await service.context.storage.readStore
+      .collection(WORKER_FAILURES_COLLECTION)
+      .find({ worker: 'reservation-sweeper' });
+    expect(records).toEqual([expect.objectContaining({ item: ghost, attempts: 4 })]);
   });
 
   it('rolls the cycle over from the injected clock: a new allocation, usage counted per cycle, purchased credits kept', async () => {

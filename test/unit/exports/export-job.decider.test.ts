@@ -112,14 +112,57 @@ describe('export job decider', () => {
       .then('invalid_input');
   });
 
-  it('does not start a job that is running under a live lease, but takes over an expired one', () => {
+  it('takes over an expired lease in two steps: the lost attempt is abandoned and released, then a new one starts', () => {
     given([request, start()])
-      .when({ ...startCommand, workerId: 'w2', fileKey: 'e1-2' }, at(500))
-      .then('version_conflict');
-    const { events } = given([request, start()])
       .when({ ...startCommand, workerId: 'w2', fileKey: 'e1-2' }, at(1000))
+      .then('version_conflict');
+    given([request, start()]).when({ type: 'AbandonAttempt' }, at(500)).then('version_conflict');
+    const abandoned = given([request, start()])
+      .when({ type: 'AbandonAttempt' }, at(1000))
+      .then([
+        {
+          type: 'ExportAttemptAbandoned',
+          data: { attempt: 1, reservationId: 'r1', rowsWritten: 0, abandonedAt: at(1000).now.toISOString() },
+        },
+      ]);
+    expect(abandoned.state).toMatchObject({ status: 'pending', chargePending: true, reservationId: 'r1' });
+    // The lost attempt's reservation is released (recorded) before another attempt may start.
+    given([request, start(), ...abandoned.events])
+      .when({ ...startCommand, workerId: 'w2', fileKey: 'e1-2' }, at(1000))
+      .then('version_conflict');
+    const charged = given([request, start(), ...abandoned.events])
+      .when({ type: 'RecordCharge' }, at(1001))
+      .then([{ type: 'ExportCharged', data: { reservationId: 'r1', creditsConsumed: 0 } }]);
+    expect(charged.state).toMatchObject({ status: 'pending', chargePending: false, reservationId: null });
+    const { events } = given([request, start(), ...abandoned.events, ...charged.events])
+      .when({ ...startCommand, workerId: 'w2', reservationId: 'r2', fileKey: 'e1-2' }, at(1002))
       .decided();
     expect(events[0]).toMatchObject({ type: 'ExportStarted', data: { attempt: 2, workerId: 'w2' } });
+  });
+
+  it('the worker of an abandoned attempt decides nothing any more', () => {
+    const abandoned: ExportEvent = {
+      type: 'ExportAttemptAbandoned',
+      data: { attempt: 1, reservationId: 'r1', rowsWritten: 0, abandonedAt: T0.toISOString() },
+    };
+    given([request, start(), abandoned])
+      .when({ type: 'RecordProgress', workerId: 'w1', attempt: 1, rowsWritten: 10, leaseMs: 1000 }, at(1))
+      .then([]);
+    given([request, start(), abandoned])
+      .when(
+        {
+          type: 'CompleteExport',
+          workerId: 'w1',
+          attempt: 1,
+          resultsCount: 10,
+          fileSizeBytes: 1,
+          originalSizeBytes: 1,
+          truncated: false,
+          retentionMs: 1,
+        },
+        at(1),
+      )
+      .then([]);
   });
 
   it('gives up after the last attempt', () => {
@@ -127,6 +170,9 @@ describe('export job decider', () => {
     given(history)
       .when({ ...startCommand, fileKey: 'e1-9' }, at(5000))
       .then('version_conflict');
+    const gaveUp = given(history).when({ type: 'AbandonAttempt' }, at(5000)).decided();
+    expect(gaveUp.events.map((event) => event.type)).toEqual(['ExportAttemptAbandoned', 'ExportFailed']);
+    expect(gaveUp.state).toMatchObject({ status: 'failed', chargePending: true, creditsConsumed: 0 });
     given(history)
       .when({ type: 'FailExport', reason: 'interrupted' }, at(5000))
       .then([
@@ -239,6 +285,35 @@ describe('export job decider', () => {
     given([request, ...events, ...deleted.events])
       .when({ type: 'CancelOrDeleteExport' }, at(3))
       .then('not_found');
+  });
+
+  it('a charge decided before the job was deleted is still recorded, once', () => {
+    const progressed: ExportEvent = {
+      type: 'ExportProgressed',
+      data: { attempt: 1, rowsWritten: 120, leaseUntil: T0.toISOString() },
+    };
+    const cancelled = given([request, start(), progressed])
+      .when({ type: 'CancelOrDeleteExport' }, at(1))
+      .decided();
+    const deleted = given([request, start(), progressed, ...cancelled.events])
+      .when({ type: 'CancelOrDeleteExport' }, at(2))
+      .decided();
+    expect(deleted.state).toMatchObject({ status: 'deleted', chargePending: true, creditsConsumed: 2 });
+    const history = [request, start(), progressed, ...cancelled.events, ...deleted.events];
+    const charged = given(history)
+      .when({ type: 'RecordCharge' }, at(3))
+      .then([{ type: 'ExportCharged', data: { reservationId: 'r1', creditsConsumed: 2 } }]);
+    expect(charged.state).toMatchObject({ status: 'deleted', chargePending: false });
+    given([...history, ...charged.events])
+      .when({ type: 'RecordCharge' }, at(4))
+      .then([]);
+    // The deleted job stays deleted for its owner and for its lost worker.
+    given(history).when({ type: 'CancelOrDeleteExport' }, at(3)).then('not_found');
+    given(history)
+      .when({ type: 'RecordProgress', workerId: 'w1', attempt: 1, rowsWritten: 130, leaseMs: 1000 }, at(3))
+      .then([]);
+    given(history).when({ type: 'FailExport', reason: 'x' }, at(3)).then([]);
+    given(history).when({ type: 'ExpireExportFile' }, at(3)).then([]);
   });
 
   it('records a charge once', () => {
