@@ -1,0 +1,158 @@
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirementObject,
+} from '@nestjs/swagger';
+import type { AccessRule } from '../../auth/access.js';
+import { errorResponse } from './responses.js';
+import { component, integer, nullable, object, registeredComponents, type Schema } from './schema.js';
+
+/** The vendor extension `Access` leaves on each operation, read (and removed) below. */
+export const ACCESS_EXTENSION = 'x-access';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** Methods whose requests fastify reads a body for (so 413 and 415 can answer), and which need CSRF. */
+const UNSAFE = new Set(['post', 'put', 'patch', 'delete']);
+
+/** Statuses any route can answer: the URL or request line is unreadable, too long, or a parameter is invalid. */
+const EVERY_ROUTE = [400, 414, 422];
+/** A request with a body: too large, or not JSON. */
+const WITH_BODY = [413, 415];
+
+/** What the service_credits interceptor adds to session JSON objects (contract: Credit usage). */
+const SERVICE_CREDITS = component(
+  'ServiceCredits',
+  object(
+    {
+      charged: integer({ minimum: 0, description: 'credits this request charged' }),
+      available: nullable(integer({ description: 'what the payer has available after it; null if unknown' })),
+    },
+    {},
+    { description: 'Eligible session JSON object responses carry it; streams and arrays do not' },
+  ),
+);
+
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "the request's id: the caller's well-formed X-Request-Id, else a UUID",
+    schema: { type: 'string' },
+  },
+};
+
+/**
+ * Finishes the document Nest generated from the controllers: the named response schemas, the security of each
+ * route (from its Access rule: API key or bearer, session cookie plus CSRF on unsafe methods, or public), and the
+ * refusals every route shares. One place, so no controller repeats them.
+ */
+export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...(registeredComponents() as Record<string, SchemaObject>) },
+    securitySchemes: {
+      ...document.components?.securitySchemes,
+      api_key: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-KEY',
+        description: 'Personal API key (personal API routes, /api/v2/common/...)',
+      },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Authorization: Bearer with a personal API key or an OAuth access token holding service.read',
+      },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: '__Host-ps',
+        description: 'Browser session cookie set by POST /api/v2/auth/login',
+      },
+      csrf: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-CSRF-Token',
+        description:
+          'Unsafe session requests: the value of the __Host-pc cookie (also the csrf_token of login)',
+      },
+      csrf_cookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: '__Host-pc',
+        description: 'The CSRF cookie set at login; must match X-CSRF-Token',
+      },
+    },
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation) completeOperation(path, method, operation);
+    }
+  }
+  return document;
+}
+
+function completeOperation(path: string, method: string, operation: OperationObject): void {
+  const extensions = operation as unknown as Record<string, unknown>;
+  const rule = extensions[ACCESS_EXTENSION] as AccessRule | undefined;
+  delete extensions[ACCESS_EXTENSION];
+  if (!rule) throw new Error(`${method.toUpperCase()} ${path} declares no access rule`);
+  const unsafe = UNSAFE.has(method);
+  operation.security = securityOf(rule, unsafe);
+
+  const statuses = [...EVERY_ROUTE];
+  if (unsafe) statuses.push(...WITH_BODY);
+  if ((operation.parameters ?? []).some((p) => (p as ParameterObject).in === 'path')) statuses.push(404);
+  if (rule.surface === 'personal_api') statuses.push(401, 403, ...(rule.personalData ? [402] : []));
+  if (rule.surface === 'session') statuses.push(401, ...(unsafe ? [403] : []));
+  // Every authenticated route reads storage (the credential itself): unavailable storage is a 503, not a 500.
+  if (rule.surface !== 'public') statuses.push(503);
+  for (const status of statuses) {
+    operation.responses[status] ??= errorResponse(status) as ResponseObject;
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const answer = response as ResponseObject;
+    answer.headers = { ...REQUEST_ID_HEADER, ...answer.headers };
+    if (rule.surface === 'session' && status.startsWith('2')) withServiceCredits(answer);
+  }
+  operation.responses = sortedByStatus(operation.responses);
+}
+
+function securityOf(rule: AccessRule, unsafe: boolean): SecurityRequirementObject[] {
+  switch (rule.surface) {
+    case 'public':
+      return [];
+    case 'personal_api':
+      return [{ api_key: [] }, { bearer: [] }];
+    case 'session':
+      return unsafe ? [{ session: [], csrf: [], csrf_cookie: [] }] : [{ session: [] }];
+  }
+}
+
+/** Session JSON objects may carry service_credits (the interceptor adds it); arrays and streams do not. */
+function withServiceCredits(response: ResponseObject): void {
+  const media = response.content?.['application/json'];
+  if (!media?.schema || !isObjectSchema(media.schema)) return;
+  media.schema = {
+    allOf: [media.schema, { type: 'object', properties: { service_credits: SERVICE_CREDITS } }],
+  };
+}
+
+function isObjectSchema(schema: Schema): boolean {
+  if ('$ref' in schema) return resolvedType(schema) === 'object';
+  return schema.type === 'object' || (schema.allOf ?? []).some(isObjectSchema);
+}
+
+function resolvedType(reference: ReferenceObject): unknown {
+  const name = reference.$ref.replace('#/components/schemas/', '');
+  const schema = registeredComponents()[name];
+  return schema && !('$ref' in schema) ? (schema.type ?? (schema.allOf ? 'object' : undefined)) : undefined;
+}
+
+function sortedByStatus<T>(responses: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
