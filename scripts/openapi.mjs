@@ -45,7 +45,12 @@ try {
   if (lint) {
     const result = spawnSync(
       process.execPath,
-      [new URL('../node_modules/@redocly/cli/bin/cli.js', import.meta.url).pathname, 'lint', file, '--format=stylish'],
+      [
+        new URL('../node_modules/@redocly/cli/bin/cli.js', import.meta.url).pathname,
+        'lint',
+        file,
+        '--format=stylish',
+      ],
       {
         stdio: 'inherit',
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },

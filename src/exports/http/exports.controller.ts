@@ -18,7 +18,6 @@ import {
   DOWNLOAD_HEADERS,
   EXPORT_CREATED,
   EXPORT_ESTIMATE,
-  EXPORT_ID_PARAM,
   EXPORT_JOB,
   EXPORT_LIST,
   EXPORT_MEDIA_TYPES,
@@ -96,7 +95,6 @@ export class ExportsController {
   @Get(':exportId/poll')
   @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
   @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
-  @ApiPathParams(EXPORT_ID_PARAM)
   @ApiJson(200, EXPORT_JOB)
   async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
     const document = await this.jobs.queries.owned(principal.accountId, exportId);
@@ -110,7 +108,6 @@ export class ExportsController {
       'The file once completed. With Accept-Encoding: gzip the stored gzip bytes are sent (Content-Encoding: gzip); ' +
       'otherwise they are decompressed on the fly. 409 export_not_ready before completion, 410 export_expired after.',
   })
-  @ApiPathParams(EXPORT_ID_PARAM)
   @ApiFile(200, EXPORT_MEDIA_TYPES, 'The file, in the format of the export', DOWNLOAD_HEADERS)
   @ApiErrors(409, 410)
   async download(
@@ -168,7 +165,6 @@ export class ExportsController {
       'Cancel a pending or processing export (a running one is charged for rows already written), ' +
       'or delete a completed, failed or cancelled one with its file',
   })
-  @ApiPathParams(EXPORT_ID_PARAM)
   @ApiJson(200, EXPORT_REMOVED, 'Cancelled (with the job) or deleted')
   @ApiErrors(409)
   async remove(

@@ -86,4 +86,3 @@ export const DOWNLOAD_HEADERS: HeadersObject = {
 export const SEARCH_TYPE_PARAM = {
   searchType: { schema: oneOfStrings(EXPORT_SEARCH_TYPES), description: 'the dataset exported' },
 };
-export const EXPORT_ID_PARAM = { exportId: { schema: uuid(), description: 'the export' } };

@@ -45,4 +45,3 @@ export const CALLER_IP = component(
   'CallerIp',
   object({ ip: string({ description: 'the address this request came from, as the service saw it' }) }),
 );
-

@@ -93,7 +93,12 @@ export const SEARCH_CHUNK: SchemaObject = {
       total: nullable(integer({ minimum: 0 })),
       lower_bound: boolean(),
     }),
-    object({ type: oneOfStrings(['results']), dataset: DATASET, items: arrayOf(RESULT_ITEM), capped: boolean() }),
+    object({
+      type: oneOfStrings(['results']),
+      dataset: DATASET,
+      items: arrayOf(RESULT_ITEM),
+      capped: boolean(),
+    }),
     object({ type: oneOfStrings(['facets']), dataset: DATASET, facets: FACETS }),
     { allOf: [object({ type: oneOfStrings(['final']) }), SEARCH_OUTCOME] },
     object({ type: oneOfStrings(['error']), code: string(), message: string() }),
