@@ -29,6 +29,8 @@ const SAFE_HEADERS_ONLY = new Set(['HEAD', 'OPTIONS']);
  */
 export class ResponseContract {
   readonly violations: string[] = [];
+  /** How many answers were checked, by status: what a suite exercised. */
+  readonly checked = new Map<string, number>();
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly operations = new Map<string, { path: string; operation: OperationObject }>();
@@ -51,6 +53,8 @@ export class ResponseContract {
 
   /** Checks one answer; returns the problem (also recorded in `violations`), or null when it conforms. */
   check(response: ObservedResponse): string | null {
+    const key = `${response.method} ${response.route ?? '(no route)'} ${response.status}`;
+    this.checked.set(key, (this.checked.get(key) ?? 0) + 1);
     const problem = this.problemOf(response);
     if (problem) this.violations.push(`${response.method} ${response.url} → ${response.status}: ${problem}`);
     return problem;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
@@ -71,6 +71,12 @@ export async function startTestService(
       await context.close();
       await database?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
+      if (process.env.OPENAPI_CONTRACT_LOG && contract) {
+        appendFileSync(
+          process.env.OPENAPI_CONTRACT_LOG,
+          [...contract.checked.keys()].map((k) => `${k}\n`).join(''),
+        );
+      }
       if (contract && contract.violations.length > 0) {
         throw new Error(
           `${contract.violations.length} answer(s) do not match the OpenAPI document:\n${contract.violations.join('\n')}`,

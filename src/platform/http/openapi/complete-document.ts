@@ -127,8 +127,12 @@ function completeOperation(method: string, operation: OperationObject): void {
   const extensions = operation as unknown as Record<string, unknown>;
   const rule = extensions[ACCESS_EXTENSION] as AccessRule | undefined;
   delete extensions[ACCESS_EXTENSION];
-  // A route without a rule is refused at run time and fails the route-inventory test; nothing to document.
-  if (!rule) return;
+  if (!rule) {
+    // Refused at run time (403 forbidden) and reported by the route-inventory test.
+    for (const status of [...EVERY_ROUTE, 403])
+      operation.responses[status] ??= errorResponse(status) as ResponseObject;
+    return;
+  }
   const unsafe = UNSAFE.has(method);
   operation.security = securityOf(rule, unsafe);
 
