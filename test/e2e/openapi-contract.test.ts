@@ -30,6 +30,17 @@ class DriftingModule {}
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
+let document: OpenAPIObject;
+
+/** A documented response, following a `components/responses` $ref. */
+function responseOf(operation: OperationObject, status: string): ResponseObject {
+  const response = operation.responses[status]!;
+  if (!('$ref' in response)) return response;
+  return document.components!.responses![
+    response.$ref.replace('#/components/responses/', '')
+  ] as ResponseObject;
+}
+
 function operationsOf(document: OpenAPIObject) {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     METHODS.filter((method) => item[method]).map((method) => ({
@@ -53,7 +64,6 @@ function schemasOf(value: unknown, at = '#'): Array<{ at: string; schema: Schema
 
 describe('The OpenAPI document tells the truth', () => {
   let service: TestService;
-  let document: OpenAPIObject;
   const operations = () => operationsOf(document).filter(({ path }) => !path.startsWith('/contract-probe'));
 
   beforeAll(async () => {
@@ -80,7 +90,7 @@ describe('The OpenAPI document tells the truth', () => {
         (s) => Number(s) >= 400 && !(key === 'GET /health/ready' && s === '503'),
       );
       for (const status of refusals) {
-        const schema = (operation.responses[status] as ResponseObject).content?.['application/json']?.schema;
+        const schema = responseOf(operation, status).content?.['application/json']?.schema;
         expect({ key, status, schema: schema && '$ref' in schema ? schema.$ref : schema }).toEqual({
           key,
           status,
@@ -192,12 +202,12 @@ describe('The OpenAPI document tells the truth', () => {
   it('search documents the event stream and the JSON answer; downloads document their media types', () => {
     const post = (path: string) => document.paths[path]!.post!;
     for (const path of ['/api/v2/common/data/search', '/api/v2/data/search']) {
-      const content = (post(path).responses['200'] as ResponseObject).content!;
+      const content = responseOf(post(path), '200').content!;
       expect(Object.keys(content).sort()).toEqual(['application/json', 'text/event-stream']);
       expect(content['text/event-stream']).toHaveProperty('x-data-schema');
     }
     const download = document.paths['/api/v2/common/exports/{exportId}/download']!.get!;
-    expect(Object.keys((download.responses['200'] as ResponseObject).content!).sort()).toEqual([
+    expect(Object.keys(responseOf(download, '200').content!).sort()).toEqual([
       'application/x-ndjson',
       'text/csv',
       'text/plain',

@@ -71,12 +71,13 @@ export class ResponseContract {
     }
     const { operation } = found;
     const status = String(response.status);
-    const documented =
-      operation.responses[status] ?? operation.responses[`${status[0]}XX`] ?? operation.responses.default;
-    if (!documented) {
+    const key = [status, `${status[0]}XX`, 'default'].find((k) => k in operation.responses);
+    const documentedResponse = key === undefined ? undefined : this.resolve(found.path, response.method, key);
+    if (!documentedResponse) {
       return `status ${status} is not documented for ${response.method} ${found.path} (documented: ${Object.keys(operation.responses).join(', ')})`;
     }
-    const content = (documented as ResponseObject).content;
+    const { documented, at } = documentedResponse;
+    const content = documented.content;
     const mediaType = response.contentType?.split(';')[0]?.trim().toLowerCase();
     if (!content || Object.keys(content).length === 0) {
       return response.body ? `a body was sent where ${status} documents none` : null;
@@ -84,10 +85,20 @@ export class ResponseContract {
     if (!mediaType || !content[mediaType]) {
       return `media type ${mediaType ?? '(none)'} is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`;
     }
-    const pointer = `#/paths/${escape(found.path)}/${response.method.toLowerCase()}/responses/${status in operation.responses ? status : `${status[0]}XX`}/content/${escape(mediaType)}`;
+    const pointer = `${at}/content/${escape(mediaType)}`;
     if (mediaType === 'application/json') return this.bodyProblem(response, `${pointer}/schema`, mediaType);
     if (mediaType === 'text/event-stream') return this.eventsProblem(response, `${pointer}/x-data-schema`);
     return null;
+  }
+
+  /** The documented response of an operation and its JSON pointer, following a `components/responses` $ref. */
+  private resolve(path: string, method: string, key: string): { documented: ResponseObject; at: string } {
+    const response = this.operations.get(`${method} ${path}`)!.operation.responses[key]!;
+    if (!('$ref' in response)) {
+      return { documented: response, at: `#/paths/${escape(path)}/${method.toLowerCase()}/responses/${key}` };
+    }
+    const name = response.$ref.replace('#/components/responses/', '');
+    return { documented: this.document.components!.responses![name] as ResponseObject, at: response.$ref };
   }
 
   private bodyProblem(response: ObservedResponse, schemaPointer: string, mediaType: string): string | null {

@@ -63,12 +63,11 @@ const PATH_PARAMETERS: Readonly<Record<string, { schema: SchemaObject; descripti
   },
 };
 
-const REQUEST_ID_HEADER = {
-  'X-Request-Id': {
-    description: "the request's id: the caller's well-formed X-Request-Id, else a UUID",
-    schema: { type: 'string' },
-  },
+const REQUEST_ID = {
+  description: "the request's id: the caller's well-formed X-Request-Id, else a UUID",
+  schema: { type: 'string' as const },
 };
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 
 /**
  * Finishes the document Nest generated from the controllers: the named response schemas, the security of each
@@ -76,8 +75,11 @@ const REQUEST_ID_HEADER = {
  * refusals every route shares. One place, so no controller repeats them.
  */
 export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
+  const refusals: Record<string, ResponseObject> = {};
   document.components = {
     ...document.components,
+    headers: { ...document.components?.headers, RequestId: REQUEST_ID },
+    responses: refusals,
     schemas: { ...document.components?.schemas, ...(registeredComponents() as Record<string, SchemaObject>) },
     securitySchemes: {
       ...document.components?.securitySchemes,
@@ -117,13 +119,17 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) completeOperation(method, operation);
+      if (operation) completeOperation(method, operation, refusals);
     }
   }
   return document;
 }
 
-function completeOperation(method: string, operation: OperationObject): void {
+function completeOperation(
+  method: string,
+  operation: OperationObject,
+  refusals: Record<string, ResponseObject>,
+): void {
   const extensions = operation as unknown as Record<string, unknown>;
   const rule = extensions[ACCESS_EXTENSION] as AccessRule | undefined;
   delete extensions[ACCESS_EXTENSION];
@@ -131,6 +137,7 @@ function completeOperation(method: string, operation: OperationObject): void {
     // Refused at run time (403 forbidden) and reported by the route-inventory test.
     for (const status of [...EVERY_ROUTE, 403])
       operation.responses[status] ??= errorResponse(status) as ResponseObject;
+    finishResponses(operation, refusals, false);
     return;
   }
   const unsafe = UNSAFE.has(method);
@@ -155,10 +162,32 @@ function completeOperation(method: string, operation: OperationObject): void {
   for (const status of statuses) {
     operation.responses[status] ??= errorResponse(status) as ResponseObject;
   }
+  finishResponses(operation, refusals, rule.surface === 'session');
+}
+
+/**
+ * Every answer carries X-Request-Id; a refusal that is the shared one of its status is referenced from
+ * `components/responses` (ErrorNNN) rather than repeated; session JSON objects may carry service_credits.
+ */
+function finishResponses(
+  operation: OperationObject,
+  refusals: Record<string, ResponseObject>,
+  session: boolean,
+): void {
   for (const [status, response] of Object.entries(operation.responses)) {
     const answer = response as ResponseObject;
+    const shared = Number(status) >= 400 ? errorResponse(Number(status)) : undefined;
+    if (shared && JSON.stringify(answer) === JSON.stringify(shared)) {
+      const name = `Error${status}`;
+      refusals[name] ??= {
+        ...shared,
+        headers: { ...REQUEST_ID_HEADER, ...shared.headers },
+      } as ResponseObject;
+      operation.responses[status] = { $ref: `#/components/responses/${name}` };
+      continue;
+    }
     answer.headers = { ...REQUEST_ID_HEADER, ...answer.headers };
-    if (rule.surface === 'session' && status.startsWith('2')) withServiceCredits(answer);
+    if (session && status.startsWith('2')) withServiceCredits(answer);
   }
   operation.responses = sortedByStatus(operation.responses);
 }
