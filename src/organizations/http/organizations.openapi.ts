@@ -243,5 +243,5 @@ export const IF_MATCH = {
   name: 'If-Match',
   required: true,
   description: 'the quoted version read from the space ("3"); a stale one is 409, a missing one 428',
-  schema: { type: 'string' as const },
+  schema: { type: 'string' as const, pattern: '^"[0-9]+"$' },
 };

@@ -182,7 +182,12 @@ export class SsoSignInController {
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider" })
   @ApiQueryParams(SIGN_IN_START_QUERY)
-  @ApiRedirect(302, "To the organization's OpenID Connect provider")
+  @ApiRedirect(302, "To the organization's OpenID Connect provider", {
+    'Set-Cookie': {
+      description: '__Host-sso: binds this browser to the started sign-in',
+      schema: { type: 'string' },
+    },
+  })
   @ApiErrors(409, 503)
   async start(
     @Param('orgId') organizationId: string,
@@ -208,7 +213,7 @@ export class SsoSignInController {
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: 'The provider returns here; signs the staff member in to the organization' })
   @ApiQueryParams(CALLBACK_QUERY)
-  @ApiRedirect(303, 'Signed in: to return_to, with the session cookies')
+  @ApiRedirect(303, 'Signed in: to return_to, with the session cookies', SESSION_COOKIES)
   @ApiErrors(401, 403, 409, 503)
   async callback(
     @Param('orgId') organizationId: string,

@@ -143,10 +143,11 @@ export function ApiFile(
   });
 }
 
-/** A redirect to another address. */
-export function ApiRedirect(status: 302 | 303, description: string): Decorator {
+/** A redirect to another address (with the cookies it sets, if any). */
+export function ApiRedirect(status: 302 | 303, description: string, headers: HeadersObject = {}): Decorator {
   return ApiEmpty(status, description, {
     Location: { description: 'where the browser goes next', schema: string() },
+    ...headers,
   });
 }
 
