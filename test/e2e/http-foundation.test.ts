@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { Access } from '../../src/platform/auth/access.js';
+import { ApiErrors, ApiJson } from '../../src/platform/http/openapi/responses.js';
+import { anyObject } from '../../src/platform/http/openapi/schema.js';
 import { ServiceError } from '../../src/platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../src/platform/event-store/event-store.port.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -17,26 +19,30 @@ class ProbeBody {
   limit!: number;
 }
 
-/** Routes that fail in each way the error mapping must handle. */
+/** Routes that fail in each way the error mapping must handle (documented, as the answers are checked). */
 @Access({ surface: 'public', permission: 'service.health' })
 @Controller('probe')
 class ProbeController {
   @Post('validate')
+  @ApiJson(201, anyObject('the accepted body'))
   validate(@Body() body: ProbeBody): { accepted: ProbeBody } {
     return { accepted: body };
   }
 
   @Get('conflict')
+  @ApiErrors(409)
   conflict(): never {
     throw new WrongExpectedVersion('scope-123', 4, 6);
   }
 
   @Get('rate')
+  @ApiErrors(429)
   rate(): never {
     throw new ServiceError('rate_limited', 'too many requests; wait before retrying', { limit: 60 }, 17);
   }
 
   @Get('boom')
+  @ApiErrors(500)
   boom(): never {
     throw new Error('database password is hunter2');
   }

@@ -8,6 +8,8 @@ import {
 } from '../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../src/accounts/domain/plans.js';
 import { Access } from '../../src/platform/auth/access.js';
+import { ApiJson } from '../../src/platform/http/openapi/responses.js';
+import { boolean, object } from '../../src/platform/http/openapi/schema.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -16,6 +18,7 @@ import { startTestService, type TestService } from '../support/service.js';
 class FreePersonalDataProbe {
   @Get()
   @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
+  @ApiJson(200, object({ ok: boolean() }))
   probe(): { ok: true } {
     return { ok: true };
   }

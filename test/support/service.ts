@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
@@ -9,18 +9,24 @@ import { createHttpApp } from '../../src/platform/http/create-http-app.js';
 import type { ProjectionDefinition } from '../../src/platform/projections/projection-definition.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.js';
+import { enforceResponseContract, type ResponseContract } from './openapi-contract.js';
 
 export interface TestService {
   readonly context: ServiceContext;
   readonly app: NestFastifyApplication;
   readonly dataDir: string;
   readonly database: TestDatabase | undefined;
+  /** Every answer checked against the OpenAPI document; undefined when the test turned it off. */
+  readonly contract: ResponseContract | undefined;
+  /** Stops the service; fails when an answer did not match the OpenAPI document. */
   dispose(): Promise<void>;
 }
 
 /**
  * The real service in-process: storage (PGlite in a temporary DATA_DIR, or a fresh database on the server),
- * live projections and the HTTP application, for `app.inject` or a listening server.
+ * live projections and the HTTP application, for `app.inject` or a listening server. Every answer is checked
+ * against the service's OpenAPI document (status, media type, body schema); `dispose` fails the suite on any
+ * mismatch, so the document cannot drift from what the service does.
  */
 export async function startTestService(
   kind: TestDatabaseKind = 'pglite',
@@ -29,6 +35,8 @@ export async function startTestService(
     readonly clock?: Clock;
     readonly projections?: readonly ProjectionDefinition[];
     readonly env?: Readonly<Record<string, string>>;
+    /** false: answers are not checked against the OpenAPI document (tests of deliberately broken routes). */
+    readonly responseContract?: boolean;
   } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-'));
@@ -51,16 +59,29 @@ export async function startTestService(
     logger: false,
     ...(options.modules ? { modules: options.modules } : {}),
   });
+  const contract = options.responseContract === false ? undefined : enforceResponseContract(app);
   return {
     context,
     app,
     dataDir,
     database,
+    contract,
     dispose: async () => {
       await app.close();
       await context.close();
       await database?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
+      if (process.env.OPENAPI_CONTRACT_LOG && contract) {
+        appendFileSync(
+          process.env.OPENAPI_CONTRACT_LOG,
+          [...contract.checked.keys()].map((k) => `${k}\n`).join(''),
+        );
+      }
+      if (contract && contract.violations.length > 0) {
+        throw new Error(
+          `${contract.violations.length} answer(s) do not match the OpenAPI document:\n${contract.violations.join('\n')}`,
+        );
+      }
     },
   };
 }

@@ -6,6 +6,8 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { accessTokenDecision } from '../domain/entitlements.js';
 import { AccountDirectory } from '../queries/account-directory.js';
+import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { ACCESS_TOKEN } from './accounts.openapi.js';
 import { CreateAccessTokenBody } from './account.dtos.js';
 
 /** OAuth access tokens for the personal API, created from a browser session. */
@@ -22,6 +24,8 @@ export class AccessTokensController {
   @ApiOperation({
     summary: 'Create an access token (JWT); a Free account holding only its monthly allocation is refused',
   })
+  @ApiJson(201, ACCESS_TOKEN, 'Created')
+  @ApiErrors(402)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateAccessTokenBody,

@@ -6,6 +6,8 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { IssueApiKey, RevokeApiKey } from '../commands/account.commands.js';
 import { AccountDirectory } from '../queries/account-directory.js';
+import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { API_KEYS, ISSUED_API_KEY } from './accounts.openapi.js';
 import { IssueApiKeyBody } from './account.dtos.js';
 
 export interface ApiKeyView {
@@ -28,6 +30,7 @@ export class ApiKeysController {
   @Get()
   @Access({ surface: 'session', permission: 'keys.manage' })
   @ApiOperation({ summary: 'Keys of the signed-in account (never the secret)' })
+  @ApiJson(200, API_KEYS)
   async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyView[]> {
     const keys = await this.accounts.listApiKeys(principal.accountId);
     return keys.map((key) => ({
@@ -42,6 +45,7 @@ export class ApiKeysController {
   @Post()
   @Access({ surface: 'session', permission: 'keys.manage' })
   @ApiOperation({ summary: 'Issue a personal API key; the key is in this response only' })
+  @ApiJson(201, ISSUED_API_KEY, 'Issued')
   async issue(
     @CurrentPrincipal() principal: Principal,
     @Body() body: IssueApiKeyBody,
@@ -63,6 +67,8 @@ export class ApiKeysController {
   @HttpCode(204)
   @Access({ surface: 'session', permission: 'keys.manage' })
   @ApiOperation({ summary: 'Revoke a key; it stops working at once' })
+  @ApiEmpty(204, 'Revoked')
+  @ApiErrors(404)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('keyId') keyId: string): Promise<void> {
     await this.commands.execute(new RevokeApiKey(principal.accountId, keyId, envelopeFor(principal)));
   }

@@ -18,6 +18,8 @@ import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/a
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
+import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
 import { AccountDirectory } from '../queries/account-directory.js';
 import { LoginBody } from './account.dtos.js';
 
@@ -48,6 +50,8 @@ export class AuthSessionController {
   @HttpCode(200)
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: 'Sign in with email and password; sets __Host-ps and __Host-pc' })
+  @ApiJson(200, SIGNED_IN, 'Signed in: the session and CSRF cookies are set', SESSION_COOKIES)
+  @ApiErrors(401, 403, 429, 503)
   async login(
     @Body() body: LoginBody,
     @Req() request: AuthenticatedRequest,
@@ -85,6 +89,7 @@ export class AuthSessionController {
   @HttpCode(204)
   @Access({ surface: 'session', permission: 'auth.logout' })
   @ApiOperation({ summary: 'End the browser session' })
+  @ApiEmpty(204, 'Signed out: the cookies are cleared', SESSION_COOKIES)
   async logout(
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -2,46 +2,17 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { EnrichmentHandler } from './enrichment-handler.js';
+import {
+  BADGE_ENRICHMENT,
+  BADGES_REQUEST,
+  VULNERABILITIES_REQUEST,
+  VULNERABILITY_ENRICHMENT,
+} from './enrichment.openapi.js';
 
-const VULNERABILITIES_BODY = {
-  schema: {
-    type: 'object',
-    properties: {
-      reference: { type: 'string', description: 'a vulnerability_ref from search results (never with cpes)' },
-      cpes: {
-        type: 'array',
-        items: { type: 'string' },
-        minItems: 1,
-        maxItems: 8,
-        description: 'CPE 2.3 names (needs the CPE field entitlement, Enterprise)',
-      },
-    },
-  },
-};
-
-const BADGES_BODY = {
-  schema: {
-    type: 'object',
-    required: ['items'],
-    properties: {
-      items: {
-        type: 'array',
-        maxItems: 50,
-        items: {
-          type: 'object',
-          required: ['key', 'type', 'value'],
-          properties: {
-            key: { type: 'string', description: 'unique in the request, at most 256 UTF-8 bytes' },
-            type: { type: 'string', enum: ['host', 'domain', 'ip', 'cert', 'whois', 'dns'] },
-            value: { type: 'string' },
-            record: { type: 'object', description: 'at most 4 KiB; never used as evidence' },
-          },
-        },
-      },
-    },
-  },
-};
+const VULNERABILITIES_BODY = { schema: VULNERABILITIES_REQUEST };
+const BADGES_BODY = { schema: BADGES_REQUEST };
 
 /**
  * Personal API enrichment: no search charge; personal data requests (Authentication 3). The bodies are checked by
@@ -60,6 +31,8 @@ export class PersonalEnrichmentController {
       'CVE/KEV findings for a vulnerability_ref or 1 to 8 CPE names; no search charge; asset not contacted',
   })
   @ApiBody(VULNERABILITIES_BODY)
+  @ApiJson(200, VULNERABILITY_ENRICHMENT)
+  @ApiErrors(403, 429)
   vulnerabilities(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.handler.vulnerabilities(principal, body);
   }
@@ -69,6 +42,8 @@ export class PersonalEnrichmentController {
   @Access({ surface: 'personal_api', permission: 'data.enrich', personalData: true })
   @ApiOperation({ summary: 'Contextual badges for up to 50 result items; no search charge' })
   @ApiBody(BADGES_BODY)
+  @ApiJson(200, BADGE_ENRICHMENT)
+  @ApiErrors(403, 429)
   badges(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.handler.badges(principal, body);
   }
@@ -85,6 +60,8 @@ export class BrowserEnrichmentController {
   @Access({ surface: 'session', permission: 'data.enrich' })
   @ApiOperation({ summary: 'Vulnerability enrichment from the browser' })
   @ApiBody(VULNERABILITIES_BODY)
+  @ApiJson(200, VULNERABILITY_ENRICHMENT)
+  @ApiErrors(403, 429)
   vulnerabilities(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.handler.vulnerabilities(principal, body);
   }
@@ -94,6 +71,8 @@ export class BrowserEnrichmentController {
   @Access({ surface: 'session', permission: 'data.enrich' })
   @ApiOperation({ summary: 'Badge enrichment from the browser' })
   @ApiBody(BADGES_BODY)
+  @ApiJson(200, BADGE_ENRICHMENT)
+  @ApiErrors(403, 429)
   badges(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.handler.badges(principal, body);
   }

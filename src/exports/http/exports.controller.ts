@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createGunzip } from 'node:zlib';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -12,7 +12,19 @@ import { ExportJobs } from '../commands/export-jobs.js';
 import { CONTENT_TYPE, FILE_EXTENSION } from '../domain/export-formats.js';
 import type { ExportFormat } from '../domain/export-job.js';
 import { ExportWorkerPool } from '../export-worker-pool.js';
+import { ApiErrors, ApiFile, ApiJson, ApiPathParams } from '../../platform/http/openapi/responses.js';
 import { ExportEstimateBody, ExportRequestBody } from './exports.dtos.js';
+import {
+  DOWNLOAD_HEADERS,
+  EXPORT_CREATED,
+  EXPORT_ESTIMATE,
+  EXPORT_JOB,
+  EXPORT_LIST,
+  EXPORT_MEDIA_TYPES,
+  EXPORT_REMOVED,
+  EXPORTS_REMOVED,
+  SEARCH_TYPE_PARAM,
+} from './exports.openapi.js';
 
 /**
  * Exports on the personal API. Estimating and starting one are personal data requests (Authentication 3); the
@@ -36,6 +48,9 @@ export class ExportsController {
     summary:
       'Estimate an export (free): matching rows, results quota before and after, partial limit, file size',
   })
+  @ApiPathParams(SEARCH_TYPE_PARAM)
+  @ApiJson(200, EXPORT_ESTIMATE)
+  @ApiErrors(403)
   estimate(
     @CurrentPrincipal() principal: Principal,
     @Param('searchType') searchType: string,
@@ -53,6 +68,9 @@ export class ExportsController {
       'Start an export (json: one JSON document per line; csv: RFC 4180 with header; txt: one primary value per line). ' +
       'Costs ceil(rows / 100) credits on rows written; truncated to what the balance and quota cover.',
   })
+  @ApiPathParams(SEARCH_TYPE_PARAM)
+  @ApiJson(202, EXPORT_CREATED, 'Accepted: the export runs in the background; poll it')
+  @ApiErrors(403)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('searchType') searchType: string,
@@ -72,6 +90,7 @@ export class ExportsController {
   @Get()
   @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({ summary: "All of the caller's exports, newest first (each item is the export job)" })
+  @ApiJson(200, EXPORT_LIST)
   async list(@CurrentPrincipal() principal: Principal) {
     const now = this.context.clock.now();
     const documents = await this.jobs.queries.list(principal.accountId);
@@ -81,6 +100,7 @@ export class ExportsController {
   @Get(':exportId/poll')
   @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
   @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
+  @ApiJson(200, EXPORT_JOB)
   async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
     const document = await this.jobs.queries.owned(principal.accountId, exportId);
     return this.jobs.queries.view(document, this.context.clock.now());
@@ -88,12 +108,13 @@ export class ExportsController {
 
   @Get(':exportId/download')
   @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
-  @ApiProduces('application/x-ndjson', 'text/csv', 'text/plain')
   @ApiOperation({
     summary:
       'The file once completed. With Accept-Encoding: gzip the stored gzip bytes are sent (Content-Encoding: gzip); ' +
       'otherwise they are decompressed on the fly. 409 export_not_ready before completion, 410 export_expired after.',
   })
+  @ApiFile(200, EXPORT_MEDIA_TYPES, 'The file, in the format of the export', DOWNLOAD_HEADERS)
+  @ApiErrors(409, 410)
   async download(
     @CurrentPrincipal() principal: Principal,
     @Param('exportId') exportId: string,
@@ -149,6 +170,8 @@ export class ExportsController {
       'Cancel a pending or processing export (a running one is charged for rows already written), ' +
       'or delete a completed, failed or cancelled one with its file',
   })
+  @ApiJson(200, EXPORT_REMOVED, 'Cancelled (with the job) or deleted')
+  @ApiErrors(409)
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('exportId') exportId: string,
@@ -175,6 +198,8 @@ export class ExportsController {
   @ApiOperation({
     summary: 'Delete every finished export of the caller and cancel the running ones: deleted_count',
   })
+  @ApiJson(200, EXPORTS_REMOVED)
+  @ApiErrors(409)
   async removeAll(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest) {
     const result = await this.jobs.cancelOrDeleteAll(principal, envelopeFor(principal, String(request.id)));
     return result;

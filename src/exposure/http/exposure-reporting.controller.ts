@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -8,6 +8,27 @@ import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { ExposureMonitoring } from '../commands/exposure-monitoring.js';
 import { ExposureReports, reportSummary } from '../commands/exposure-reports.js';
 import { ExposureMonitoringBody, NotificationPreferenceBody } from './exposure-reporting.dtos.js';
+import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { IF_MATCH } from '../../organizations/http/organizations.openapi.js';
+import {
+  MONITORING,
+  NOTIFICATION_PREFERENCE,
+  REPORT_DOCUMENT,
+  REPORT_SUMMARY,
+  REPORTS,
+} from './exposure.openapi.js';
+
+const OPTIONAL_IF_MATCH = {
+  ...IF_MATCH,
+  required: false,
+  description: 'the quoted scope version; optional here',
+};
+const REPORT_HEADERS = {
+  ETag: {
+    description: '"sha256-<hex>": the SHA-256 the frozen report recorded',
+    schema: { type: 'string' as const },
+  },
+};
 
 const READ = { surface: 'session', permission: 'organization.read' } as const;
 const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
@@ -28,6 +49,8 @@ export class ExposureReportingController {
   @Get(`${SCOPE}/reports`)
   @Access(READ)
   @ApiOperation({ summary: 'Up to 100 frozen report summaries, newest first' })
+  @ApiJson(200, REPORTS)
+  @ApiErrors(403)
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -43,6 +66,8 @@ export class ExposureReportingController {
     summary:
       'Freeze the current view (at most 100 per scope, 16 MiB); runs no search, scan, guest link or email',
   })
+  @ApiJson(201, REPORT_SUMMARY, 'Frozen')
+  @ApiErrors(403, 409)
   async freeze(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -61,6 +86,8 @@ export class ExposureReportingController {
   @Get(`${SCOPE}/reports/:reportId`)
   @Access(READ)
   @ApiOperation({ summary: 'The saved document, under current permissions; never today\u2019s inventory' })
+  @ApiJson(200, REPORT_DOCUMENT, 'The saved document', REPORT_HEADERS)
+  @ApiErrors(403)
   async document(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -81,6 +108,9 @@ export class ExposureReportingController {
   @ApiOperation({
     summary: 'Activate or stop scheduled observation watches (owner or administrator); optional If-Match',
   })
+  @ApiHeader(OPTIONAL_IF_MATCH)
+  @ApiJson(200, MONITORING)
+  @ApiErrors(403, 409)
   async setMonitoring(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -102,6 +132,8 @@ export class ExposureReportingController {
   @Get(`${SCOPE}/notifications`)
   @Access(READ)
   @ApiOperation({ summary: 'The scope email preference (owner or administrator)' })
+  @ApiJson(200, NOTIFICATION_PREFERENCE)
+  @ApiErrors(403)
   async preference(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -115,6 +147,8 @@ export class ExposureReportingController {
   @ApiOperation({
     summary: 'Save the email preference (owner or administrator; body version); confirms no delivery',
   })
+  @ApiJson(200, NOTIFICATION_PREFERENCE)
+  @ApiErrors(403, 409)
   async savePreference(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,

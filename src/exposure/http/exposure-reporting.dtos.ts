@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsDefined } from 'class-validator';
+import { BODY_VERSION } from './exposure.dtos.js';
 
 /** Bodies of the reports, monitoring and notification routes; the rules are decided in the domain. */
 export class ExposureMonitoringBody {
@@ -9,7 +10,7 @@ export class ExposureMonitoringBody {
 }
 
 export class NotificationPreferenceBody {
-  @ApiProperty({ description: 'starts false' })
+  @ApiProperty({ type: 'boolean', description: 'starts false' })
   @IsDefined()
   @Allow()
   enabled!: unknown;
@@ -28,7 +29,10 @@ export class NotificationPreferenceBody {
   @Allow()
   language!: unknown;
 
-  @ApiProperty({ description: 'the preference version you read (0 before the first save)' })
+  @ApiProperty({
+    oneOf: BODY_VERSION,
+    description: 'the preference version you read (0 before the first save)',
+  })
   @IsDefined()
   @Allow()
   version!: unknown;

@@ -14,7 +14,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENRICHMENT_NOTICE } from '../../catalogue/http/enrichment-handler.js';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -30,6 +30,21 @@ import {
   RunBody,
   TimezoneBody,
 } from './exposure.dtos.js';
+import { ApiEmpty, ApiErrors, ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
+import { IF_MATCH } from '../../organizations/http/organizations.openapi.js';
+import {
+  ASSET_ENRICHMENT,
+  CONTROLS,
+  CONTROLS_QUERY,
+  DELETED_CLIENTS,
+  HISTORY,
+  HISTORY_QUERY,
+  INVENTORY,
+  INVENTORY_QUERY,
+  RUN,
+  SCOPE as EXPOSURE_SCOPE,
+  SUBJECT,
+} from './exposure.openapi.js';
 
 const READ = { surface: 'session', permission: 'organization.read' } as const;
 const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
@@ -61,6 +76,8 @@ export class ExposureController {
   @ApiOperation({
     summary: 'Create an exposure scope (owner or administrator); capacity billing starts an initial refresh',
   })
+  @ApiJson(201, EXPOSURE_SCOPE, 'Created')
+  @ApiErrors(402, 403, 409)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -86,6 +103,8 @@ export class ExposureController {
   @Get(':orgId/clients/deleted')
   @Access(READ)
   @ApiOperation({ summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after' })
+  @ApiJson(200, DELETED_CLIENTS)
+  @ApiErrors(403)
   async deleted(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     const access = await this.commands.gate
       .organizationGate()
@@ -99,6 +118,9 @@ export class ExposureController {
   @ApiOperation({
     summary: 'Delete a client (exact name as confirmation, If-Match): access ends now, erasure after 7 days',
   })
+  @ApiHeader(IF_MATCH)
+  @ApiEmpty(204, 'Deleted: access ends now, erasure after erase_after')
+  @ApiErrors(403, 409, 428)
   async delete(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -121,6 +143,9 @@ export class ExposureController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Restore a deleted client before erase_after (If-Match): it returns archived' })
+  @ApiHeader(IF_MATCH)
+  @ApiJson(200, EXPOSURE_SCOPE, 'Restored: the client is archived')
+  @ApiErrors(403, 409, 428)
   async restore(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -146,6 +171,9 @@ export class ExposureController {
     summary:
       'Inventory from stored observations: fixed pages of 100 (offset 0 to 50,000), group_by=host, filter',
   })
+  @ApiQueryParams(INVENTORY_QUERY)
+  @ApiJson(200, INVENTORY)
+  @ApiErrors(403)
   async inventory(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -159,6 +187,8 @@ export class ExposureController {
   @Patch(`${SCOPE}/subjects/:subjectId`)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Record an attributed decision on a subject (body version, not If-Match)' })
+  @ApiJson(200, SUBJECT)
+  @ApiErrors(403, 409)
   async decide(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -181,6 +211,9 @@ export class ExposureController {
   @Get(`${SCOPE}/history`)
   @Access(READ)
   @ApiOperation({ summary: 'Attributed history, 50 newest per page (offset 0 to 100,000), optional subject' })
+  @ApiQueryParams(HISTORY_QUERY)
+  @ApiJson(200, HISTORY)
+  @ApiErrors(403)
   async history(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -194,6 +227,8 @@ export class ExposureController {
   @Put(`${SCOPE}/timezone`)
   @Access(MANAGE)
   @ApiOperation({ summary: "Change the scope's IANA timezone (managers; version in the body)" })
+  @ApiJson(200, EXPOSURE_SCOPE)
+  @ApiErrors(403, 409)
   async timezone(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -209,6 +244,8 @@ export class ExposureController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Catalogue association for a stored observation (no request reaches the asset)' })
+  @ApiJson(200, ASSET_ENRICHMENT)
+  @ApiErrors(403, 409, 429)
   async enrich(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -242,6 +279,9 @@ export class ExposureController {
   @ApiOperation({
     summary: 'Up to 100 historical control records (imported by operators), optional asset filter',
   })
+  @ApiQueryParams(CONTROLS_QUERY)
+  @ApiJson(200, CONTROLS)
+  @ApiErrors(403)
   async controls(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -258,6 +298,9 @@ export class ExposureController {
     summary:
       'Refresh from stored observations with a stable key (16 to 64 characters); cadence, quota, billing',
   })
+  @ApiJson(202, RUN, 'Accepted: a new refresh runs in the background')
+  @ApiJson(200, RUN, 'This key already ran: its earlier run')
+  @ApiErrors(402, 403, 409, 429)
   async run(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,

@@ -5,6 +5,12 @@ import { Allow, IsBoolean, IsDefined, IsOptional, IsString } from 'class-validat
  * Request bodies of the exposure routes. The DTOs only refuse unknown fields and wrong JSON types; every
  * contract rule (lengths, limits, states, dates) is decided in the domain, in one place.
  */
+/** A body version: the integer, or the quoted form the views show ("3"). */
+export const BODY_VERSION = [
+  { type: 'integer', minimum: 0 },
+  { type: 'string', pattern: '^"?[0-9]+"?$' },
+];
+
 export class CreateExposureScopeBody {
   @ApiProperty({ maxLength: 120 })
   @IsString()
@@ -28,6 +34,7 @@ export class CreateExposureScopeBody {
   monitoring!: boolean;
 
   @ApiPropertyOptional({
+    type: 'integer',
     nullable: true,
     description: 'ignored under capacity billing; 6 to 1,000,000 under legacy credit billing',
   })
@@ -37,14 +44,14 @@ export class CreateExposureScopeBody {
 }
 
 export class DeleteClientBody {
-  @ApiProperty({ description: 'the exact current name, as confirmation' })
+  @ApiProperty({ type: 'string', description: 'the exact current name, as confirmation' })
   @IsDefined()
   @Allow()
   name!: unknown;
 }
 
 export class DecisionBody {
-  @ApiProperty({ description: 'the current body version of the subject (not If-Match)' })
+  @ApiProperty({ oneOf: BODY_VERSION, description: 'the current body version of the subject (not If-Match)' })
   @IsDefined()
   @Allow()
   version!: unknown;
@@ -59,41 +66,61 @@ export class DecisionBody {
   @Allow()
   conclusion?: unknown;
 
-  @ApiPropertyOptional({ nullable: true, description: 'required for closed and updated' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'required for closed and updated' })
   @IsOptional()
   @Allow()
   according_to?: unknown;
 
-  @ApiPropertyOptional({ nullable: true, description: 'required for not_concerned and other' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: 'required for not_concerned and other',
+  })
   @IsOptional()
   @Allow()
   note?: unknown;
 
-  @ApiPropertyOptional({ nullable: true, description: 'YYYY-MM-DD, not in the future in the scope timezone' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date',
+    nullable: true,
+    description: 'YYYY-MM-DD, not in the future in the scope timezone',
+  })
   @IsOptional()
   @Allow()
   announced_date?: unknown;
 
-  @ApiPropertyOptional({ nullable: true, description: 'renewed expiry date (domain-expiry subjects only)' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date',
+    nullable: true,
+    description: 'renewed expiry date, YYYY-MM-DD (domain-expiry subjects only)',
+  })
   @IsOptional()
   @Allow()
   renewal?: unknown;
 }
 
 export class TimezoneBody {
-  @ApiProperty({ example: 'Europe/Paris' })
+  @ApiProperty({ type: 'string', description: 'IANA timezone name', example: 'Europe/Paris' })
   @IsDefined()
   @Allow()
   timezone!: unknown;
 
-  @ApiProperty({ description: 'the scope version you read' })
+  @ApiProperty({ oneOf: BODY_VERSION, description: 'the scope version you read' })
   @IsDefined()
   @Allow()
   version!: unknown;
 }
 
 export class RunBody {
-  @ApiProperty({ minLength: 16, maxLength: 64, description: 'stable key: the same key never runs twice' })
+  @ApiProperty({
+    type: 'string',
+    minLength: 16,
+    maxLength: 64,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'stable key (printable ASCII, no space): the same key never runs twice',
+  })
   @IsDefined()
   @Allow()
   key!: unknown;

@@ -76,7 +76,12 @@ export class InvitationBody {
   @IsUUID('all', { each: true })
   space_ids?: string[];
 
-  @ApiPropertyOptional({ nullable: true, description: "An external user's envelope (credits)" })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    nullable: true,
+    description: "An external user's envelope (credits)",
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -89,7 +94,7 @@ export class UpdateMemberBody {
   @IsIn(['administrator', 'analyst', 'external_client'])
   role?: 'administrator' | 'analyst' | 'external_client';
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, nullable: true })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -107,7 +112,7 @@ export class SelectContextBody {
   @IsUUID()
   space_id!: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true })
   @IsOptional()
   @IsUUID()
   case_id?: string | null;
@@ -124,7 +129,7 @@ export class CreateSpaceBody {
   @IsIn(['client', 'asset_scope'])
   kind?: 'client' | 'asset_scope';
 
-  @ApiPropertyOptional({ nullable: true, minimum: 6, maximum: 1_000_000 })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 6, maximum: 1_000_000 })
   @IsOptional()
   @IsInt()
   credit_limit?: number | null;
@@ -147,7 +152,7 @@ export class UpdateSpaceBody {
   @IsIn(['active', 'archived'])
   state?: 'active' | 'archived';
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: 'integer', nullable: true })
   @IsOptional()
   @IsInt()
   credit_limit?: number | null;
@@ -226,12 +231,12 @@ export class ReviewSourceBody {
 }
 
 export class UpdateReviewItemBody {
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true })
   @IsOptional()
   @IsUUID()
   assignee?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: '2026-02-01' })
+  @ApiPropertyOptional({ type: 'string', nullable: true, example: '2026-02-01' })
   @IsOptional()
   @IsString()
   due_date?: string | null;

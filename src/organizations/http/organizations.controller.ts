@@ -12,7 +12,7 @@ import {
   Put,
   Req,
 } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -38,6 +38,31 @@ import {
   UpdateReviewItemBody,
   UpdateSpaceBody,
 } from './organization.dtos.js';
+import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import {
+  ACCEPTED_INVITATION,
+  CASE,
+  CASES,
+  COMPARISON,
+  CREATED_ID,
+  CREATION_PREVIEW,
+  EVIDENCE,
+  IF_MATCH,
+  INVITATION,
+  MEMBERS,
+  ORGANIZATION,
+  ORGANIZATION_CREDITS,
+  ORGANIZATIONS,
+  OWNERSHIP_OFFERED,
+  PUBLISHED_VIEW,
+  REVIEW_ITEM,
+  REVIEW_QUEUE,
+  SESSION_CONTEXT,
+  SHARE,
+  SPACE,
+  SPACES,
+  SWITCHED,
+} from './organizations.openapi.js';
 
 const READ = { surface: 'session', permission: 'organization.read' } as const;
 const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
@@ -63,6 +88,7 @@ export class OrganizationsController {
   @Get('creation-preview')
   @Access(READ)
   @ApiOperation({ summary: 'Whether this account may create an organization, and the credits it would move' })
+  @ApiJson(200, CREATION_PREVIEW)
   preview(@CurrentPrincipal() principal: Principal) {
     return this.workspace.creationPreview(principal.accountId);
   }
@@ -71,6 +97,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Create an organization (trial with a verified domain, or subscription)' })
+  @ApiJson(201, ORGANIZATION, 'Created')
+  @ApiErrors(403, 409)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateOrganizationBody,
@@ -92,6 +120,7 @@ export class OrganizationsController {
   @Get()
   @Access(READ)
   @ApiOperation({ summary: "The caller's organizations (only the switched one for an organization session)" })
+  @ApiJson(200, ORGANIZATIONS)
   list(@CurrentPrincipal() principal: Principal) {
     return this.queries.list(principal);
   }
@@ -103,6 +132,8 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Overview: status, billing action, role, spaces; starts no collection, spends nothing',
   })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403)
   async overview(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.overview(await this.workspace.gate.require(principal, orgId));
   }
@@ -110,6 +141,8 @@ export class OrganizationsController {
   @Patch(':orgId')
   @Access(MANAGE)
   @ApiOperation({ summary: 'Rename (never a new trial)' })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403, 409)
   async rename(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -124,6 +157,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Check the DNS TXT record and start the trial (owner)' })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403, 409)
   async verify(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -136,6 +171,8 @@ export class OrganizationsController {
   @Put(':orgId/billing')
   @Access(MANAGE)
   @ApiOperation({ summary: 'Choose the paid plan checkout completes (owner only)' })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403, 409)
   async billing(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -149,6 +186,8 @@ export class OrganizationsController {
   @Get(':orgId/credits')
   @Access(READ)
   @ApiOperation({ summary: 'Managers: the shared balance; other members: their permitted envelope' })
+  @ApiJson(200, ORGANIZATION_CREDITS)
+  @ApiErrors(403)
   async credits(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.credits(await this.workspace.gate.require(principal, orgId), principal);
   }
@@ -159,6 +198,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Restrict this session to the organization (staff start in General research)' })
+  @ApiJson(200, SWITCHED)
+  @ApiErrors(403)
   async switchTo(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     const selection = await this.workspace.switchTo(principal, orgId);
     return { organization_id: orgId, space_id: selection.spaceId, case_id: selection.caseId };
@@ -167,6 +208,8 @@ export class OrganizationsController {
   @Get(':orgId/context')
   @Access(READ)
   @ApiOperation({ summary: 'The selected space and case of this session' })
+  @ApiJson(200, SESSION_CONTEXT)
+  @ApiErrors(403)
   async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     await this.workspace.gate.require(principal, orgId);
     const selection = principal.sessionId
@@ -183,6 +226,8 @@ export class OrganizationsController {
   @Put(':orgId/context')
   @Access(MANAGE)
   @ApiOperation({ summary: 'Select a space (and optionally a case of it); changing space clears the case' })
+  @ApiJson(200, SESSION_CONTEXT)
+  @ApiErrors(403, 409)
   async select(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -200,6 +245,8 @@ export class OrganizationsController {
   @Get(':orgId/members')
   @Access(READ)
   @ApiOperation({ summary: 'Members (and, for managers, invitations, assignments and portions)' })
+  @ApiJson(200, MEMBERS)
+  @ApiErrors(403)
   async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.members(
       await this.workspace.gate.require(principal, orgId, { capability: 'members.read' }),
@@ -210,6 +257,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Invite a member by email with a role, spaces and (external users) a portion' })
+  @ApiJson(201, INVITATION, 'Invited')
+  @ApiErrors(403, 409)
   async invite(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -229,6 +278,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Accept an invitation sent to this account' })
+  @ApiJson(200, ACCEPTED_INVITATION, 'A member now: the organization, or where staff sign in (SSO)')
+  @ApiErrors(403, 409)
   async accept(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -256,6 +307,8 @@ export class OrganizationsController {
   @Patch(':orgId/members/:accountId')
   @Access(MANAGE)
   @ApiOperation({ summary: "Change a member's role or an external user's portion" })
+  @ApiJson(200, MEMBERS)
+  @ApiErrors(403, 409)
   async updateMember(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -280,6 +333,8 @@ export class OrganizationsController {
   @HttpCode(204)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Remove a member: their access ends at once' })
+  @ApiEmpty(204, 'Removed')
+  @ApiErrors(403, 409)
   async removeMember(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -293,6 +348,8 @@ export class OrganizationsController {
   @HttpCode(204)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Assign a space to a member' })
+  @ApiEmpty(204, 'Assigned')
+  @ApiErrors(403, 409)
   async assign(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -314,6 +371,8 @@ export class OrganizationsController {
   @HttpCode(204)
   @Access(MANAGE)
   @ApiOperation({ summary: "Remove a space assignment: that space's access ends at once" })
+  @ApiEmpty(204, 'Unassigned')
+  @ApiErrors(403, 409)
   async unassign(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -335,6 +394,8 @@ export class OrganizationsController {
   @HttpCode(202)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Offer the ownership to a staff member (owner only); the recipient must accept' })
+  @ApiJson(202, OWNERSHIP_OFFERED, 'Offered: the recipient must accept')
+  @ApiErrors(403, 409)
   async offerOwnership(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -349,6 +410,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Accept the ownership offered to you' })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403, 409)
   async acceptOwnership(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -362,6 +425,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Decline the ownership offered to you' })
+  @ApiJson(200, ORGANIZATION)
+  @ApiErrors(403, 409)
   async declineOwnership(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -376,6 +441,8 @@ export class OrganizationsController {
   @Get(':orgId/spaces')
   @Access(READ)
   @ApiOperation({ summary: 'Spaces the caller reaches (General research for staff, assigned clients)' })
+  @ApiJson(200, SPACES)
+  @ApiErrors(403)
   async spaces(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.spaces(await this.workspace.gate.require(principal, orgId));
   }
@@ -384,6 +451,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Create a client or asset scope space with an optional credit_limit' })
+  @ApiJson(201, SPACE, 'Created')
+  @ApiErrors(403, 409)
   async createSpace(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -407,6 +476,8 @@ export class OrganizationsController {
   @Get(':orgId/clients/:clientId')
   @Access(READ)
   @ApiOperation({ summary: 'One space' })
+  @ApiJson(200, SPACE)
+  @ApiErrors(403)
   async space(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -420,6 +491,9 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Rename, archive (pauses work, stops schedules, revokes shares) or restore; If-Match',
   })
+  @ApiHeader(IF_MATCH)
+  @ApiJson(200, SPACE)
+  @ApiErrors(403, 409, 428)
   async updateSpace(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -450,6 +524,8 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Activate or stop scheduled observation watches (collects only after activation)',
   })
+  @ApiJson(200, SPACE)
+  @ApiErrors(403, 409)
   async monitoring(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -471,6 +547,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Create a guest share link of the space' })
+  @ApiJson(201, SHARE, 'Created')
+  @ApiErrors(403, 409)
   async share(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -492,6 +570,8 @@ export class OrganizationsController {
   @HttpCode(204)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Revoke a guest share link' })
+  @ApiEmpty(204, 'Revoked')
+  @ApiErrors(403, 409)
   async revokeShare(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -511,6 +591,8 @@ export class OrganizationsController {
   @Get(':orgId/clients/:clientId/published')
   @Access(READ)
   @ApiOperation({ summary: "The space's explicitly published view (what external clients keep)" })
+  @ApiJson(200, PUBLISHED_VIEW)
+  @ApiErrors(403)
   async published(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -526,6 +608,8 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Cases of the spaces the caller reaches (historical General research ones included)',
   })
+  @ApiJson(200, CASES)
+  @ApiErrors(403)
   async cases(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.cases(await this.workspace.gate.require(principal, orgId));
   }
@@ -534,6 +618,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Open a case in a client space (never in General research)' })
+  @ApiJson(201, CASE, 'Opened')
+  @ApiErrors(403, 409)
   async openCase(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -552,6 +638,8 @@ export class OrganizationsController {
   @Get(':orgId/cases/:caseId')
   @Access(READ)
   @ApiOperation({ summary: 'A case with its evidence (external users see client-visible evidence only)' })
+  @ApiJson(200, CASE)
+  @ApiErrors(403)
   async caseDetail(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -564,6 +652,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Archive a case (it stays reviewable; evidence goes to another case)' })
+  @ApiJson(200, CASE)
+  @ApiErrors(403, 409)
   async archiveCase(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -580,6 +670,8 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Save up to 20 records of a completed search into the selected case; runs no search',
   })
+  @ApiJson(201, EVIDENCE, 'Saved')
+  @ApiErrors(403, 409)
   async saveEvidence(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -598,6 +690,8 @@ export class OrganizationsController {
   @Get(':orgId/evidence/:evidenceId')
   @Access(READ)
   @ApiOperation({ summary: 'One saved evidence item' })
+  @ApiJson(200, EVIDENCE)
+  @ApiErrors(403)
   async evidence(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -613,6 +707,8 @@ export class OrganizationsController {
   @ApiOperation({
     summary: 'Observations queued for review across every accessible space (internal members)',
   })
+  @ApiJson(200, REVIEW_QUEUE)
+  @ApiErrors(403)
   async reviewQueue(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.reviewQueue(
       await this.workspace.gate.require(principal, orgId, { capability: 'work.internal' }),
@@ -623,6 +719,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Queue an observation of a completed search for review' })
+  @ApiJson(201, CREATED_ID, 'Queued')
+  @ApiErrors(403, 409)
   async addReviewItem(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -641,6 +739,8 @@ export class OrganizationsController {
   @Patch(':orgId/review-queue/:itemId')
   @Access(MANAGE)
   @ApiOperation({ summary: 'Assign, give a due date, tie to a source (evidence) in a case' })
+  @ApiJson(200, REVIEW_ITEM)
+  @ApiErrors(403, 409)
   async updateReviewItem(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -673,6 +773,8 @@ export class OrganizationsController {
   @HttpCode(201)
   @Access(MANAGE)
   @ApiOperation({ summary: 'Prepare a report comparison from selected evidence' })
+  @ApiJson(201, COMPARISON, 'Prepared')
+  @ApiErrors(403, 409)
   async prepareComparison(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -691,6 +793,8 @@ export class OrganizationsController {
   @Get(':orgId/comparisons/:comparisonId')
   @Access(READ)
   @ApiOperation({ summary: 'A report comparison (external clients: once published)' })
+  @ApiJson(200, COMPARISON)
+  @ApiErrors(403)
   async comparison(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -703,6 +807,8 @@ export class OrganizationsController {
   @HttpCode(200)
   @Access(MANAGE)
   @ApiOperation({ summary: "Publish a comparison to the client's space view" })
+  @ApiJson(200, COMPARISON)
+  @ApiErrors(403, 409)
   async publishComparison(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,

@@ -1,5 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { ServiceError } from '../errors/service-error.js';
+import { ACCESS_EXTENSION } from '../http/openapi/complete-document.js';
 
 /**
  * Every route declares who may call it: its surface (which credential it accepts) and the permission it
@@ -45,7 +47,9 @@ export interface AccessRule {
 
 export const ACCESS_RULE = 'access-rule';
 
-export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator => SetMetadata(ACCESS_RULE, rule);
+/** Declares the rule, and documents it: the OpenAPI document derives the route's security from it. */
+export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator =>
+  applyDecorators(SetMetadata(ACCESS_RULE, rule), ApiExtension(ACCESS_EXTENSION, { ...rule }));
 
 /** Who is calling, once the guard accepted the credential. */
 export interface Principal {

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
 import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './body-limits.js';
 import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
+import { completeOpenApiDocument } from './openapi/complete-document.js';
+import { applyValidationConstraints, requestBodyClasses } from './openapi/validation-constraints.js';
 import { refuseUnstorableText } from './storable-text.js';
 import { createValidationPipe } from './validation.js';
 
@@ -95,12 +97,18 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .setDescription(
       'Search over previously collected internet observations (hosts, dns, vhosts, whois), billed in credits, ' +
         'with CVE/KEV enrichment, asynchronous exports and organization exposure scopes. The service never scans ' +
-        'assets. Errors are `{ "code", "message", "details"? }` with a stable code.',
+        'assets. Every refusal is `{ "code", "message", "details"?, "request_id" }` with a stable code; callers ' +
+        'read the code, not only the status. Every answer carries the request id in `X-Request-Id`.',
     )
     .setVersion('2')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-KEY' }, 'api_key')
-    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
-    .addCookieAuth('__Host-ps', { type: 'apiKey', in: 'cookie', name: '__Host-ps' }, 'session')
+    .addServer('/', 'This service')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  // Security schemes, named schemas and the refusals every route shares are added from the routes' Access rules;
+  // request bodies take their limits from their validators.
+  const document = completeOpenApiDocument(SwaggerModule.createDocument(app, config));
+  applyValidationConstraints(
+    (document.components?.schemas ?? {}) as Record<string, SchemaObject>,
+    requestBodyClasses(app),
+  );
+  return document;
 }

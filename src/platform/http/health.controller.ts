@@ -3,6 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access } from '../auth/access.js';
 import { ServiceContext } from '../service-context.js';
+import { ApiJson } from './openapi/responses.js';
+import { LIVENESS, READINESS } from './platform.openapi.js';
 
 /** Liveness (the process answers) and readiness (storage reachable, projections following the log). */
 @ApiTags('health')
@@ -13,12 +15,15 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'The process is up' })
+  @ApiJson(200, LIVENESS, 'The process answers')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Storage is reachable and every projection follows the log' })
+  @ApiJson(200, READINESS, 'Ready: storage answers and every projection is live')
+  @ApiJson(503, READINESS, 'Not ready yet: the checks say what is missing')
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const checks: Record<string, { ok: boolean; detail?: string }> = {};
     try {

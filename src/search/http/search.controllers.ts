@@ -3,8 +3,23 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ApiErrors, ApiEventStream, ApiJson, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import {
+  DATASET_ANSWER,
+  DATASET_PARAM,
+  SEARCH_CHUNK,
+  SEARCH_FIELDS,
+  SEARCH_OUTCOME,
+  SEARCH_PAGE,
+} from './search.openapi.js';
 import { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
 import { SearchHandler } from './search-handler.js';
+
+const UNIFIED_ANSWER = {
+  json: SEARCH_OUTCOME,
+  chunk: SEARCH_CHUNK,
+  description: 'Server-Sent Events (stream omitted or true), or one JSON answer (stream: false)',
+};
 
 /** Personal API search: API key or access token; every route is a personal data request. */
 @ApiTags('search')
@@ -16,6 +31,8 @@ export class PersonalSearchController {
   @HttpCode(200)
   @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
   @ApiOperation({ summary: 'Unified search over hosts, dns, vhosts and whois (SSE unless stream is false)' })
+  @ApiEventStream(200, UNIFIED_ANSWER)
+  @ApiErrors(402, 403, 409)
   search(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SearchBody,
@@ -29,6 +46,8 @@ export class PersonalSearchController {
   @HttpCode(200)
   @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
   @ApiOperation({ summary: "One dataset's further page (page 2 or more), priced by depth" })
+  @ApiJson(200, SEARCH_PAGE)
+  @ApiErrors(402, 403, 409)
   more(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SearchMoreBody,
@@ -41,6 +60,7 @@ export class PersonalSearchController {
   @Get('search/fields')
   @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
   @ApiOperation({ summary: 'Searchable vocabulary; no charge; a listed field may need a higher entitlement' })
+  @ApiJson(200, SEARCH_FIELDS)
   fields() {
     return this.handler.fields();
   }
@@ -49,6 +69,9 @@ export class PersonalSearchController {
   @HttpCode(200)
   @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
   @ApiOperation({ summary: 'Single-dataset search (hosts, dns, vhosts, whois): rows or facet counts' })
+  @ApiPathParams(DATASET_PARAM)
+  @ApiJson(200, DATASET_ANSWER)
+  @ApiErrors(402, 403, 409)
   dataset(
     @CurrentPrincipal() principal: Principal,
     @Param('dataset') dataset: string,
@@ -70,6 +93,8 @@ export class BrowserSearchController {
   @HttpCode(200)
   @Access({ surface: 'session', permission: 'data.search' })
   @ApiOperation({ summary: 'Unified search from the browser (SSE unless stream is false)' })
+  @ApiEventStream(200, UNIFIED_ANSWER)
+  @ApiErrors(402, 403, 409)
   search(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SearchBody,
@@ -83,6 +108,8 @@ export class BrowserSearchController {
   @HttpCode(200)
   @Access({ surface: 'session', permission: 'data.search' })
   @ApiOperation({ summary: "One dataset's further page from the browser" })
+  @ApiJson(200, SEARCH_PAGE)
+  @ApiErrors(402, 403, 409)
   more(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SearchMoreBody,
@@ -95,6 +122,7 @@ export class BrowserSearchController {
   @Get('search/fields')
   @Access({ surface: 'session', permission: 'data.search' })
   @ApiOperation({ summary: 'Searchable vocabulary' })
+  @ApiJson(200, SEARCH_FIELDS)
   fields() {
     return this.handler.fields();
   }
@@ -103,6 +131,9 @@ export class BrowserSearchController {
   @HttpCode(200)
   @Access({ surface: 'session', permission: 'data.search' })
   @ApiOperation({ summary: 'Single-dataset search from the browser' })
+  @ApiPathParams(DATASET_PARAM)
+  @ApiJson(200, DATASET_ANSWER)
+  @ApiErrors(402, 403, 409)
   dataset(
     @CurrentPrincipal() principal: Principal,
     @Param('dataset') dataset: string,

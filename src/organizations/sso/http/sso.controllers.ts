@@ -13,6 +13,15 @@ import { enforce, RATE_LIMITER, type RateLimiter } from '../../../platform/rate-
 import { SingleSignOn, type SsoSettingsView } from '../commands/single-sign-on.js';
 import { hashRecoveryCode } from '../domain/recovery-code.js';
 import { ConfigureSsoBody, EnforcementBody, RecoveryCodeBody, RecoverySignInBody } from './sso.dtos.js';
+import { SESSION_COOKIES } from '../../../accounts/http/accounts.openapi.js';
+import { ApiErrors, ApiJson, ApiQueryParams, ApiRedirect } from '../../../platform/http/openapi/responses.js';
+import {
+  CALLBACK_QUERY,
+  ISSUED_RECOVERY_CODE,
+  RECOVERY_SIGN_IN,
+  SIGN_IN_START_QUERY,
+  SSO_SETTINGS,
+} from './sso.openapi.js';
 
 /** The browser's binding to a started sign-in: SameSite=Lax, since the provider sends the browser back cross-site. */
 export const SSO_FLOW_COOKIE = '__Host-sso';
@@ -40,6 +49,8 @@ export class SsoSettingsController {
   @Get()
   @Access({ surface: 'session', permission: 'organization.manage' })
   @ApiOperation({ summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)' })
+  @ApiJson(200, SSO_SETTINGS)
+  @ApiErrors(403)
   settings(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -53,6 +64,8 @@ export class SsoSettingsController {
   @ApiOperation({
     summary: 'Configure the OpenID Connect provider (issuer, client id, client secret) (owner)',
   })
+  @ApiJson(200, SSO_SETTINGS)
+  @ApiErrors(403, 409)
   configure(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -72,6 +85,8 @@ export class SsoSettingsController {
   @HttpCode(201)
   @Access({ surface: 'session', permission: 'organization.manage' })
   @ApiOperation({ summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)' })
+  @ApiJson(201, ISSUED_RECOVERY_CODE, 'Issued: the code is in this answer only')
+  @ApiErrors(403, 409)
   async issueRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -91,6 +106,8 @@ export class SsoSettingsController {
   @HttpCode(200)
   @Access({ surface: 'session', permission: 'organization.manage' })
   @ApiOperation({ summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)' })
+  @ApiJson(200, SSO_SETTINGS)
+  @ApiErrors(403, 409)
   testRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -110,6 +127,8 @@ export class SsoSettingsController {
   @HttpCode(200)
   @Access({ surface: 'session', permission: 'organization.manage' })
   @ApiOperation({ summary: 'Confirm the recovery code is saved somewhere safe (owner)' })
+  @ApiJson(200, SSO_SETTINGS)
+  @ApiErrors(403, 409)
   acknowledgeRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -129,6 +148,8 @@ export class SsoSettingsController {
   @ApiOperation({
     summary: 'Turn staff SSO enforcement on or off (owner); on needs a tested and saved recovery code',
   })
+  @ApiJson(200, SSO_SETTINGS)
+  @ApiErrors(403, 409)
   setEnforcement(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -160,6 +181,14 @@ export class SsoSignInController {
   @Get('start')
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider" })
+  @ApiQueryParams(SIGN_IN_START_QUERY)
+  @ApiRedirect(302, "To the organization's OpenID Connect provider", {
+    'Set-Cookie': {
+      description: '__Host-sso: binds this browser to the started sign-in',
+      schema: { type: 'string' },
+    },
+  })
+  @ApiErrors(409, 503)
   async start(
     @Param('orgId') organizationId: string,
     @Query('return_to') returnTo: string | undefined,
@@ -183,6 +212,9 @@ export class SsoSignInController {
   @Get('callback')
   @Access({ surface: 'public', permission: 'auth.login' })
   @ApiOperation({ summary: 'The provider returns here; signs the staff member in to the organization' })
+  @ApiQueryParams(CALLBACK_QUERY)
+  @ApiRedirect(303, 'Signed in: to return_to, with the session cookies', SESSION_COOKIES)
+  @ApiErrors(401, 403, 409, 503)
   async callback(
     @Param('orgId') organizationId: string,
     @Req() request: AuthenticatedRequest,
@@ -211,6 +243,8 @@ export class SsoSignInController {
   @ApiOperation({
     summary: "The owner's sign-in when the provider is down: email, password and the recovery code (one use)",
   })
+  @ApiJson(200, RECOVERY_SIGN_IN, 'Signed in with the recovery code (used up)', SESSION_COOKIES)
+  @ApiErrors(401, 403, 409, 429, 503)
   async recovery(
     @Param('orgId') organizationId: string,
     @Body() body: RecoverySignInBody,

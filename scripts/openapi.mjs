@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * The OpenAPI document the service serves at /api/v2/openapi.json, built from the compiled code (run
+ * `npm run build` first) on a throwaway embedded database, without listening on any port.
+ *
+ *   node scripts/openapi.mjs out.json   writes the document
+ *   node scripts/openapi.mjs --lint     lints it with Redocly (rules and reasons in redocly.yaml); exits non-zero
+ *                                       on any error. Offline: no telemetry, no update check.
+ */
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dist = new URL('../dist/src/', import.meta.url);
+const { loadConfig } = await import(new URL('platform/config/app-config.js', dist).href);
+const { createHttpApp, buildOpenApiDocument } = await import(
+  new URL('platform/http/create-http-app.js', dist).href
+);
+const { ServiceContext } = await import(new URL('platform/service-context.js', dist).href);
+
+const lint = process.argv[2] === '--lint';
+const target = lint ? undefined : process.argv[2];
+if (!lint && !target) {
+  process.stderr.write('usage: node scripts/openapi.mjs <out.json> | --lint\n');
+  process.exit(2);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'openapi-'));
+let status = 0;
+try {
+  const config = loadConfig({ DATA_DIR: join(scratch, 'data'), LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
+  const context = await ServiceContext.open(config, { serveSocket: false });
+  let document;
+  try {
+    const app = await createHttpApp(context, { logger: false });
+    document = buildOpenApiDocument(app);
+    await app.close();
+  } finally {
+    await context.close();
+  }
+  const file = target ?? join(scratch, 'openapi.json');
+  writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  if (lint) {
+    const result = spawnSync(
+      process.execPath,
+      [
+        new URL('../node_modules/@redocly/cli/bin/cli.js', import.meta.url).pathname,
+        'lint',
+        file,
+        '--format=stylish',
+      ],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        cwd: new URL('..', import.meta.url).pathname,
+      },
+    );
+    status = result.status ?? 1;
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(status);

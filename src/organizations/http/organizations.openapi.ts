@@ -1,0 +1,247 @@
+import {
+  anyObject,
+  arrayOf,
+  boolean,
+  component,
+  dateTime,
+  integer,
+  nullable,
+  object,
+  oneOfStrings,
+  string,
+  uuid,
+} from '../../platform/http/openapi/schema.js';
+import { ORGANIZATION_STATUSES } from '../domain/organization.js';
+import { ROLES } from '../domain/roles.js';
+import { SPACE_KINDS } from '../domain/space.js';
+
+/** Response documents of the organization workspace (contract: Organization creation, Scope, workspace rules). */
+
+const ROLE = oneOfStrings(ROLES);
+const ID = string();
+
+export const CREATION_PREVIEW = component(
+  'CreationPreview',
+  object(
+    {
+      allowed: boolean(),
+      transfer_credits: integer({ minimum: 0, description: 'purchased credits that would move' }),
+    },
+    {
+      reason: string({ description: 'present when creation is unavailable' }),
+      reason_code: string({ description: 'the rule that makes creation unavailable' }),
+    },
+  ),
+);
+
+/** A space (client, asset scope or General research); an exposure scope's declaration is part of it. */
+export const SPACE = component(
+  'Space',
+  object({
+    id: uuid(),
+    kind: oneOfStrings(SPACE_KINDS),
+    name: string(),
+    domain: nullable(string()),
+    timezone: nullable(string({ description: 'IANA timezone name' })),
+    addresses: arrayOf(string(), { maxItems: 16 }),
+    state: oneOfStrings(['active', 'archived', 'deleted']),
+    credit_limit: nullable(integer()),
+    monitoring: boolean(),
+    erase_after: nullable(dateTime()),
+    shares: arrayOf(object({ id: ID, revoked: boolean() })),
+    version: string({ description: 'the quoted version to send in If-Match', pattern: '^"[0-9]+"$' }),
+  }),
+);
+
+export const SPACES = component('SpaceList', object({ spaces: arrayOf(SPACE) }));
+
+export const ORGANIZATION = component(
+  'Organization',
+  object({
+    id: uuid(),
+    name: string(),
+    status: oneOfStrings(ORGANIZATION_STATUSES),
+    restricted: boolean({ description: 'pending approval, inactive or awaiting payment (rule 14)' }),
+    action: nullable(string({ description: 'what lifts the restriction' })),
+    plan: nullable(oneOfStrings(['trial', 'teams', 'business'])),
+    requested_plan: nullable(oneOfStrings(['teams', 'business'])),
+    start: nullable(oneOfStrings(['trial', 'subscription'])),
+    trial: nullable(
+      object({ domain: string(), started_at: dateTime(), ends_at: dateTime(), ended: boolean() }),
+    ),
+    verification: nullable(
+      object({
+        domain: string(),
+        record: object({ type: oneOfStrings(['TXT']), name: string(), value: string() }),
+        verified_at: nullable(dateTime()),
+      }),
+    ),
+    owner_account_id: nullable(ID),
+    role: ROLE,
+    ownership_offer: nullable(object({ to: ID, offered_at: dateTime() })),
+    general_space_id: nullable(uuid()),
+    sso: object({ enforced: boolean() }),
+    spaces: arrayOf(SPACE),
+  }),
+);
+
+export const ORGANIZATIONS = component(
+  'OrganizationList',
+  object({
+    organizations: arrayOf(
+      object({ id: uuid(), name: string(), status: oneOfStrings(ORGANIZATION_STATUSES), role: ROLE }),
+    ),
+  }),
+);
+
+export const SSO_SIGN_IN_REQUIRED = component(
+  'SsoSignInRequired',
+  object({
+    id: uuid(),
+    accepted: boolean(),
+    sso_required: boolean(),
+    sign_in_url: string({ description: "where staff sign in through the organization's provider" }),
+  }),
+);
+
+export const ACCEPTED_INVITATION = component('AcceptedInvitation', {
+  oneOf: [ORGANIZATION, SSO_SIGN_IN_REQUIRED],
+});
+
+export const ORGANIZATION_CREDITS = component('OrganizationCredits', {
+  description: 'managers see the shared balance; other members their permitted envelope (rule 8)',
+  oneOf: [
+    object({
+      scope: oneOfStrings(['shared']),
+      available: integer({ minimum: 0 }),
+      balance: integer(),
+      reserved: integer({ minimum: 0 }),
+    }),
+    object({
+      scope: oneOfStrings(['envelope']),
+      available: integer(),
+      envelopes: arrayOf(object({ key: string(), limit: integer(), available: integer() })),
+    }),
+  ],
+});
+
+export const SWITCHED = component(
+  'SessionSwitched',
+  object({ organization_id: uuid(), space_id: nullable(uuid()), case_id: nullable(uuid()) }),
+);
+
+export const SESSION_CONTEXT = component(
+  'SessionContext',
+  object({
+    organization_id: uuid(),
+    switched: boolean({ description: 'the session is restricted to this organization' }),
+    space_id: nullable(uuid()),
+    case_id: nullable(uuid()),
+  }),
+);
+
+export const MEMBERS = component(
+  'MemberList',
+  object({
+    members: arrayOf(
+      object(
+        { account_id: ID, role: ROLE, added_at: dateTime() },
+        {
+          space_ids: arrayOf(uuid(), { description: 'managers only' }),
+          portion: nullable(integer({ minimum: 0, description: 'managers only' })),
+        },
+      ),
+    ),
+    invitations: arrayOf(
+      object({
+        id: uuid(),
+        email: string(),
+        role: ROLE,
+        space_ids: arrayOf(uuid()),
+        portion: nullable(integer({ minimum: 0 })),
+        invited_at: dateTime(),
+      }),
+      { description: 'managers only; empty for others' },
+    ),
+  }),
+);
+
+export const INVITATION = component('InvitationSent', object({ id: uuid(), email: string(), role: ROLE }));
+
+export const OWNERSHIP_OFFERED = component('OwnershipOffered', object({ offered_to: ID }));
+
+export const SHARE = component('Share', object({ id: uuid(), revoked: boolean() }));
+
+const CASE_FIELDS = {
+  id: uuid(),
+  space_id: uuid(),
+  title: string(),
+  status: oneOfStrings(['open', 'archived']),
+  evidence_count: integer({ minimum: 0 }),
+  opened_by: ID,
+  opened_at: dateTime(),
+};
+
+export const CASES = component('CaseList', object({ cases: arrayOf(object(CASE_FIELDS)) }));
+
+export const EVIDENCE = component(
+  'Evidence',
+  object({
+    id: uuid(),
+    case_id: uuid(),
+    space_id: uuid(),
+    search_id: uuid(),
+    records: arrayOf(anyObject('a saved source record of the completed search')),
+    note: string(),
+    visibility: oneOfStrings(['internal', 'client']),
+    saved_by: ID,
+    saved_at: dateTime(),
+  }),
+);
+
+export const CASE = component('Case', object({ ...CASE_FIELDS, evidence: arrayOf(EVIDENCE) }));
+
+export const REVIEW_ITEM = component(
+  'ReviewItem',
+  object({
+    id: uuid(),
+    space_id: uuid(),
+    search_id: uuid(),
+    record: anyObject('the queued observation, as the completed search returned it'),
+    assignee: nullable(ID),
+    due_date: nullable(string({ description: 'YYYY-MM-DD' })),
+    source: nullable(object({ case_id: uuid(), evidence_id: uuid() })),
+    added_by: ID,
+    added_at: dateTime(),
+  }),
+);
+
+export const REVIEW_QUEUE = component('ReviewQueue', object({ items: arrayOf(REVIEW_ITEM) }));
+
+export const CREATED_ID = component('CreatedId', object({ id: uuid() }));
+
+export const COMPARISON = component(
+  'Comparison',
+  object({
+    id: uuid(),
+    space_id: uuid(),
+    title: string(),
+    evidence: arrayOf(anyObject('an evidence item the comparison is prepared from')),
+    rows: arrayOf(anyObject('a compared source record')),
+    differing_fields: arrayOf(string()),
+    published: boolean(),
+    prepared_at: dateTime(),
+  }),
+);
+
+export const PUBLISHED_VIEW = component(
+  'PublishedView',
+  object({ space_id: uuid(), comparisons: arrayOf(COMPARISON) }),
+);
+
+export const IF_MATCH = {
+  name: 'If-Match',
+  required: true,
+  description: 'the quoted version read from the space ("3"); a stale one is 409, a missing one 428',
+  schema: { type: 'string' as const, pattern: '^"[0-9]+"$' },
+};
