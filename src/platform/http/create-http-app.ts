@@ -31,7 +31,7 @@ export async function createHttpApp(
   const adapter = new FastifyAdapter({
     logger: options.logger === false ? false : { level: context.config.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
-    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // The router refuses a URL that does not decode or an over-long parameter before any hook runs.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(error, request, reply),
