@@ -178,7 +178,7 @@ const CASE_FIELDS = {
   title: string(),
   status: oneOfStrings(['open', 'archived']),
   evidence_count: integer({ minimum: 0 }),
-  opened_by: ID,
+  opened_by: nullable(ID),
   opened_at: dateTime(),
 };
 
@@ -194,7 +194,7 @@ export const EVIDENCE = component(
     records: arrayOf(anyObject('a saved source record of the completed search')),
     note: string(),
     visibility: oneOfStrings(['internal', 'client']),
-    saved_by: ID,
+    saved_by: nullable(ID),
     saved_at: dateTime(),
   }),
 );
