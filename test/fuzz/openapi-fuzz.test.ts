@@ -25,7 +25,7 @@ import { FuzzWorld } from '../support/fuzz/world.js';
 import { describeRequest } from '../support/fuzz/checks.js';
 
 /** Requests per operation and storage kind in `npm test`: about 95 operations, two kinds. */
-const FUZZ_CI_RUNS = 6;
+const FUZZ_CI_RUNS = 8;
 const FUZZ_LONG_RUNS = 200;
 
 const long = process.env.FUZZ_LONG === '1';
