@@ -29,11 +29,13 @@ export function hostileString(
   return fc
     .tuple(fc.constantFrom(...characters), base, fc.constantFrom('start', 'middle', 'end', 'alone'))
     .map(([character, text, where]) => {
-      const middle = Math.floor(text.length / 2);
       if (where === 'alone') return character;
       if (where === 'start') return character + text;
       if (where === 'end') return text + character;
-      return text.slice(0, middle) + character + text.slice(middle);
+      // Split between code points: splitting a surrogate pair would add a second, unnamed fault.
+      const points = Array.from(text);
+      const middle = Math.floor(points.length / 2);
+      return points.slice(0, middle).join('') + character + points.slice(middle).join('');
     });
 }
 
