@@ -14,6 +14,7 @@ import { commandEnvelope } from '../../src/platform/event-sourcing/command-metad
 import { effectProblems, judgeResponse } from '../support/fuzz/checks.js';
 import { EffectTracker } from '../support/fuzz/effects.js';
 import { FuzzHttpClient, type RawResponse } from '../support/fuzz/http-client.js';
+import { hostileString } from '../support/fuzz/hostile.js';
 import { operationsOf, type OpenApiDocument, type Schema } from '../support/fuzz/openapi.js';
 import { requestArbitrary } from '../support/fuzz/requests.js';
 import { boundariesOf, validValue, type SchemaContext } from '../support/fuzz/schema-values.js';
@@ -78,6 +79,18 @@ describe('values generated from a schema', () => {
     fc.assert(fc.property(maxPlusOne.value, (value) => expect([...(value as string)]).toHaveLength(9)));
     const tooMany = boundariesOf(CONTEXT, BODY.properties!.tags!).find((b) => b.label === 'maxItems+1')!;
     fc.assert(fc.property(tooMany.value, (value) => expect(value).toHaveLength(4)));
+  });
+
+  it('a hostile string carries exactly its one fault: NUL never comes with a split surrogate pair', () => {
+    fc.assert(
+      fc.property(hostileString('nul', fc.string({ unit: 'grapheme', maxLength: 8 })), (value) => {
+        expect(value).toContain('\u0000');
+        expect(value.isWellFormed()).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(hostileString('lone-surrogate'), (value) => expect(value.isWellFormed()).toBe(false)),
+    );
   });
 
   it('requests come from the document: its path parameters, its body, its security, one fault each', () => {
