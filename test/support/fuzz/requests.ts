@@ -86,21 +86,56 @@ export function actorsFor(operation: FuzzOperation): fc.Arbitrary<ActorRole> {
   return fc.constant<ActorRole>('personal');
 }
 
+/**
+ * How often each kind of fault is drawn, whatever the number of fields: an operation with thirty body fields
+ * gets as many valid requests and URL faults as one with a single field.
+ */
+const GROUP_WEIGHTS: Readonly<Record<FaultGroup, number>> = {
+  valid: 20,
+  field: 30,
+  body: 15,
+  path: 15,
+  query: 10,
+  header: 5,
+  credential: 5,
+};
+
+type FaultGroup = 'valid' | 'field' | 'body' | 'path' | 'query' | 'header' | 'credential';
+
+function groupOf(inputClass: string): FaultGroup {
+  if (inputClass === 'valid') return 'valid';
+  if (inputClass.startsWith('credential:')) return 'credential';
+  const [fault = '', location = ''] = inputClass.split(' @ ');
+  if (location.startsWith('path')) return 'path';
+  if (location.includes('query')) return 'query';
+  if (location.startsWith('header')) return 'header';
+  if (location.startsWith('body.') || location.startsWith('key of')) return 'field';
+  if (fault === 'unknown-field' || fault === 'missing-required') return 'field';
+  return 'body';
+}
+
 export function requestArbitrary(
   context: SchemaContext,
   operation: FuzzOperation,
 ): fc.Arbitrary<FuzzRequest> {
-  const mutations = mutationsOf(context, operation);
+  const groups = new Map<FaultGroup, Mutation[]>();
+  for (const mutation of mutationsOf(context, operation)) {
+    const group = groupOf(mutation.inputClass);
+    groups.set(group, [...(groups.get(group) ?? []), mutation]);
+  }
+  const pick = fc.oneof(
+    ...[...groups.entries()].map(([group, mutations]) => ({
+      weight: GROUP_WEIGHTS[group],
+      arbitrary: fc.oneof(
+        ...mutations.map((mutation) => ({ weight: mutation.weight, arbitrary: fc.constant(mutation) })),
+      ),
+    })),
+  );
   const validCredential = fc
     .constantFrom(...operation.credentials)
     .map((kind) => ({ kind, malformed: false }));
   return fc
-    .tuple(
-      fc.oneof(
-        ...mutations.map((mutation) => ({ weight: mutation.weight, arbitrary: fc.constant(mutation) })),
-      ),
-      actorsFor(operation),
-    )
+    .tuple(pick, actorsFor(operation))
     .chain(([mutation, actor]) =>
       fc
         .tuple(mutation.parts, mutation.credential ?? validCredential)
@@ -236,7 +271,7 @@ const where = (path: readonly Step[]): string =>
       );
 
 function mutationsOf(context: SchemaContext, operation: FuzzOperation): Mutation[] {
-  const mutations: Mutation[] = [{ inputClass: 'valid', weight: 12, parts: baseParts(context, operation) }];
+  const mutations: Mutation[] = [{ inputClass: 'valid', weight: 1, parts: baseParts(context, operation) }];
   const add = (
     weight: number,
     inputClass: string,
