@@ -15,8 +15,9 @@
  * too, whenever it shows up (work a refusal left running).
  *
  * Credits: each payer the caller could charge (its account, and its organization for a member) has its
- * available and purchased credits read from its ledger stream before and after. A difference fails unless
- * the ledger stream received events in the window that are not the request's (a background export settling).
+ * available and purchased credits read from its ledger stream before and after (after: before the log is read,
+ * so whatever moved them is in the window). A difference fails unless the ledger stream received events in the
+ * window that are not the request's (a background export settling).
  */
 import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
 import { ledgerStreamId } from '../../../src/credits/domain/ledger.js';
@@ -74,6 +75,9 @@ export class EffectTracker {
     refusedDescription: string | null,
     creditsBefore: readonly CreditSnapshot[],
   ): Promise<RequestEffects> {
+    // Credits first, then the log up to everything committed by now: an event that moved the credits read here
+    // is then in this window, never only in the next one.
+    const creditsAfter = await this.credits(creditsBefore.map((snapshot) => snapshot.payer));
     const window = await this.drain();
     const ownEvents: RecordedEvent[] = [];
     const lateEvents: Array<{ event: RecordedEvent; refusedRequest: string }> = [];
@@ -87,7 +91,6 @@ export class EffectTracker {
     this.requestIds.add(requestId);
     if (refusedDescription !== null) this.refused.set(requestId, refusedDescription);
 
-    const creditsAfter = await this.credits(creditsBefore.map((snapshot) => snapshot.payer));
     const creditChanges = creditsBefore.flatMap((before, index) => {
       const after = creditsAfter[index]!;
       if (before.available === after.available && before.purchased === after.purchased) return [];
