@@ -13,7 +13,8 @@
  *
  * CI runs FUZZ_CI_RUNS requests per operation and storage kind. `npm run fuzz` runs FUZZ_RUNS (default
  * FUZZ_LONG_RUNS) per operation; FUZZ_SEED=<seed> (and FUZZ_PATH=<path>) replays what a failure printed;
- * FUZZ_REPORT=<file> keeps going after failures and writes one JSON line per failing request (a survey).
+ * FUZZ_REPORT=<file> keeps going after failures and writes one JSON line per failing request (a survey);
+ * FUZZ_TRACE=<file> writes one line per request (status, operation, input class) to see what the fuzz reaches.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -39,6 +40,7 @@ if (!Number.isInteger(runs) || runs < 1)
  */
 const seed =
   process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+if (!Number.isInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, not ${process.env.FUZZ_SEED}`);
 const replayPath = process.env.FUZZ_PATH;
 const reportFile = process.env.FUZZ_REPORT;
 /** Generous: a run is one request (5 s at most) and its checks; shrinking a failure re-runs many. */
