@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,14 +6,7 @@ import { openSqlDatabase } from '../../src/platform/database/open-sql-database.j
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
 import { physicalCollectionName } from '../../src/platform/projections/projection-definition.js';
 import { PostgresReadStore } from '../../src/platform/read-store/postgres/postgres-read-store.js';
-import {
-  NODE,
-  PROJECT_ROOT,
-  runCli,
-  startServiceProcess,
-  type CliResult,
-  type ServiceProcess,
-} from '../support/processes.js';
+import { runCli, runCliPiped, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
 
 /** Appends `streams` × `perStream` attributed events through whatever process owns DATA_DIR (or owning it). */
@@ -45,36 +37,6 @@ async function appendThroughDataDir(
   } finally {
     await opened.close();
   }
-}
-
-/** Runs `cli <args> | <reader>` in bash with pipefail: the exit code is the CLI's unless it succeeded. */
-function runCliPiped(
-  args: readonly string[],
-  reader: string,
-  env: Record<string, string>,
-): Promise<CliResult> {
-  const quoted = args.map((arg) => `'${arg}'`).join(' ');
-  const command = `set -o pipefail; '${NODE}' dist/src/cli.js ${quoted} | ${reader}`;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['-c', command], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} timed out\n${stderr}`));
-    }, 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code: code ?? -1, stdout, stderr });
-    });
-  });
 }
 
 describe('operator CLI', () => {

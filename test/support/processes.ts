@@ -17,8 +17,37 @@ export function runCli(
   env: Readonly<Record<string, string>>,
   timeoutMs = 60_000,
 ): Promise<CliResult> {
+  return runCommand(
+    NODE,
+    [resolve(PROJECT_ROOT, 'dist/src/cli.js'), ...args],
+    env,
+    `cli ${args.join(' ')}`,
+    timeoutMs,
+  );
+}
+
+/** Runs `cli <args> | <reader>` in bash with pipefail: the exit code is the CLI's unless it succeeded. */
+export function runCliPiped(
+  args: readonly string[],
+  reader: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs = 60_000,
+): Promise<CliResult> {
+  const quoted = args.map((arg) => `'${arg}'`).join(' ');
+  const command = `set -o pipefail; '${NODE}' dist/src/cli.js ${quoted} | ${reader}`;
+  return runCommand('bash', ['-c', command], env, command, timeoutMs);
+}
+
+/** One process in the project root with the test environment, its output collected; killed past the timeout. */
+function runCommand(
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  label: string,
+  timeoutMs: number,
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(NODE, [resolve(PROJECT_ROOT, 'dist/src/cli.js'), ...args], {
+    const child = spawn(file, args, {
       cwd: PROJECT_ROOT,
       env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,7 +58,7 @@ export function runCli(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`cli ${args.join(' ')} timed out\n${stderr}`));
+      reject(new Error(`${label} timed out\n${stderr}`));
     }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {

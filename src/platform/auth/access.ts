@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { ServiceError } from '../errors/service-error.js';
-import { ACCESS_EXTENSION } from '../http/openapi/complete-document.js';
 
 /**
  * Every route declares who may call it: its surface (which credential it accepts) and the permission it
@@ -46,6 +45,9 @@ export interface AccessRule {
 }
 
 export const ACCESS_RULE = 'access-rule';
+
+/** The OpenAPI vendor extension `Access` leaves on each operation; the document derives security from it. */
+export const ACCESS_EXTENSION = 'x-access';
 
 /** Declares the rule, and documents it: the OpenAPI document derives the route's security from it. */
 export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator =>

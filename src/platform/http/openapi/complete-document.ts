@@ -6,12 +6,9 @@ import type {
   SchemaObject,
   SecurityRequirementObject,
 } from '@nestjs/swagger';
-import type { AccessRule } from '../../auth/access.js';
+import { ACCESS_EXTENSION, type AccessRule } from '../../auth/access.js';
 import { errorResponse } from './responses.js';
 import { component, integer, nullable, object, registeredComponents, type Schema } from './schema.js';
-
-/** The vendor extension `Access` leaves on each operation, read (and removed) below. */
-export const ACCESS_EXTENSION = 'x-access';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** Methods whose requests fastify reads a body for (so 413 and 415 can answer), and which need CSRF. */
