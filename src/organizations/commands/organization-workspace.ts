@@ -15,7 +15,7 @@ import {
   commandEnvelope,
   type CommandEnvelope,
 } from '../../platform/event-sourcing/command-metadata.js';
-import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { allOrNothing, type Decider, type DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -670,29 +670,35 @@ export class OrganizationWorkspace {
       open: true,
     });
     requireMemberId(access.state, accountId);
-    if (body.role !== undefined) {
-      const before = access.state.members[accountId]!.role;
-      if (!isStaff(before) && isRole(body.role) && isStaff(body.role)) {
-        await this.takeStaffSeat(accountId, organizationId, envelope);
-      }
-      await this.organizationCommand(
-        access,
-        principal.accountId,
-        { type: 'ChangeRole', accountId, role: body.role },
-        envelope,
-      );
-      // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
-      if (!isStaff(before) && (await this.gate.ssoEntryRefusal(organizationId, body.role))) {
-        await this.sessions.revokeAllFor(accountId, { organizationId });
-      }
-    }
-    if (body.portion !== undefined) {
-      await this.organizationCommand(
-        access,
-        principal.accountId,
-        { type: 'SetPortion', accountId, portion: body.portion },
-        envelope,
-      );
+    const commands: OrganizationCommand[] = [
+      ...(body.role !== undefined ? [{ type: 'ChangeRole' as const, accountId, role: body.role }] : []),
+      ...(body.portion !== undefined
+        ? [{ type: 'SetPortion' as const, accountId, portion: body.portion }]
+        : []),
+    ];
+    // All-or-nothing: the whole change is decided before the staff seat is taken, so a refused portion leaves
+    // neither a changed role nor a taken seat behind.
+    const decider = allOrNothing(organizationDecider);
+    const context = { now: this.now(), actorAccountId: principal.accountId };
+    decider.decide(commands, access.state, context);
+    const before = access.state.members[accountId]!.role;
+    const becomesStaff =
+      body.role !== undefined && !isStaff(before) && isRole(body.role) && isStaff(body.role);
+    if (becomesStaff) await this.takeStaffSeat(accountId, organizationId, envelope);
+    await this.run(
+      organizationStreamId(organizationId),
+      decider,
+      commands,
+      context,
+      withPayer(envelope, organizationId),
+    );
+    // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
+    if (
+      body.role !== undefined &&
+      !isStaff(before) &&
+      (await this.gate.ssoEntryRefusal(organizationId, body.role))
+    ) {
+      await this.sessions.revokeAllFor(accountId, { organizationId });
     }
   }
 
@@ -908,18 +914,15 @@ export class OrganizationWorkspace {
         current_version: space.version,
       });
     }
-    let first = true;
-    for (const command of commands) {
-      await this.run(
-        spaceStreamId(spaceId),
-        spaceDecider,
-        command,
-        { now: this.now() },
-        withPayer(envelope, organizationId, spaceId, `${command.type}`),
-        first && expectedVersion !== undefined ? { expectedVersion } : {},
-      );
-      first = false;
-    }
+    // One append for the whole request: a rename with an archive refused later leaves nothing behind.
+    await this.run(
+      spaceStreamId(spaceId),
+      allOrNothing(spaceDecider),
+      commands,
+      { now: this.now() },
+      withPayer(envelope, organizationId, spaceId, commands.map((command) => command.type).join('+')),
+      expectedVersion !== undefined ? { expectedVersion } : {},
+    );
   }
 
   // ---- Cases and evidence (rules 3, 4) ----

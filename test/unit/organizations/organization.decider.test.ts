@@ -9,6 +9,7 @@ import {
 import { creationRefusal, redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
 import { spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
 import { ledgerDecider, type LedgerContext, type LedgerState } from '../../../src/credits/domain/ledger.js';
+import { allOrNothing } from '../../../src/platform/event-sourcing/decider.js';
 import { deciderSpec } from '../../support/decider-spec.js';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
@@ -232,6 +233,29 @@ describe('space decider (rule 13)', () => {
   });
   it('credit_limit follows the contract limits (6 to 1,000,000)', () => {
     space.given(createdSpace).when({ type: 'SetCreditLimit', creditLimit: 5 }, { now }).then('invalid_input');
+  });
+  it('rule 13: updates decided together are all-or-nothing: a refused limit on an archived space decides no rename', () => {
+    const together = deciderSpec(allOrNothing(spaceDecider));
+    const archived = [
+      ...createdSpace,
+      { type: 'SpaceArchived', data: { archivedAt: now.toISOString() } },
+    ] as SpaceEvent[];
+    together
+      .given(archived)
+      .when(
+        [
+          { type: 'RenameSpace', name: 'Renamed' },
+          { type: 'SetCreditLimit', creditLimit: 50 },
+        ],
+        { now },
+      )
+      .then('forbidden');
+    // Each command sees the state the ones before it leave: a restore makes the limit acceptable.
+    const restored = together
+      .given(archived)
+      .when([{ type: 'RestoreSpace' }, { type: 'SetCreditLimit', creditLimit: 50 }], { now })
+      .decided();
+    expect(restored.events.map((e) => e.type)).toEqual(['SpaceRestored', 'CreditLimitSet']);
   });
 });
 
