@@ -128,6 +128,46 @@ describe('rule 6: organization creation and the account transition', () => {
     });
   });
 
+  it('rule 6: a session switched to an organization creates no other one (409 organization_session, nothing written); an external client creates from a personal session', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    const client = await h.space(organizationId, owner);
+    const external = await h.member(organizationId, owner, 'external_client', { spaces: [client] });
+    await h.switchTo(external, organizationId);
+    const creation = `organization-owner-${external.accountId}`;
+
+    expect(await h.ok(external, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: false,
+      reason_code: 'organization_session',
+    });
+    const refused = await h.request(external, 'POST', '/api/v2/organizations', {
+      name: '3',
+      accept_account_transition: true,
+      start: 'subscription',
+      expected_transfer: 0,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused.body)).toMatchObject({
+      code: 'creation_unavailable',
+      details: { reason: 'organization_session' },
+    });
+    expect(await service.context.storage.eventStore.readStream(creation)).toEqual([]);
+    expect((await h.ok(external, 'GET', '/api/v2/organizations')).organizations).toHaveLength(1);
+
+    // Rule 6 refuses staff only: from a personal session the external client founds its own organization.
+    const personal = await h.login(external);
+    expect(await h.ok(personal, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: true,
+    });
+    const created = await h.request(personal, 'POST', '/api/v2/organizations', {
+      name: 'Own Co',
+      accept_account_transition: true,
+      start: 'subscription',
+      expected_transfer: 0,
+    });
+    expect(created.statusCode).toBe(201);
+    expect(json(created.body)).toMatchObject({ name: 'Own Co', role: 'owner' });
+  });
+
   it('rule 6: a crash anywhere in the transition is finished by recovery, moving the credits exactly once', async () => {
     const owner = await h.account({ purchased: 77 });
     const organizationId = crypto.randomUUID();

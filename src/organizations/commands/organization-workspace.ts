@@ -140,7 +140,11 @@ export class OrganizationWorkspace {
 
   // ---- Creation (rule 6) ----
 
-  async creationPreview(accountId: string): Promise<CreationPreview> {
+  /** Rule 6 for this caller: `organizationSession` is the organization its session is switched to, if any. */
+  async creationPreview(
+    accountId: string,
+    organizationSession: string | null = null,
+  ): Promise<CreationPreview> {
     await this.recoverCreation(accountId);
     const account = await this.context.repository.load(accountStreamId(accountId), accountDecider);
     if (!account.state.registered) throw new ServiceError('not_found', 'no such account');
@@ -159,6 +163,7 @@ export class OrganizationWorkspace {
       personalPaymentProcessing: false,
       ownsOrganization: owns || memberships.some((m) => m.role === 'owner'),
       staffInOrganization: memberships.some((m) => isRole(m.role) && isStaff(m.role)),
+      organizationSession: organizationSession !== null,
     });
     const transferCredits = transferable(ledgerState, ledgerContext);
     return refusal
@@ -183,7 +188,8 @@ export class OrganizationWorkspace {
     body: { name: string; start: StartMode; domain: string | null; expectedTransfer: number },
     envelope: CommandEnvelope,
   ): Promise<string> {
-    const preview = await this.creationPreview(principal.accountId);
+    // Every refusal of rule 6 is decided here, before the creation process writes its first event.
+    const preview = await this.creationPreview(principal.accountId, principal.organizationId ?? null);
     if (!preview.allowed) {
       throw new ServiceError('creation_unavailable', preview.reason ?? 'creation is unavailable', {
         reason: preview.reason_code,

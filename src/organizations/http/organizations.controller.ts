@@ -90,7 +90,7 @@ export class OrganizationsController {
   @ApiOperation({ summary: 'Whether this account may create an organization, and the credits it would move' })
   @ApiJson(200, CREATION_PREVIEW)
   preview(@CurrentPrincipal() principal: Principal) {
-    return this.workspace.creationPreview(principal.accountId);
+    return this.workspace.creationPreview(principal.accountId, principal.organizationId ?? null);
   }
 
   @Post()

@@ -339,6 +339,7 @@ describe('policies', () => {
         personalPaymentProcessing: false,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       }),
     ).toBeNull();
     expect(
@@ -347,6 +348,7 @@ describe('policies', () => {
         personalPaymentProcessing: false,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       })?.code,
     ).toBe('personal_plan_active');
     expect(
@@ -355,8 +357,21 @@ describe('policies', () => {
         personalPaymentProcessing: true,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       })?.code,
     ).toBe('personal_payment_processing');
+  });
+  it('rule 6 and Authentication 1: a session switched to an organization cannot create another one', () => {
+    const facts = {
+      personalPlan: 'free' as const,
+      personalPaymentProcessing: false,
+      ownsOrganization: false,
+      staffInOrganization: false,
+      organizationSession: true,
+    };
+    expect(creationRefusal(facts)?.code).toBe('organization_session');
+    // Staff are told the rule that holds whatever the session: staff of one organization at most.
+    expect(creationRefusal({ ...facts, staffInOrganization: true })?.code).toBe('staff_in_organization');
   });
   it('rule 7: redaction keeps organization, registrar and name servers', () => {
     expect(
