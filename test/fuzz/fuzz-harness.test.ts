@@ -70,6 +70,23 @@ describe('values generated from a schema', () => {
     );
   });
 
+  it('valid values keep minProperties and maxProperties: one of two fields, never both', () => {
+    const either: Schema = {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 1,
+      properties: {
+        reference: { type: 'string', minLength: 1 },
+        cpes: { type: 'array', items: { type: 'string' } },
+      },
+    };
+    fc.assert(
+      fc.property(validValue(CONTEXT, either), (value) =>
+        expect(Object.keys(value as object)).toHaveLength(1),
+      ),
+    );
+  });
+
   it('boundaries are each limit and one past it', () => {
     const labels = (schema: Schema) => boundariesOf(CONTEXT, schema).map((boundary) => boundary.label);
     expect(labels(BODY.properties!.name!)).toEqual(

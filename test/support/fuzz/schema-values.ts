@@ -381,10 +381,40 @@ function objectValue(
       fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), smallJsonValue(), { maxKeys: 2 }),
     );
   }
+  return someProperties(context, schema, depth);
+}
+
+/**
+ * Valid values for the properties of an object schema, the required ones always and the optional ones within
+ * `minProperties`/`maxProperties` (`reference` or `cpes`, never both). `except` is left out (the caller places
+ * it), and counts against `maxProperties`.
+ */
+function someProperties(
+  context: SchemaContext,
+  schema: Schema,
+  depth: number,
+  except?: string,
+): fc.Arbitrary<Record<string, unknown>> {
+  const properties = schema.properties ?? {};
+  const names = Object.keys(properties).filter((name) => name !== except);
   const arbitraries: Record<string, fc.Arbitrary<unknown>> = {};
   for (const name of names) arbitraries[name] = validValue(context, properties[name]!, name, depth + 1);
   const required = (schema.required ?? []).filter((name) => names.includes(name));
-  return fc.record(arbitraries, { requiredKeys: required });
+  if (schema.minProperties === undefined && schema.maxProperties === undefined) {
+    return fc.record(arbitraries, { requiredKeys: required });
+  }
+  const placed = except !== undefined ? 1 : 0;
+  const optional = names.filter((name) => !required.includes(name));
+  const most = Math.min(optional.length, (schema.maxProperties ?? Infinity) - required.length - placed);
+  const least = Math.min(
+    Math.max(0, (schema.minProperties ?? 0) - required.length - placed),
+    Math.max(0, most),
+  );
+  return fc.subarray(optional, { minLength: least, maxLength: Math.max(least, most) }).chain((chosen) => {
+    const picked: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const name of [...required, ...chosen]) picked[name] = arbitraries[name]!;
+    return fc.record(picked);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -478,13 +508,12 @@ export function valueWith(
   }
   const object = objectShape(context, raw) ?? {};
   const properties = object.properties ?? {};
-  const others: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, child] of Object.entries(properties)) {
-    if (name !== step) others[name] = validValue(context, child, name, depth + 1);
+  if (rest.length === 0 && placement.kind === 'omit') {
+    // The omitted field is the fault; the others are as a valid value has them.
+    const { [step]: _omitted, ...kept } = properties;
+    return someProperties(context, { ...object, properties: kept, minProperties: undefined }, depth);
   }
-  const required = (object.required ?? []).filter((name) => name !== step && name in properties);
-  const base = fc.record(others, { requiredKeys: required });
-  if (rest.length === 0 && placement.kind === 'omit') return base;
+  const base = someProperties(context, object, depth, step);
   const child = properties[step] ?? {};
   return fc
     .tuple(base, valueWith(context, child, rest, placement, depth + 1))
