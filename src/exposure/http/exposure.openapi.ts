@@ -16,6 +16,7 @@ import { COVERAGE_STATES, PROCESSING_STATES, RESULT_STATES } from '../domain/cov
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
 import { FINDING } from '../../catalogue/http/enrichment.openapi.js';
 import { MAX_HISTORY_OFFSET, MAX_INVENTORY_OFFSET } from '../queries/exposure-queries.js';
+import { GLOBAL_POSITION_PATTERN } from '../../platform/event-store/global-position.js';
 
 /**
  * Response documents of the exposure scope routes (contract: Scope, Inventory, Decision on a subject, Service
@@ -406,7 +407,13 @@ export const INVENTORY_QUERY = {
       'lists them with counts',
   },
   as_of: {
-    schema: string({ example: '2026-01-31T12:00:00Z' }),
+    schema: {
+      anyOf: [
+        dateTime({ description: 'with a zone (Z or ±hh:mm)' }),
+        string({ pattern: GLOBAL_POSITION_PATTERN.source, description: 'a global log position' }),
+      ],
+      example: '2026-01-31T12:00:00Z',
+    },
     description:
       'for auditors: the answer as it was then (an ISO-8601 time with a zone, or a global position)',
   },

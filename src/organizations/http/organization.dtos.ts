@@ -39,7 +39,10 @@ export class CreateOrganizationBody {
   @IsIn(['trial', 'subscription'])
   start?: 'trial' | 'subscription';
 
-  @ApiPropertyOptional({ description: 'Trial: the business domain proven by a DNS TXT record' })
+  @ApiPropertyOptional({
+    format: 'hostname',
+    description: 'Trial: the business domain proven by a DNS TXT record',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(253)
