@@ -18,7 +18,7 @@ import type { GenerationReport } from '../support/fuzz/generation-check.js';
 import { EffectTracker } from '../support/fuzz/effects.js';
 import { FuzzHttpClient, type RawResponse } from '../support/fuzz/http-client.js';
 import { hostileString } from '../support/fuzz/hostile.js';
-import { operationsOf, type OpenApiDocument, type Schema } from '../support/fuzz/openapi.js';
+import { credentialsFor, operationsOf, type OpenApiDocument, type Schema } from '../support/fuzz/openapi.js';
 import { requestArbitrary } from '../support/fuzz/requests.js';
 import { boundariesOf, validValue, type SchemaContext } from '../support/fuzz/schema-values.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -112,6 +112,27 @@ describe('values generated from a schema', () => {
     fc.assert(
       fc.property(hostileString('lone-surrogate'), (value) => expect(value.isWellFormed()).toBe(false)),
     );
+  });
+
+  it('a security requirement of several schemes is one credential: session cookie + CSRF header is a session', () => {
+    const document: OpenApiDocument = {
+      ...DOCUMENT,
+      components: {
+        ...DOCUMENT.components,
+        securitySchemes: {
+          api_key: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+          bearer: { type: 'http', scheme: 'bearer' },
+          session: { type: 'apiKey', in: 'cookie', name: '__Host-ps' },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
+          csrf_cookie: { type: 'apiKey', in: 'cookie', name: '__Host-pc' },
+        },
+      },
+    };
+    const credentials = (security: unknown) =>
+      credentialsFor(document, { security }, '/api/v2/anything').credentials;
+    expect(credentials([{ session: [], csrf: [], csrf_cookie: [] }])).toEqual(['session']);
+    expect(credentials([{ api_key: [] }, { bearer: [] }])).toEqual(['api_key', 'bearer']);
+    expect(credentials([{}])).toEqual(['none']);
   });
 
   it('requests come from the document: its path parameters, its body, its security, one fault each', () => {
