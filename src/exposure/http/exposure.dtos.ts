@@ -12,7 +12,7 @@ export const BODY_VERSION = [
 ];
 
 export class CreateExposureScopeBody {
-  @ApiProperty({ maxLength: 120 })
+  @ApiProperty({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'not blank (trimmed)' })
   @IsString()
   name!: string;
 

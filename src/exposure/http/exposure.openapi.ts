@@ -15,7 +15,7 @@ import {
 import { COVERAGE_STATES, PROCESSING_STATES, RESULT_STATES } from '../domain/coverage.js';
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
 import { FINDING } from '../../catalogue/http/enrichment.openapi.js';
-import { MAX_HISTORY_OFFSET, MAX_INVENTORY_OFFSET } from '../queries/exposure-queries.js';
+import { EVALUATION_FILTERS, MAX_HISTORY_OFFSET, MAX_INVENTORY_OFFSET } from '../queries/exposure-queries.js';
 import { GLOBAL_POSITION_PATTERN } from '../../platform/event-store/global-position.js';
 
 /**
@@ -398,10 +398,7 @@ export const INVENTORY_QUERY = {
   },
   group_by: { schema: oneOfStrings(['host']), description: 'host: services grouped by host' },
   filter: {
-    schema: string({
-      pattern: '^(coverage|result|decision|kind):[a-z_]+$',
-      example: 'coverage:catalogue_unavailable',
-    }),
+    schema: oneOfStrings(EVALUATION_FILTERS, { example: 'coverage:catalogue_unavailable' }),
     description:
       'an evaluation filter: coverage:<state>, result:<state>, decision:<state> or kind:<kind>; filter_options ' +
       'lists them with counts',
