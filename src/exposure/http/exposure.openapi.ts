@@ -405,6 +405,7 @@ export const INVENTORY_QUERY = {
   },
   as_of: {
     schema: {
+      type: 'string',
       anyOf: [
         dateTime({ description: 'with a zone (Z or ±hh:mm)' }),
         string({ pattern: GLOBAL_POSITION_PATTERN.source, description: 'a global log position' }),
