@@ -482,4 +482,27 @@ describe('Versioning 2: If-Match carries the strong quoted version', () => {
       ),
     ).toMatchObject({ name: 'Strong' });
   });
+
+  it('Versioning 2: where If-Match is optional (scope monitoring), a blank one is refused with 422, never 428', async () => {
+    const { owner, organizationId, scopeId, exposure } = await exposureWorld();
+    for (const blank of ['', ' ']) {
+      const refused = await h.request(
+        owner,
+        'PUT',
+        exposure('/monitoring'),
+        { enabled: true },
+        { 'if-match': blank },
+      );
+      expect(refused.statusCode).toBe(422);
+      expect(json(refused.body)).toMatchObject({
+        code: 'invalid_input',
+        details: { fields: [{ field: 'If-Match' }] },
+      });
+    }
+    expect(await ok(owner, 'GET', org(organizationId, `/clients/${scopeId}`))).toMatchObject({
+      monitoring: false,
+    });
+    // Absent, it is no precondition.
+    expect((await h.request(owner, 'PUT', exposure('/monitoring'), { enabled: true })).statusCode).toBe(200);
+  });
 });

@@ -128,6 +128,46 @@ describe('rule 6: organization creation and the account transition', () => {
     });
   });
 
+  it('rule 6: a session switched to an organization creates no other one (409 organization_session, nothing written); an external client creates from a personal session', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    const client = await h.space(organizationId, owner);
+    const external = await h.member(organizationId, owner, 'external_client', { spaces: [client] });
+    await h.switchTo(external, organizationId);
+    const creation = `organization-owner-${external.accountId}`;
+
+    expect(await h.ok(external, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: false,
+      reason_code: 'organization_session',
+    });
+    const refused = await h.request(external, 'POST', '/api/v2/organizations', {
+      name: '3',
+      accept_account_transition: true,
+      start: 'subscription',
+      expected_transfer: 0,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused.body)).toMatchObject({
+      code: 'creation_unavailable',
+      details: { reason: 'organization_session' },
+    });
+    expect(await service.context.storage.eventStore.readStream(creation)).toEqual([]);
+    expect((await h.ok(external, 'GET', '/api/v2/organizations')).organizations).toHaveLength(1);
+
+    // Rule 6 refuses staff only: from a personal session the external client founds its own organization.
+    const personal = await h.login(external);
+    expect(await h.ok(personal, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: true,
+    });
+    const created = await h.request(personal, 'POST', '/api/v2/organizations', {
+      name: 'Own Co',
+      accept_account_transition: true,
+      start: 'subscription',
+      expected_transfer: 0,
+    });
+    expect(created.statusCode).toBe(201);
+    expect(json(created.body)).toMatchObject({ name: 'Own Co', role: 'owner' });
+  });
+
   it('rule 6: a crash anywhere in the transition is finished by recovery, moving the credits exactly once', async () => {
     const owner = await h.account({ purchased: 77 });
     const organizationId = crypto.randomUUID();
@@ -869,6 +909,40 @@ describe('rules 10 and 13: monitoring activation and archiving a space', () => {
       'SpaceRestored',
     ]);
   });
+
+  it('rule 13: a space update is all-or-nothing: refused for an archived space, it renames nothing either', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    const space = await h.space(organizationId, owner);
+    const active = await h.ok(owner, 'GET', org(organizationId, `/clients/${space}`));
+    // Set together with the archive, the limit applies first: the request that archives succeeds whole.
+    const archived = await h.ok(
+      owner,
+      'PATCH',
+      org(organizationId, `/clients/${space}`),
+      { name: 'Renamed and archived', credit_limit: 40, state: 'archived' },
+      { 'if-match': active.version as string },
+    );
+    expect(archived).toMatchObject({ name: 'Renamed and archived', credit_limit: 40, state: 'archived' });
+    const before = await service.context.storage.eventStore.readStream(`client-${space}`);
+
+    // Archived, the limit is refused (restore first), and the rename sent with it is not applied either.
+    const refused = await h.request(
+      owner,
+      'PATCH',
+      org(organizationId, `/clients/${space}`),
+      { name: 'Half applied', credit_limit: 5 },
+      { 'if-match': archived.version as string },
+    );
+    expect(refused.statusCode).toBe(403);
+    expect(json(refused.body)).toMatchObject({ code: 'forbidden' });
+    expect(await service.context.storage.eventStore.readStream(`client-${space}`)).toHaveLength(
+      before.length,
+    );
+    expect(await h.ok(owner, 'GET', org(organizationId, `/clients/${space}`))).toMatchObject({
+      name: 'Renamed and archived',
+      version: archived.version,
+    });
+  });
 });
 
 describe('Roles and Authentication 1, 6–8: members, sessions, ownership', () => {
@@ -927,6 +1001,35 @@ describe('Roles and Authentication 1, 6–8: members, sessions, ownership', () =
     const accepted = await h.ok(administrator, 'POST', org(organizationId, '/ownership-transfer/accept'));
     expect(accepted).toMatchObject({ owner_account_id: administrator.accountId, role: 'owner' });
     expect(await h.ok(owner, 'GET', org(organizationId))).toMatchObject({ role: 'administrator' });
+  });
+
+  it('Roles: a member change is all-or-nothing: a refused portion leaves the role and the staff seat as they were', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    const space = await h.space(organizationId, owner);
+    const external = await h.member(organizationId, owner, 'external_client', { spaces: [space] });
+    const log = service.context.storage.eventStore;
+    const seatBefore = await log.readStream(`staff-seat-${external.accountId}`);
+    const organizationBefore = await log.readStream(`organization-${organizationId}`);
+
+    // A portion applies to external users only: made an analyst, the member cannot keep one.
+    const refused = await h.request(owner, 'PATCH', org(organizationId, `/members/${external.accountId}`), {
+      role: 'analyst',
+      portion: 2,
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(json(refused.body)).toMatchObject({ code: 'invalid_input' });
+    expect(await log.readStream(`staff-seat-${external.accountId}`)).toHaveLength(seatBefore.length);
+    expect(await log.readStream(`organization-${organizationId}`)).toHaveLength(organizationBefore.length);
+    const members = (await h.ok(owner, 'GET', org(organizationId, '/members'))).members as unknown[];
+    expect(members).toContainEqual(
+      expect.objectContaining({ account_id: external.accountId, role: 'external_client' }),
+    );
+
+    // The same change without the portion goes through whole.
+    await h.ok(owner, 'PATCH', org(organizationId, `/members/${external.accountId}`), { role: 'analyst' });
+    expect((await log.readStream(`staff-seat-${external.accountId}`)).map((e) => e.type)).toEqual([
+      'StaffSeatTaken',
+    ]);
   });
 });
 

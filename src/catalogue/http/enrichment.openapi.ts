@@ -12,10 +12,21 @@ import {
   oneOfStrings,
   string,
 } from '../../platform/http/openapi/schema.js';
-import { BADGE_ITEM_TYPES, MAX_BADGE_ITEMS } from '../badges/badges.js';
+import {
+  BADGE_ITEM_TYPES,
+  MAX_BADGE_ITEMS,
+  MAX_BADGE_KEY_BYTES,
+  MAX_BADGE_VALUE_BYTES,
+} from '../badges/badges.js';
 import { MAX_ENRICHMENT_CPES } from './enrichment-handler.js';
 
 /** Request and response documents of enrichment (contract: Vulnerability enrichment, Badge enrichment). */
+
+/**
+ * A CPE 2.3 formatted string as the parser reads it (src/catalogue/domain/cpe.ts): the prefix in any case, a part
+ * (a, o, h or *), then ten components, each `*`, `-` or characters without an unescaped colon or whitespace.
+ */
+const CPE_23_PATTERN = '^[cC][pP][eE]:2\\.3:[aohAOH*](:([^:\\s\\\\]|\\\\[\\s\\S])+){10}$';
 
 export const VULNERABILITIES_REQUEST: SchemaObject = {
   type: 'object',
@@ -28,27 +39,58 @@ export const VULNERABILITIES_REQUEST: SchemaObject = {
       minLength: 1,
       description: 'a vulnerability_ref from search results: opaque, expires after 24 hours',
     }),
-    cpes: arrayOf(string({ description: 'a CPE 2.3 formatted string' }), {
-      minItems: 1,
-      maxItems: MAX_ENRICHMENT_CPES,
-      description: 'CPE 2.3 names (needs the CPE field entitlement, Enterprise)',
-    }),
+    cpes: arrayOf(
+      string({ description: 'a CPE 2.3 formatted string', maxLength: 1024, pattern: CPE_23_PATTERN }),
+      {
+        minItems: 1,
+        maxItems: MAX_ENRICHMENT_CPES,
+        description: 'CPE 2.3 names (needs the CPE field entitlement, Enterprise)',
+      },
+    ),
   },
 };
+
+/** The types whose value is an IP address (badges.ts refuses anything else for them). */
+const ADDRESS_ITEM_TYPES = ['ip', 'host'] as const;
+
+/** One badge item; `types` and `value` differ between the address types and the others. */
+function badgeItem(types: readonly string[], value: SchemaObject): SchemaObject {
+  return object(
+    {
+      key: string({
+        minLength: 1,
+        maxLength: MAX_BADGE_KEY_BYTES,
+        description: `unique in the request, at most ${MAX_BADGE_KEY_BYTES} UTF-8 bytes`,
+      }),
+      type: oneOfStrings(types),
+      value,
+    },
+    { record: anyObject('the result record, at most 4 KiB; never trusted as evidence') },
+    { additionalProperties: false },
+  );
+}
 
 export const BADGES_REQUEST: SchemaObject = object(
   {
     items: arrayOf(
-      object(
-        {
-          key: string({ minLength: 1, description: 'unique in the request, at most 256 UTF-8 bytes' }),
-          type: oneOfStrings(BADGE_ITEM_TYPES),
-          value: string({ description: 'at most 1024 UTF-8 bytes' }),
-        },
-        { record: anyObject('the result record, at most 4 KiB; never trusted as evidence') },
-        { additionalProperties: false },
-      ),
-      { maxItems: MAX_BADGE_ITEMS },
+      {
+        oneOf: [
+          badgeItem(ADDRESS_ITEM_TYPES, {
+            anyOf: [string({ format: 'ipv4' }), string({ format: 'ipv6' })],
+            description: 'an IP address',
+          }),
+          badgeItem(
+            BADGE_ITEM_TYPES.filter((type) => !(ADDRESS_ITEM_TYPES as readonly string[]).includes(type)),
+            string({
+              minLength: 1,
+              maxLength: MAX_BADGE_VALUE_BYTES,
+              pattern: '\\S',
+              description: `not blank, at most ${MAX_BADGE_VALUE_BYTES} UTF-8 bytes`,
+            }),
+          ),
+        ],
+      },
+      { minItems: 1, maxItems: MAX_BADGE_ITEMS },
     ),
   },
   {},

@@ -1,14 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { TIME_FRAMES } from '../../search/domain/search-request.js';
+import { RAW_QUERY_PROPERTY } from '../../search/http/search.dtos.js';
 import { EXPORT_FORMATS } from '../domain/export-job.js';
 
 /** Shapes only: the contract's rules (trimming, byte limits, formats) are applied by the export commands. */
 export class ExportEstimateBody {
-  @ApiProperty({
-    description: 'query language; trimmed, nonempty, at most 512 UTF-8 bytes',
-    example: 'port:443',
-  })
+  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'port:443' })
   @IsString()
   raw_query!: string;
 
@@ -33,10 +31,7 @@ export class ExportEstimateBody {
 }
 
 export class ExportRequestBody {
-  @ApiProperty({
-    description: 'query language; trimmed, nonempty, at most 512 UTF-8 bytes',
-    example: 'port:443',
-  })
+  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'port:443' })
   @IsString()
   raw_query!: string;
 

@@ -3,7 +3,7 @@ import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ifMatchVersion } from '../../platform/http/if-match.js';
+import { optionalIfMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { ExposureMonitoring } from '../commands/exposure-monitoring.js';
 import { ExposureReports, reportSummary } from '../commands/exposure-reports.js';
@@ -124,7 +124,7 @@ export class ExposureReportingController {
       orgId,
       clientId,
       body.enabled,
-      ifMatch === undefined ? undefined : ifMatchVersion(ifMatch),
+      optionalIfMatchVersion(ifMatch),
       envelopeFor(principal, String(request.id)),
     );
   }

@@ -18,7 +18,8 @@ export class NotificationPreferenceBody {
   @ApiProperty({
     type: [String],
     maxItems: 20,
-    description: '0 to 20 member user ids; at least one when enabled',
+    uniqueItems: true,
+    description: '0 to 20 member user ids, each once; at least one when enabled',
   })
   @IsDefined()
   @Allow()

@@ -12,11 +12,15 @@ export const BODY_VERSION = [
 ];
 
 export class CreateExposureScopeBody {
-  @ApiProperty({ maxLength: 120 })
+  @ApiProperty({ minLength: 1, maxLength: 120, pattern: '\\S', description: 'not blank (trimmed)' })
   @IsString()
   name!: string;
 
-  @ApiProperty({ example: 'example.com' })
+  @ApiProperty({
+    format: 'hostname',
+    example: 'example.com',
+    description: 'a domain name (at least two labels)',
+  })
   @IsString()
   domain!: string;
 
@@ -24,7 +28,17 @@ export class CreateExposureScopeBody {
   @IsString()
   timezone!: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 16, description: 'up to 16 IP addresses' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      anyOf: [
+        { type: 'string', format: 'ipv4' },
+        { type: 'string', format: 'ipv6' },
+      ],
+    },
+    maxItems: 16,
+    description: 'up to 16 IP addresses',
+  })
   @IsOptional()
   @Allow()
   addresses?: unknown;

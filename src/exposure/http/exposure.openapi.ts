@@ -15,7 +15,8 @@ import {
 import { COVERAGE_STATES, PROCESSING_STATES, RESULT_STATES } from '../domain/coverage.js';
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
 import { FINDING } from '../../catalogue/http/enrichment.openapi.js';
-import { MAX_HISTORY_OFFSET, MAX_INVENTORY_OFFSET } from '../queries/exposure-queries.js';
+import { EVALUATION_FILTERS, MAX_HISTORY_OFFSET, MAX_INVENTORY_OFFSET } from '../queries/exposure-queries.js';
+import { GLOBAL_POSITION_PATTERN } from '../../platform/event-store/global-position.js';
 
 /**
  * Response documents of the exposure scope routes (contract: Scope, Inventory, Decision on a subject, Service
@@ -397,16 +398,20 @@ export const INVENTORY_QUERY = {
   },
   group_by: { schema: oneOfStrings(['host']), description: 'host: services grouped by host' },
   filter: {
-    schema: string({
-      pattern: '^(coverage|result|decision|kind):[a-z_]+$',
-      example: 'coverage:catalogue_unavailable',
-    }),
+    schema: oneOfStrings(EVALUATION_FILTERS, { example: 'coverage:catalogue_unavailable' }),
     description:
       'an evaluation filter: coverage:<state>, result:<state>, decision:<state> or kind:<kind>; filter_options ' +
       'lists them with counts',
   },
   as_of: {
-    schema: string({ example: '2026-01-31T12:00:00Z' }),
+    schema: {
+      type: 'string',
+      anyOf: [
+        dateTime({ description: 'with a zone (Z or ±hh:mm)' }),
+        string({ pattern: GLOBAL_POSITION_PATTERN.source, description: 'a global log position' }),
+      ],
+      example: '2026-01-31T12:00:00Z',
+    },
     description:
       'for auditors: the answer as it was then (an ISO-8601 time with a zone, or a global position)',
   },

@@ -71,6 +71,11 @@ const FILTERS: Readonly<Record<string, readonly string[]>> = {
   kind: SUBJECT_KINDS,
 };
 
+/** Every evaluation filter a query takes (`coverage:catalogue_unavailable`, `result:kev`…). */
+export const EVALUATION_FILTERS: readonly string[] = Object.entries(FILTERS).flatMap(([field, values]) =>
+  values.map((value) => `${field}:${value}`),
+);
+
 /** `coverage:catalogue_unavailable`, `result:kev`, `decision:acknowledged`, `kind:domain_expiry`. */
 export function parseEvaluationFilter(raw: unknown): { field: string; value: string } | null {
   if (raw === undefined || raw === '') return null;

@@ -15,7 +15,7 @@ import {
   commandEnvelope,
   type CommandEnvelope,
 } from '../../platform/event-sourcing/command-metadata.js';
-import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { allOrNothing, type Decider, type DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -140,7 +140,11 @@ export class OrganizationWorkspace {
 
   // ---- Creation (rule 6) ----
 
-  async creationPreview(accountId: string): Promise<CreationPreview> {
+  /** Rule 6 for this caller: `organizationSession` is the organization its session is switched to, if any. */
+  async creationPreview(
+    accountId: string,
+    organizationSession: string | null = null,
+  ): Promise<CreationPreview> {
     await this.recoverCreation(accountId);
     const account = await this.context.repository.load(accountStreamId(accountId), accountDecider);
     if (!account.state.registered) throw new ServiceError('not_found', 'no such account');
@@ -159,6 +163,7 @@ export class OrganizationWorkspace {
       personalPaymentProcessing: false,
       ownsOrganization: owns || memberships.some((m) => m.role === 'owner'),
       staffInOrganization: memberships.some((m) => isRole(m.role) && isStaff(m.role)),
+      organizationSession: organizationSession !== null,
     });
     const transferCredits = transferable(ledgerState, ledgerContext);
     return refusal
@@ -183,7 +188,8 @@ export class OrganizationWorkspace {
     body: { name: string; start: StartMode; domain: string | null; expectedTransfer: number },
     envelope: CommandEnvelope,
   ): Promise<string> {
-    const preview = await this.creationPreview(principal.accountId);
+    // Every refusal of rule 6 is decided here, before the creation process writes its first event.
+    const preview = await this.creationPreview(principal.accountId, principal.organizationId ?? null);
     if (!preview.allowed) {
       throw new ServiceError('creation_unavailable', preview.reason ?? 'creation is unavailable', {
         reason: preview.reason_code,
@@ -670,29 +676,35 @@ export class OrganizationWorkspace {
       open: true,
     });
     requireMemberId(access.state, accountId);
-    if (body.role !== undefined) {
-      const before = access.state.members[accountId]!.role;
-      if (!isStaff(before) && isRole(body.role) && isStaff(body.role)) {
-        await this.takeStaffSeat(accountId, organizationId, envelope);
-      }
-      await this.organizationCommand(
-        access,
-        principal.accountId,
-        { type: 'ChangeRole', accountId, role: body.role },
-        envelope,
-      );
-      // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
-      if (!isStaff(before) && (await this.gate.ssoEntryRefusal(organizationId, body.role))) {
-        await this.sessions.revokeAllFor(accountId, { organizationId });
-      }
-    }
-    if (body.portion !== undefined) {
-      await this.organizationCommand(
-        access,
-        principal.accountId,
-        { type: 'SetPortion', accountId, portion: body.portion },
-        envelope,
-      );
+    const commands: OrganizationCommand[] = [
+      ...(body.role !== undefined ? [{ type: 'ChangeRole' as const, accountId, role: body.role }] : []),
+      ...(body.portion !== undefined
+        ? [{ type: 'SetPortion' as const, accountId, portion: body.portion }]
+        : []),
+    ];
+    // All-or-nothing: the whole change is decided before the staff seat is taken, so a refused portion leaves
+    // neither a changed role nor a taken seat behind.
+    const decider = allOrNothing(organizationDecider);
+    const context = { now: this.now(), actorAccountId: principal.accountId };
+    decider.decide(commands, access.state, context);
+    const before = access.state.members[accountId]!.role;
+    const becomesStaff =
+      body.role !== undefined && !isStaff(before) && isRole(body.role) && isStaff(body.role);
+    if (becomesStaff) await this.takeStaffSeat(accountId, organizationId, envelope);
+    await this.run(
+      organizationStreamId(organizationId),
+      decider,
+      commands,
+      context,
+      withPayer(envelope, organizationId),
+    );
+    // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
+    if (
+      body.role !== undefined &&
+      !isStaff(before) &&
+      (await this.gate.ssoEntryRefusal(organizationId, body.role))
+    ) {
+      await this.sessions.revokeAllFor(accountId, { organizationId });
     }
   }
 
@@ -908,18 +920,15 @@ export class OrganizationWorkspace {
         current_version: space.version,
       });
     }
-    let first = true;
-    for (const command of commands) {
-      await this.run(
-        spaceStreamId(spaceId),
-        spaceDecider,
-        command,
-        { now: this.now() },
-        withPayer(envelope, organizationId, spaceId, `${command.type}`),
-        first && expectedVersion !== undefined ? { expectedVersion } : {},
-      );
-      first = false;
-    }
+    // One append for the whole request: a rename with an archive refused later leaves nothing behind.
+    await this.run(
+      spaceStreamId(spaceId),
+      allOrNothing(spaceDecider),
+      commands,
+      { now: this.now() },
+      withPayer(envelope, organizationId, spaceId, commands.map((command) => command.type).join('+')),
+      expectedVersion !== undefined ? { expectedVersion } : {},
+    );
   }
 
   // ---- Cases and evidence (rules 3, 4) ----

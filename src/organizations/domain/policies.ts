@@ -7,8 +7,14 @@ import type { PlanId } from '../../accounts/domain/plans.js';
 import type { OrganizationPlan } from './organization.js';
 import { can, isStaff, type Role } from './roles.js';
 
-export type CreationRefusal =
-  'personal_plan_active' | 'personal_payment_processing' | 'owns_organization' | 'staff_in_organization';
+export const CREATION_REFUSALS = [
+  'owns_organization',
+  'staff_in_organization',
+  'organization_session',
+  'personal_plan_active',
+  'personal_payment_processing',
+] as const;
+export type CreationRefusal = (typeof CREATION_REFUSALS)[number];
 
 export interface CreationFacts {
   readonly personalPlan: PlanId;
@@ -16,6 +22,11 @@ export interface CreationFacts {
   readonly personalPaymentProcessing: boolean;
   readonly ownsOrganization: boolean;
   readonly staffInOrganization: boolean;
+  /**
+   * The request comes through a session switched to an organization (Authentication 1: it stays restricted to
+   * that organization), so it cannot found another one; an external client creates from a personal session.
+   */
+  readonly organizationSession: boolean;
 }
 
 const REASONS: Readonly<Record<CreationRefusal, string>> = {
@@ -24,6 +35,8 @@ const REASONS: Readonly<Record<CreationRefusal, string>> = {
   personal_payment_processing: 'a personal payment is processing; wait until it completes',
   owns_organization: 'this account already owns an organization',
   staff_in_organization: 'this account is staff in an organization',
+  organization_session:
+    'this session is switched to an organization and stays restricted to it: create an organization from a personal session',
 };
 
 /** Rule 6: null when creation is allowed, else the refusal. */
@@ -32,6 +45,7 @@ export function creationRefusal(facts: CreationFacts): { code: CreationRefusal; 
   const order: Array<[boolean, CreationRefusal]> = [
     [facts.ownsOrganization, 'owns_organization'],
     [facts.staffInOrganization, 'staff_in_organization'],
+    [facts.organizationSession, 'organization_session'],
     [facts.personalPlan !== 'free', 'personal_plan_active'],
     [facts.personalPaymentProcessing, 'personal_payment_processing'],
   ];

@@ -17,8 +17,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+/** Names, titles and notes are trimmed and must keep a character: documented as not blank. */
+const NOT_BLANK = { minLength: 1, pattern: '\\S', description: 'not blank (trimmed)' } as const;
+
 export class CreateOrganizationBody {
-  @ApiProperty({ maxLength: 120 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 120 })
   @IsString()
   @Length(1, 120)
   name!: string;
@@ -39,7 +42,10 @@ export class CreateOrganizationBody {
   @IsIn(['trial', 'subscription'])
   start?: 'trial' | 'subscription';
 
-  @ApiPropertyOptional({ description: 'Trial: the business domain proven by a DNS TXT record' })
+  @ApiPropertyOptional({
+    format: 'hostname',
+    description: 'Trial: the business domain proven by a DNS TXT record',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(253)
@@ -47,7 +53,7 @@ export class CreateOrganizationBody {
 }
 
 export class RenameOrganizationBody {
-  @ApiProperty({ maxLength: 120 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 120 })
   @IsString()
   @Length(1, 120)
   name!: string;
@@ -119,7 +125,7 @@ export class SelectContextBody {
 }
 
 export class CreateSpaceBody {
-  @ApiProperty({ maxLength: 120 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 120 })
   @IsString()
   @Length(1, 120)
   name!: string;
@@ -141,7 +147,7 @@ export class CreateSpaceBody {
 }
 
 export class UpdateSpaceBody {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ ...NOT_BLANK, maxLength: 120 })
   @IsOptional()
   @IsString()
   @Length(1, 120)
@@ -169,7 +175,7 @@ export class OpenCaseBody {
   @IsUUID()
   space_id!: string;
 
-  @ApiProperty({ maxLength: 200 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 200 })
   @IsString()
   @Length(1, 200)
   title!: string;
@@ -198,7 +204,7 @@ export class SaveEvidenceBody {
   @Type(() => RecordRefBody)
   records!: RecordRefBody[];
 
-  @ApiProperty({ maxLength: 4000 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 4000 })
   @IsString()
   @Length(1, 4000)
   note!: string;
@@ -236,7 +242,7 @@ export class UpdateReviewItemBody {
   @IsUUID()
   assignee?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: '2026-02-01' })
+  @ApiPropertyOptional({ type: 'string', format: 'date', nullable: true, example: '2026-02-01' })
   @IsOptional()
   @IsString()
   due_date?: string | null;
@@ -253,7 +259,7 @@ export class PrepareComparisonBody {
   @IsUUID()
   space_id!: string;
 
-  @ApiProperty({ maxLength: 200 })
+  @ApiProperty({ ...NOT_BLANK, maxLength: 200 })
   @IsString()
   @Length(1, 200)
   title!: string;

@@ -90,7 +90,7 @@ export class OrganizationsController {
   @ApiOperation({ summary: 'Whether this account may create an organization, and the credits it would move' })
   @ApiJson(200, CREATION_PREVIEW)
   preview(@CurrentPrincipal() principal: Principal) {
-    return this.workspace.creationPreview(principal.accountId);
+    return this.workspace.creationPreview(principal.accountId, principal.organizationId ?? null);
   }
 
   @Post()
@@ -502,12 +502,14 @@ export class OrganizationsController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
+    // Decided in this order and appended together (all-or-nothing): a restore first and an archive last, so the
+    // settings sent with either apply to an active space.
     const commands: SpaceCommand[] = [];
-    if (body.name !== undefined) commands.push({ type: 'RenameSpace', name: body.name });
-    if (body.state === 'archived') commands.push({ type: 'ArchiveSpace' });
     if (body.state === 'active') commands.push({ type: 'RestoreSpace' });
+    if (body.name !== undefined) commands.push({ type: 'RenameSpace', name: body.name });
     if ('credit_limit' in body)
       commands.push({ type: 'SetCreditLimit', creditLimit: body.credit_limit ?? null });
+    if (body.state === 'archived') commands.push({ type: 'ArchiveSpace' });
     await this.workspace.spaceCommand(
       principal,
       orgId,

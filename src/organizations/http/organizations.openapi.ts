@@ -12,6 +12,7 @@ import {
   uuid,
 } from '../../platform/http/openapi/schema.js';
 import { ORGANIZATION_STATUSES } from '../domain/organization.js';
+import { CREATION_REFUSALS } from '../domain/policies.js';
 import { ROLES } from '../domain/roles.js';
 import { SPACE_KINDS } from '../domain/space.js';
 
@@ -29,7 +30,9 @@ export const CREATION_PREVIEW = component(
     },
     {
       reason: string({ description: 'present when creation is unavailable' }),
-      reason_code: string({ description: 'the rule that makes creation unavailable' }),
+      reason_code: oneOfStrings(CREATION_REFUSALS, {
+        description: 'the rule that makes creation unavailable',
+      }),
     },
   ),
 );

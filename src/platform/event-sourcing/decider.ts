@@ -22,3 +22,27 @@ export function fold<TEvent extends DomainEvent, TState>(
 ): TState {
   return events.reduce((state, event) => decider.evolve(state, event), from);
 }
+
+/**
+ * A decider whose command is a list of its commands, each decided on the state the ones before it leave: one
+ * append for all their events, or none when any of them is refused. A request that changes several things at
+ * once (rename and archive, a role and a portion) is then all-or-nothing, and its If-Match guards the whole.
+ */
+export function allOrNothing<TCommand, TEvent extends DomainEvent, TState, TContext>(
+  decider: Decider<TCommand, TEvent, TState, TContext>,
+): Decider<readonly TCommand[], TEvent, TState, TContext> {
+  return {
+    initialState: decider.initialState,
+    evolve: (state, event) => decider.evolve(state, event),
+    decide(commands, state, context) {
+      const events: TEvent[] = [];
+      let current = state;
+      for (const command of commands) {
+        const decided = decider.decide(command, current, context);
+        events.push(...decided);
+        current = fold(decider, decided, current);
+      }
+      return events;
+    },
+  };
+}

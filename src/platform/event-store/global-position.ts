@@ -7,7 +7,8 @@
 export type GlobalPosition = string & { readonly __brand?: 'GlobalPosition' };
 
 const WIDTH = 20;
-const PATTERN = /^\d{20}-\d{20}$/;
+/** The written form of a position (also documented as such in the OpenAPI document). */
+export const GLOBAL_POSITION_PATTERN = /^\d{20}-\d{20}$/;
 
 export function encodePosition(
   major: bigint | string | number,
@@ -23,7 +24,7 @@ export function decodePosition(position: GlobalPosition): { major: bigint; minor
 }
 
 export function isGlobalPosition(value: unknown): value is GlobalPosition {
-  return typeof value === 'string' && PATTERN.test(value);
+  return typeof value === 'string' && GLOBAL_POSITION_PATTERN.test(value);
 }
 
 /** Negative when a < b; null sorts before every position. */

@@ -28,3 +28,17 @@ export function ifMatchVersion(header: string | undefined, what = 'the scope'): 
   }
   return Number(match[1]);
 }
+
+/**
+ * Where If-Match is optional: absent is no precondition; sent, it must be a usable version. A blank one is
+ * malformed (422), never "precondition required" (428): the route requires none.
+ */
+export function optionalIfMatchVersion(header: string | undefined, what = 'the scope'): number | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '') {
+    throw new ServiceError('invalid_input', `If-Match, when sent, must hold the quoted version of ${what}`, {
+      fields: [{ field: 'If-Match', problems: ['must be a quoted version, not blank'] }],
+    });
+  }
+  return ifMatchVersion(header, what);
+}

@@ -1,14 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
 import { DATASETS } from '../domain/datasets.js';
-import { TIME_FRAMES } from '../domain/search-request.js';
+import { MAX_SEARCH_OFFSET } from '../domain/pricing.js';
+import { RAW_QUERY_MAX_BYTES, TIME_FRAMES } from '../domain/search-request.js';
+
+/**
+ * How `raw_query` is documented on every search and export body: not blank, and at most 512 UTF-8 bytes (so at
+ * most 512 characters; the byte limit is the one applied).
+ */
+export const RAW_QUERY_PROPERTY = {
+  description: `query language; trimmed, nonempty, at most ${RAW_QUERY_MAX_BYTES} UTF-8 bytes`,
+  minLength: 1,
+  maxLength: RAW_QUERY_MAX_BYTES,
+  pattern: '\\S',
+} as const;
 
 /** Shapes only: the contract's rules (trimming, byte limits, caps) are applied by normalizeSearchRequest. */
 export class SearchBody {
-  @ApiProperty({
-    description: 'query language; trimmed, nonempty, at most 512 UTF-8 bytes',
-    example: 'product:nginx port:443',
-  })
+  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'product:nginx port:443' })
   @IsString()
   raw_query!: string;
 
@@ -17,7 +26,7 @@ export class SearchBody {
   @IsString()
   time_frame?: string;
 
-  @ApiPropertyOptional({ default: 20, description: 'positive values are capped at 25' })
+  @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
   @IsOptional()
   @IsInt()
   per_type_limit?: number;
@@ -37,7 +46,7 @@ export class SearchBody {
 }
 
 export class SearchMoreBody {
-  @ApiProperty()
+  @ApiProperty(RAW_QUERY_PROPERTY)
   @IsString()
   raw_query!: string;
 
@@ -45,7 +54,11 @@ export class SearchMoreBody {
   @IsIn(DATASETS)
   dataset!: string;
 
-  @ApiProperty({ minimum: 2 })
+  @ApiProperty({
+    minimum: 2,
+    maximum: MAX_SEARCH_OFFSET,
+    description: `paging stops at ${MAX_SEARCH_OFFSET} records: (page - 1) × per_type_limit stays below it`,
+  })
   @IsInt()
   page!: number;
 
@@ -54,7 +67,7 @@ export class SearchMoreBody {
   @IsString()
   time_frame?: string;
 
-  @ApiPropertyOptional({ default: 20 })
+  @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
   @IsOptional()
   @IsInt()
   per_type_limit?: number;
@@ -66,7 +79,7 @@ export class SearchMoreBody {
 }
 
 export class DatasetSearchBody {
-  @ApiProperty()
+  @ApiProperty(RAW_QUERY_PROPERTY)
   @IsString()
   raw_query!: string;
 
@@ -85,7 +98,12 @@ export class DatasetSearchBody {
   @IsIn([10, 30, 50])
   results_per_page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_SEARCH_OFFSET / 10,
+    default: 1,
+    description: `paging stops at ${MAX_SEARCH_OFFSET} records: (page - 1) × results_per_page stays below it`,
+  })
   @IsOptional()
   @IsInt()
   page?: number;

@@ -219,12 +219,13 @@ export function credentialsFor(
     for (const requirement of requirements) {
       const names = Object.keys(requirement);
       if (names.length === 0) credentials.add('none');
-      // An alternative needing several schemes at once is sent with the first one the fuzzer knows; the service
-      // then refuses it, which the fuzz accepts as any other refusal.
-      for (const name of names) {
-        const credential = credentialOfScheme(document.components?.securitySchemes?.[name]);
-        if (credential) credentials.add(credential);
-      }
+      // An alternative needs all its schemes at once: the session cookie with the CSRF header and cookie is one
+      // session credential (the fuzzer sends the three together), not a session or an API key.
+      const kinds = names
+        .map((name) => credentialOfScheme(document.components?.securitySchemes?.[name]))
+        .filter((kind): kind is Credential => kind !== undefined);
+      const credential = kinds.includes('session') ? 'session' : kinds[0];
+      if (credential) credentials.add(credential);
     }
     if (credentials.size > 0) return { credentials: [...credentials], source: 'document' };
   }

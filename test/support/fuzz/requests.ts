@@ -23,6 +23,7 @@ import {
   boundariesOf,
   fieldTargets,
   objectTargets,
+  smallJsonValue,
   typesOf,
   validValue,
   valueWith,
@@ -320,7 +321,7 @@ function mutationsOf(context: SchemaContext, operation: FuzzOperation): Mutation
               fc.constantFrom('unexpected', 'id', '__proto__', 'constructor', '$where'),
               fc.string({ minLength: 1, maxLength: 8 }),
             ),
-            value: fc.jsonValue({ maxDepth: 1 }),
+            value: smallJsonValue(),
           }).map((json) => ({ json })),
         }),
       );

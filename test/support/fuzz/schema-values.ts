@@ -27,6 +27,28 @@ const MAX_GENERATED_ITEMS = 4;
 const DEFAULT_MAX_STRING = 24;
 const MAX_DEPTH = 6;
 
+/**
+ * A small JSON value (a scalar, or a short list or object of scalars): `fc.jsonValue` ignores its size option
+ * for the lists and objects inside, which then hold ten items each.
+ */
+export function smallJsonValue(): fc.Arbitrary<unknown> {
+  const scalar = fc.oneof(
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -1_000, max: 1_000 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ maxLength: 8 }),
+  );
+  return fc.oneof(
+    { weight: 3, arbitrary: scalar },
+    { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), scalar, { maxKeys: 3 }),
+    },
+  );
+}
+
 /** The JSON types a schema admits; an empty list means any. */
 export function typesOf(context: SchemaContext, raw: Schema): JsonType[] {
   const schema = resolveSchema(context.document, raw);
@@ -224,24 +246,54 @@ const FORMAT_VALUES: Readonly<Record<string, () => fc.Arbitrary<string>>> = {
       .map((date) => date.toISOString().slice(0, 10)),
 };
 
+/**
+ * A string the schema accepts. Never a `.filter`: a filter that rarely passes (a uuid under a length cap, a
+ * pattern under a minimum length) makes fast-check spin; a value outside the documented length is repaired to
+ * fit instead (see `fitLength`). Only documented length limits apply to patterns and formats.
+ */
 function stringValue(schema: Schema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
-  const maxLength = schema.maxLength ?? Math.max(minLength, DEFAULT_MAX_STRING);
-  const fits = (value: string) => value.length >= minLength && value.length <= maxLength;
+  const maxLength = schema.maxLength;
   if (schema.pattern !== undefined) {
     const pattern = compilePattern(schema.pattern);
-    if (pattern) return fc.stringMatching(pattern).filter(fits);
+    if (pattern) return fitLength(fc.stringMatching(pattern), minLength, maxLength);
   }
   const format = schema.format ? FORMAT_VALUES[schema.format] : undefined;
-  if (format) return format().filter(fits);
+  if (format) return fitLength(format(), minLength, maxLength);
   // Short ASCII most of the time; full Unicode (no lone surrogates: those are a hostile class of their own) and
   // the longest allowed length some of the time.
-  const cap = Math.min(maxLength, minLength + DEFAULT_MAX_STRING);
+  const cap = Math.min(maxLength ?? Infinity, minLength + DEFAULT_MAX_STRING);
+  const longest = maxLength ?? Math.max(minLength, DEFAULT_MAX_STRING);
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength, maxLength: cap }) },
-    { weight: 1, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme' }).filter(fits) },
-    { weight: 1, arbitrary: fc.constant('x'.repeat(maxLength)) },
+    {
+      weight: 1,
+      arbitrary: fitLength(fc.string({ minLength, maxLength: cap, unit: 'grapheme' }), minLength, cap),
+    },
+    { weight: 1, arbitrary: fc.constant('x'.repeat(longest)) },
   );
+}
+
+/**
+ * Brings a generated string within [minLength, maxLength] characters (code points, as JSON Schema counts) in
+ * one step: a long one is cut, a short one repeated. A repeated match of a pattern like `^[a-z]+$` still
+ * matches; for a pattern it does not, the value is one near-valid request among many, which the fuzz's rules
+ * (no 5xx, one error shape) judge the same way.
+ */
+export function fitLength(
+  arbitrary: fc.Arbitrary<string>,
+  minLength: number,
+  maxLength: number | undefined,
+): fc.Arbitrary<string> {
+  if (minLength === 0 && maxLength === undefined) return arbitrary;
+  return arbitrary.map((value) => {
+    let points = Array.from(value);
+    if (points.length < minLength) {
+      const unit = points.length > 0 ? points : ['a'];
+      points = Array.from({ length: Math.ceil(minLength / unit.length) }, () => unit).flat();
+    }
+    return points.slice(0, Math.max(minLength, maxLength ?? points.length)).join('');
+  });
 }
 
 function compilePattern(pattern: string): RegExp | undefined {
@@ -274,6 +326,32 @@ function arrayValue(
     : fc.array(item, { minLength, maxLength });
 }
 
+/**
+ * A list of exactly `length` valid items, cheaply: a few items generated and repeated (a list at `maxItems` of
+ * a hundred objects costs three), or distinct items where the schema wants them unique (fast-check gives up
+ * after a bounded number of duplicates, so a small item space yields a shorter list, never a spin).
+ */
+function listOfLength(
+  context: SchemaContext,
+  schema: Schema,
+  name: string,
+  length: number,
+): fc.Arbitrary<unknown[]> {
+  const size = Math.max(0, length);
+  const item = validValue(context, schema.items ?? {}, singular(name), 1);
+  if (schema.uniqueItems) {
+    return fc.uniqueArray(item, {
+      minLength: size,
+      maxLength: size,
+      selector: (value) => JSON.stringify(value),
+    });
+  }
+  if (size === 0) return fc.constant([]);
+  return fc
+    .array(item, { minLength: 1, maxLength: Math.min(size, 3) })
+    .map((few) => Array.from({ length: size }, (_, index) => few[index % few.length]));
+}
+
 /** The item name of a list field: `evidence_ids` → `evidence_id`, `recipients` → `recipient`. */
 export function singular(name: string): string {
   return name.endsWith('s') ? name.slice(0, -1) : name;
@@ -300,13 +378,43 @@ function objectValue(
     // An object without properties: the document does not say what it holds.
     return fc.oneof(
       fc.constant({}),
-      fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), smallJsonValue(), { maxKeys: 2 }),
     );
   }
+  return someProperties(context, schema, depth);
+}
+
+/**
+ * Valid values for the properties of an object schema, the required ones always and the optional ones within
+ * `minProperties`/`maxProperties` (`reference` or `cpes`, never both). `except` is left out (the caller places
+ * it), and counts against `maxProperties`.
+ */
+function someProperties(
+  context: SchemaContext,
+  schema: Schema,
+  depth: number,
+  except?: string,
+): fc.Arbitrary<Record<string, unknown>> {
+  const properties = schema.properties ?? {};
+  const names = Object.keys(properties).filter((name) => name !== except);
   const arbitraries: Record<string, fc.Arbitrary<unknown>> = {};
   for (const name of names) arbitraries[name] = validValue(context, properties[name]!, name, depth + 1);
   const required = (schema.required ?? []).filter((name) => names.includes(name));
-  return fc.record(arbitraries, { requiredKeys: required });
+  if (schema.minProperties === undefined && schema.maxProperties === undefined) {
+    return fc.record(arbitraries, { requiredKeys: required });
+  }
+  const placed = except !== undefined ? 1 : 0;
+  const optional = names.filter((name) => !required.includes(name));
+  const most = Math.min(optional.length, (schema.maxProperties ?? Infinity) - required.length - placed);
+  const least = Math.min(
+    Math.max(0, (schema.minProperties ?? 0) - required.length - placed),
+    Math.max(0, most),
+  );
+  return fc.subarray(optional, { minLength: least, maxLength: Math.max(least, most) }).chain((chosen) => {
+    const picked: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const name of [...required, ...chosen]) picked[name] = arbitraries[name]!;
+    return fc.record(picked);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -400,13 +508,12 @@ export function valueWith(
   }
   const object = objectShape(context, raw) ?? {};
   const properties = object.properties ?? {};
-  const others: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, child] of Object.entries(properties)) {
-    if (name !== step) others[name] = validValue(context, child, name, depth + 1);
+  if (rest.length === 0 && placement.kind === 'omit') {
+    // The omitted field is the fault; the others are as a valid value has them.
+    const { [step]: _omitted, ...kept } = properties;
+    return someProperties(context, { ...object, properties: kept, minProperties: undefined }, depth);
   }
-  const required = (object.required ?? []).filter((name) => name !== step && name in properties);
-  const base = fc.record(others, { requiredKeys: required });
-  if (rest.length === 0 && placement.kind === 'omit') return base;
+  const base = someProperties(context, object, depth, step);
   const child = properties[step] ?? {};
   return fc
     .tuple(base, valueWith(context, child, rest, placement, depth + 1))
@@ -466,12 +573,7 @@ export function boundariesOf(context: SchemaContext, raw: Schema, name = ''): Bo
       valid: false,
     });
   }
-  const items = schema.items ?? {};
-  const list = (length: number) =>
-    fc.array(validValue(context, items, singular(name)), {
-      minLength: Math.max(0, length),
-      maxLength: Math.max(0, length),
-    });
+  const list = (length: number) => listOfLength(context, schema, name, length);
   if (schema.minItems !== undefined) {
     boundaries.push({ label: 'minItems', value: list(schema.minItems), valid: true });
     if (schema.minItems > 0)

@@ -10,7 +10,7 @@ import {
 } from '../../../src/exposure/domain/refresh-run.js';
 import { checkedTimezone } from '../../../src/exposure/domain/scope-declaration.js';
 import { watchRunKey } from '../../../src/exposure/domain/watch.js';
-import { ifMatchVersion } from '../../../src/platform/http/if-match.js';
+import { ifMatchVersion, optionalIfMatchVersion } from '../../../src/platform/http/if-match.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
 
 function refusal(run: () => unknown): ServiceError {
@@ -75,5 +75,16 @@ describe('Versioning 2: If-Match carries the strong quoted version', () => {
     expect(ifMatchVersion('"3"')).toBe(3);
     expect(refusal(() => ifMatchVersion(undefined)).code).toBe('precondition_required');
     expect(refusal(() => ifMatchVersion('"-1"')).code).toBe('invalid_input');
+  });
+
+  it('Versioning 2: an optional If-Match sent blank is malformed (422 naming If-Match), never 428; absent is no precondition', () => {
+    expect(optionalIfMatchVersion(undefined)).toBeUndefined();
+    expect(optionalIfMatchVersion('"4"')).toBe(4);
+    for (const blank of ['', ' ']) {
+      const refused = refusal(() => optionalIfMatchVersion(blank));
+      expect(refused.code).toBe('invalid_input');
+      expect(refused.details).toMatchObject({ fields: [{ field: 'If-Match' }] });
+    }
+    expect(refusal(() => optionalIfMatchVersion('W/"4"')).code).toBe('invalid_input');
   });
 });

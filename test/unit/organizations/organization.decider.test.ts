@@ -9,6 +9,7 @@ import {
 import { creationRefusal, redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
 import { spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
 import { ledgerDecider, type LedgerContext, type LedgerState } from '../../../src/credits/domain/ledger.js';
+import { allOrNothing } from '../../../src/platform/event-sourcing/decider.js';
 import { deciderSpec } from '../../support/decider-spec.js';
 
 const now = new Date('2026-03-01T10:00:00.000Z');
@@ -233,6 +234,29 @@ describe('space decider (rule 13)', () => {
   it('credit_limit follows the contract limits (6 to 1,000,000)', () => {
     space.given(createdSpace).when({ type: 'SetCreditLimit', creditLimit: 5 }, { now }).then('invalid_input');
   });
+  it('rule 13: updates decided together are all-or-nothing: a refused limit on an archived space decides no rename', () => {
+    const together = deciderSpec(allOrNothing(spaceDecider));
+    const archived = [
+      ...createdSpace,
+      { type: 'SpaceArchived', data: { archivedAt: now.toISOString() } },
+    ] as SpaceEvent[];
+    together
+      .given(archived)
+      .when(
+        [
+          { type: 'RenameSpace', name: 'Renamed' },
+          { type: 'SetCreditLimit', creditLimit: 50 },
+        ],
+        { now },
+      )
+      .then('forbidden');
+    // Each command sees the state the ones before it leave: a restore makes the limit acceptable.
+    const restored = together
+      .given(archived)
+      .when([{ type: 'RestoreSpace' }, { type: 'SetCreditLimit', creditLimit: 50 }], { now })
+      .decided();
+    expect(restored.events.map((e) => e.type)).toEqual(['SpaceRestored', 'CreditLimitSet']);
+  });
 });
 
 describe('case decider (rules 3, 4)', () => {
@@ -315,6 +339,7 @@ describe('policies', () => {
         personalPaymentProcessing: false,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       }),
     ).toBeNull();
     expect(
@@ -323,6 +348,7 @@ describe('policies', () => {
         personalPaymentProcessing: false,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       })?.code,
     ).toBe('personal_plan_active');
     expect(
@@ -331,8 +357,21 @@ describe('policies', () => {
         personalPaymentProcessing: true,
         ownsOrganization: false,
         staffInOrganization: false,
+        organizationSession: false,
       })?.code,
     ).toBe('personal_payment_processing');
+  });
+  it('rule 6 and Authentication 1: a session switched to an organization cannot create another one', () => {
+    const facts = {
+      personalPlan: 'free' as const,
+      personalPaymentProcessing: false,
+      ownsOrganization: false,
+      staffInOrganization: false,
+      organizationSession: true,
+    };
+    expect(creationRefusal(facts)?.code).toBe('organization_session');
+    // Staff are told the rule that holds whatever the session: staff of one organization at most.
+    expect(creationRefusal({ ...facts, staffInOrganization: true })?.code).toBe('staff_in_organization');
   });
   it('rule 7: redaction keeps organization, registrar and name servers', () => {
     expect(
