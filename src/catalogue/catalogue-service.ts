@@ -20,7 +20,12 @@ import {
   type KevCatalogue,
   type ParsedFile,
 } from './import/parse-catalogue-files.js';
-import type { CatalogueStore, HostAssociation, StoredAdvisory } from './store/catalogue-store.port.js';
+import type {
+  CatalogueStore,
+  HostAssociation,
+  IndexStamp,
+  StoredAdvisory,
+} from './store/catalogue-store.port.js';
 
 export interface ImportReport {
   readonly files: number;
@@ -216,9 +221,8 @@ export class CatalogueService {
   async reindex(
     observations: ObservationIndex,
     onProgress?: (done: number, total: number) => void,
-    signal?: AbortSignal,
   ): Promise<ReindexReport> {
-    return this.oneBuildAtATime(() => this.rebuild(observations, onProgress, signal));
+    return this.oneBuildAtATime(() => this.rebuild(observations, onProgress));
   }
 
   /**
@@ -232,16 +236,25 @@ export class CatalogueService {
     observations: ObservationIndex,
     options: { signal?: AbortSignal; log?: CatalogueLog } = {},
   ): Promise<{ done: Promise<ReindexReport | null> }> {
-    const stamp = await this.store.indexStamp();
-    if (stamp?.matcher_version === MATCHER_VERSION) return { done: Promise.resolve(null) };
     const log = options.log ?? (() => undefined);
+    let stamp: IndexStamp | null;
+    try {
+      stamp = await this.store.indexStamp();
+    } catch (error) {
+      // The rest of the service does not depend on it: start, and let /health/ready show the index `unknown`.
+      log('error', 'reading which matcher built the host → CVE association index failed', {
+        err: error instanceof Error ? error.message : String(error),
+      });
+      return { done: Promise.resolve(null) };
+    }
+    if (stamp?.matcher_version === MATCHER_VERSION) return { done: Promise.resolve(null) };
     this.startUpRebuild = { running: true };
     const done = this.oneBuildAtATime(async () => {
       if (!stamp && !(await this.anythingToAssociate(observations))) {
         await this.store.stampIndex(MATCHER_VERSION, this.clock.now());
         return null;
       }
-      log('info', 'rebuilding the host → CVE association index: it was built by another matcher version', {
+      log('info', 'rebuilding the host → CVE association index: another matcher version (or none) built it', {
         index_matcher_version: stamp?.matcher_version ?? null,
         matcher_version: MATCHER_VERSION,
       });
