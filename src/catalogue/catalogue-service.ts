@@ -1,7 +1,9 @@
 /**
  * The catalogue context's application service: imports (parse everything, then one atomic commit, then the
  * association index), the loaded matcher (cached per catalogue version, so a CLI import while the service runs is
- * picked up at the next request), and the association index maintenance on observation writes.
+ * picked up at the next request), and the association index maintenance on observation writes. Every full build
+ * of the index records the matcher version it used (MATCHER_VERSION); at service start an index built by another
+ * version is rebuilt in the background (upkeepIndexAtStart).
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../platform/clock/clock.js';
@@ -11,14 +13,19 @@ import type {
 } from '../search/observation-index/observation-index.port.js';
 import type { QueryNode } from '../search/query-language/ast.js';
 import type { Advisory, CatalogueVersion, KevEntry } from './domain/advisory.js';
-import { CatalogueMatcher } from './domain/matching.js';
+import { CatalogueMatcher, MATCHER_VERSION } from './domain/matching.js';
 import {
   collectCatalogueFiles,
   readCatalogueFile,
   type KevCatalogue,
   type ParsedFile,
 } from './import/parse-catalogue-files.js';
-import type { CatalogueStore, HostAssociation, StoredAdvisory } from './store/catalogue-store.port.js';
+import type {
+  CatalogueStore,
+  HostAssociation,
+  IndexStamp,
+  StoredAdvisory,
+} from './store/catalogue-store.port.js';
 
 export interface ImportReport {
   readonly files: number;
@@ -51,6 +58,29 @@ export interface ImportProgress {
   readonly total: number | null;
 }
 
+/**
+ * The association index against the code's matcher: `current` (built with MATCHER_VERSION), `rebuilding` (the
+ * start-up rebuild runs; searches answer from the old associations until each batch is replaced), `stale` (built
+ * by another matcher version, or by one that recorded none; `catalogue reindex` or a restart rebuilds it), or
+ * `unknown` (the stamp could not be read).
+ */
+export interface CatalogueIndexStatus {
+  readonly index: 'current' | 'rebuilding' | 'stale' | 'unknown';
+  /** The code's matcher version. */
+  readonly matcher_version: number;
+  /** The version the index was last built with; null when no build recorded one. */
+  readonly index_matcher_version: number | null;
+  readonly built_at: string | null;
+  /** Why the index is stale or unknown (the start-up rebuild failed, the store did not answer). */
+  readonly detail?: string;
+}
+
+export type CatalogueLog = (
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
 const ALL: QueryNode = { kind: 'and', children: [], span: { start: 0, end: 0 } };
 const REINDEX_BATCH = 1000;
 
@@ -67,6 +97,9 @@ function kevHash(kev: KevCatalogue): string {
 export class CatalogueService {
   private cached: Promise<CatalogueMatcher> | null = null;
   private cachedVersion = -1;
+  /** Full builds of the index in this process run one at a time (a start-up rebuild, an import's, the CLI's). */
+  private builds: Promise<unknown> = Promise.resolve();
+  private startUpRebuild: { running: boolean; failure?: string } = { running: false };
 
   constructor(
     readonly store: CatalogueStore,
@@ -189,13 +222,126 @@ export class CatalogueService {
     observations: ObservationIndex,
     onProgress?: (done: number, total: number) => void,
   ): Promise<ReindexReport> {
+    return this.oneBuildAtATime(() => this.rebuild(observations, onProgress));
+  }
+
+  /**
+   * At service start: when the index was built by another matcher version, or recorded none while there are
+   * associations or hosts and advisories to associate, rebuilds it in the background. Only the stamp read is
+   * awaited (readiness does not wait for the rebuild); a current index costs nothing more. `done` settles when the
+   * background work ended, with the rebuild's report, or null when nothing was rebuilt (the index was current or
+   * empty, or the rebuild stopped); it never rejects: a failure is logged and shown by indexStatus as `stale`.
+   */
+  async upkeepIndexAtStart(
+    observations: ObservationIndex,
+    options: { signal?: AbortSignal; log?: CatalogueLog } = {},
+  ): Promise<{ done: Promise<ReindexReport | null> }> {
+    const log = options.log ?? (() => undefined);
+    let stamp: IndexStamp | null;
+    try {
+      stamp = await this.store.indexStamp();
+    } catch (error) {
+      // The rest of the service does not depend on it: start, and let /health/ready show the index `unknown`.
+      log('error', 'reading which matcher built the host → CVE association index failed', {
+        err: error instanceof Error ? error.message : String(error),
+      });
+      return { done: Promise.resolve(null) };
+    }
+    if (stamp?.matcher_version === MATCHER_VERSION) return { done: Promise.resolve(null) };
+    this.startUpRebuild = { running: true };
+    const done = this.oneBuildAtATime(async () => {
+      if (!stamp && !(await this.anythingToAssociate(observations))) {
+        await this.store.stampIndex(MATCHER_VERSION, this.clock.now());
+        return null;
+      }
+      log('info', 'rebuilding the host → CVE association index: another matcher version (or none) built it', {
+        index_matcher_version: stamp?.matcher_version ?? null,
+        matcher_version: MATCHER_VERSION,
+      });
+      return this.rebuild(observations, undefined, options.signal);
+    }).then(
+      (report) => {
+        this.startUpRebuild = { running: false };
+        if (report)
+          log('info', 'host → CVE association index rebuilt', {
+            matcher_version: MATCHER_VERSION,
+            ...report,
+          });
+        return report;
+      },
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        this.startUpRebuild = options.signal?.aborted
+          ? { running: false }
+          : { running: false, failure: message };
+        if (!options.signal?.aborted)
+          log('error', 'rebuilding the host → CVE association index failed: run `catalogue reindex`', {
+            err: message,
+          });
+        return null;
+      },
+    );
+    return { done };
+  }
+
+  /** The association index against the code's matcher (one stamp read; see CatalogueIndexStatus). */
+  async indexStatus(): Promise<CatalogueIndexStatus> {
+    const base = { matcher_version: MATCHER_VERSION };
+    try {
+      const stamp = await this.store.indexStamp();
+      const built = {
+        ...base,
+        index_matcher_version: stamp?.matcher_version ?? null,
+        built_at: stamp?.built_at ?? null,
+      };
+      if (this.startUpRebuild.running) return { index: 'rebuilding', ...built };
+      // An empty catalogue associates nothing: whatever built the (empty) index, it is current.
+      const current =
+        stamp?.matcher_version === MATCHER_VERSION ||
+        (!stamp && (await this.store.version()).advisories === 0);
+      if (current) return { index: 'current', ...built };
+      return {
+        index: 'stale',
+        ...built,
+        ...(this.startUpRebuild.failure
+          ? { detail: `the rebuild at start failed: ${this.startUpRebuild.failure}` }
+          : {}),
+      };
+    } catch (error) {
+      return {
+        index: 'unknown',
+        ...base,
+        index_matcher_version: null,
+        built_at: null,
+        detail: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+
+  private async anythingToAssociate(observations: ObservationIndex): Promise<boolean> {
+    if ((await this.store.associationCount()) > 0) return true;
+    return (await this.store.version()).advisories > 0 && (await observations.count('hosts')) > 0;
+  }
+
+  private oneBuildAtATime<T>(build: () => Promise<T>): Promise<T> {
+    const result = this.builds.then(build);
+    this.builds = result.catch(() => undefined);
+    return result;
+  }
+
+  private async rebuild(
+    observations: ObservationIndex,
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<ReindexReport> {
     const matcher = await this.matcher();
     const total = onProgress ? await observations.count('hosts') : 0;
     onProgress?.(0, total);
     let count = 0;
     let associated = 0;
     let associations = 0;
-    for await (const batch of observations.stream('hosts', { ast: ALL }, REINDEX_BATCH)) {
+    for await (const batch of observations.stream('hosts', { ast: ALL }, REINDEX_BATCH, signal)) {
+      signal?.throwIfAborted();
       const rows = this.associationRows(matcher, batch);
       await this.store.replaceAssociations(
         batch.map((record) => record.id),
@@ -206,6 +352,9 @@ export class CatalogueService {
       associated += new Set(rows.map((row) => row.observation_id)).size;
       onProgress?.(count, Math.max(total, count));
     }
+    signal?.throwIfAborted();
+    // Only a build that went through every host observation says which matcher the whole index follows.
+    await this.store.stampIndex(MATCHER_VERSION, this.clock.now());
     return { observations: count, associated_observations: associated, associations };
   }
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssociatedObservationIndex } from '../../src/catalogue/associated-observation-index.js';
 import { CatalogueService, type ImportProgress } from '../../src/catalogue/catalogue-service.js';
+import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { MalformedCatalogueFile } from '../../src/catalogue/import/parse-catalogue-files.js';
 import type { CatalogueStore } from '../../src/catalogue/store/catalogue-store.port.js';
 import type {
@@ -28,6 +29,7 @@ export interface CatalogueUnderTest {
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
 const AT = new Date('2026-03-01T00:00:00.000Z');
+const OLDER = new Date('2026-01-15T00:00:00.000Z');
 const cpe = (vendor: string, product: string, version: string, update = '*') =>
   `cpe:2.3:a:${vendor}:${product}:${version}:${update}:*:*:*:*:*:*`;
 
@@ -72,9 +74,26 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
       await subject?.dispose();
     });
 
-    it('starts empty: version 0, no KEV source, no associations', async () => {
+    it('starts empty: version 0, no KEV source, no associations, no matcher version recorded', async () => {
       expect(await subject.store.version()).toMatchObject({ version: 0, advisories: 0, kev_source: null });
       expect(await subject.store.associationCount()).toBe(0);
+      expect(await subject.store.indexStamp()).toBeNull();
+    });
+
+    it('at start, an index with no matcher version and nothing to associate is stamped current without a rebuild', async () => {
+      // Hosts are stored, but the catalogue is empty: no association can exist, whatever built the index.
+      expect(await service.indexStatus()).toEqual({
+        index: 'current',
+        matcher_version: MATCHER_VERSION,
+        index_matcher_version: null,
+        built_at: null,
+      });
+      const upkeep = await service.upkeepIndexAtStart(index);
+      expect(await upkeep.done).toBeNull();
+      expect(await subject.store.indexStamp()).toEqual({
+        matcher_version: MATCHER_VERSION,
+        built_at: AT.toISOString(),
+      });
     });
 
     it('imports the real NVD and KEV files, versioned, and associates the stored hosts', async () => {
@@ -186,6 +205,57 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
         [5, 5],
       ]);
       expect(await subject.store.associationsOf(HOSTS.map((h) => h.id))).toEqual(before);
+    });
+
+    it('the index records the matcher version of its last full build; stampIndex replaces it', async () => {
+      expect(await subject.store.indexStamp()).toEqual({
+        matcher_version: MATCHER_VERSION,
+        built_at: AT.toISOString(),
+      });
+      await subject.store.stampIndex(MATCHER_VERSION - 1, OLDER);
+      expect(await subject.store.indexStamp()).toEqual({
+        matcher_version: MATCHER_VERSION - 1,
+        built_at: OLDER.toISOString(),
+      });
+      await service.reindex(index);
+      expect(await subject.store.indexStamp()).toEqual({
+        matcher_version: MATCHER_VERSION,
+        built_at: AT.toISOString(),
+      });
+    });
+
+    it('at start, an index built by another matcher version is rebuilt in the background and stamped current', async () => {
+      // What an older matcher left: h1 without its associations, stamped with that matcher's version.
+      await subject.store.replaceAssociations(['h1'], []);
+      await subject.store.stampIndex(MATCHER_VERSION - 1, OLDER);
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual([]);
+      expect(await service.indexStatus()).toEqual({
+        index: 'stale',
+        matcher_version: MATCHER_VERSION,
+        index_matcher_version: MATCHER_VERSION - 1,
+        built_at: OLDER.toISOString(),
+      });
+      const upkeep = await service.upkeepIndexAtStart(index);
+      expect(await upkeep.done).toMatchObject({ observations: 5, associated_observations: 3 });
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual(['h1']);
+      expect(await service.indexStatus()).toEqual({
+        index: 'current',
+        matcher_version: MATCHER_VERSION,
+        index_matcher_version: MATCHER_VERSION,
+        built_at: AT.toISOString(),
+      });
+    });
+
+    it('at start, a current index is left as it is (no rebuild)', async () => {
+      // A difference a rebuild would undo: it stays, so nothing was rebuilt.
+      const h1 = (await subject.store.associationsOf(['h1'])).get('h1')!;
+      await subject.store.replaceAssociations(['h1'], []);
+      const upkeep = await service.upkeepIndexAtStart(index);
+      expect((await service.indexStatus()).index).toBe('current');
+      expect(await upkeep.done).toBeNull();
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual([]);
+      await subject.store.replaceAssociations(['h1'], h1);
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual(['h1']);
     });
 
     it('refuses selectors outside hosts', async () => {

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { runCli, startServiceProcess, type CliResult, type ServiceProcess } from '../support/processes.js';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
@@ -117,7 +118,17 @@ describe('catalogue CLI', () => {
       service = await startServiceProcess(env);
       const untouched = await runCli(['catalogue', 'status', '--json'], env);
       expect(untouched.code).toBe(0);
-      expect(json(untouched)).toEqual({ ...kevCatalogue, associations: 0 });
+      // The KEV import built the (empty) association index with this matcher version: current.
+      expect(json(untouched)).toEqual({
+        ...kevCatalogue,
+        associations: 0,
+        index: {
+          index: 'current',
+          matcher_version: MATCHER_VERSION,
+          index_matcher_version: MATCHER_VERSION,
+          built_at: expect.any(String),
+        },
+      });
 
       // Hosts written while the catalogue holds no advisory: nothing to associate yet.
       const ndjson = join(scratch, 'hosts.ndjson');
@@ -205,6 +216,15 @@ describe('catalogue CLI', () => {
       expect(reindex.stderr).toContain('associating hosts: 0/4 hosts (0/s)');
       expect(reindex.stderr).toMatch(/associating hosts: 4\/4 hosts \([\d,]+\/s\)/);
       expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
+
+      // Status names the code's matcher version and the one the index was built with.
+      const status = await runCli(['catalogue', 'status'], env);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `index: +current \\(matcher version ${MATCHER_VERSION}; built with matcher version ${MATCHER_VERSION} at \\d{4}-`,
+        ),
+      );
 
       expect(await service.stop()).toBe(0);
       service = undefined;

@@ -1,13 +1,19 @@
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { startProgress, type Progress } from '../../platform/cli/progress.js';
-import { readCataloguePaths, type ImportProgress, type ImportReport } from '../catalogue-service.js';
+import {
+  readCataloguePaths,
+  type CatalogueIndexStatus,
+  type ImportProgress,
+  type ImportReport,
+} from '../catalogue-service.js';
 import { MalformedCatalogueFile } from '../import/parse-catalogue-files.js';
 
 /**
  * `catalogue import <files or folders>`: NVD CVE API 2.0 JSON and the CISA KEV catalogue; idempotent; one malformed
  * file stops the import before anything is written (exit 3, with its path and reason).
- * `catalogue status`: the current version. `catalogue reindex`: rebuilds the host → CVE association index.
+ * `catalogue status`: the current version and whether the association index follows the code's matcher version.
+ * `catalogue reindex`: rebuilds the host → CVE association index.
  */
 export function registerCatalogueCommands(program: Command, runtime: CliRuntime): void {
   const catalogue = program
@@ -70,19 +76,24 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
 
   catalogue
     .command('status')
-    .description('the catalogue version, when it was evaluated, its KEV source and the association count')
+    .description(
+      'the catalogue version, when it was evaluated, its KEV source, the association count and the matcher ' +
+        'version the association index was built with',
+    )
     .option('--json', 'machine-readable output')
     .action(
       action(runtime, async (options: { json?: boolean }) => {
         const context = await runtime.open();
         const version = await context.catalogue.version();
         const associations = await context.catalogue.store.associationCount();
-        runtime.print(Boolean(options.json), { ...version, associations }, () =>
+        const index = await context.catalogue.indexStatus();
+        runtime.print(Boolean(options.json), { ...version, associations, index }, () =>
           [
             `catalogue version ${version.version} (evaluated at ${version.evaluated_at ?? 'never'})`,
             `  advisories:   ${version.advisories}`,
             `  KEV:          ${version.kev_source ? `${version.kev_entries} entries, ${version.kev_source.title ?? ''} ${version.kev_source.catalog_version ?? ''}` : 'no KEV catalogue loaded (kev is unknown)'}`,
             `  associations: ${associations} host→CVE`,
+            `  index:        ${describeIndex(index)}`,
           ].join('\n'),
         );
       }),
@@ -112,6 +123,20 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
         );
       }),
     );
+}
+
+function describeIndex(index: CatalogueIndexStatus): string {
+  const built =
+    index.index_matcher_version === null
+      ? 'no matcher version recorded'
+      : `built with matcher version ${index.index_matcher_version} at ${index.built_at}`;
+  const advice =
+    index.index === 'stale'
+      ? '; `catalogue reindex` (or a service restart) rebuilds it'
+      : index.index === 'rebuilding'
+        ? '; the service is rebuilding it'
+        : '';
+  return `${index.index} (matcher version ${index.matcher_version}; ${built})${advice}${index.detail ? ` (${index.detail})` : ''}`;
 }
 
 function describe(report: ImportReport): string {

@@ -40,6 +40,15 @@ import {
 } from './cpe.js';
 import { compareVersions } from './version.js';
 
+/**
+ * The matching semantics the association index (`cve:`/`kev:`) was built with. Bump it whenever a change here (or
+ * in cpe.ts / version.ts) can change which CVEs an observation is associated with, or how: the service stores the
+ * version beside the index and rebuilds an index built by another version at start.
+ * 1: before issue 13 (never stored: an index without a version was built by it); 2: conditional associations for
+ * CVEs undecided on a CPE attribute the observation lacks (update, edition, sw_edition, target_sw, ...).
+ */
+export const MATCHER_VERSION = 2;
+
 type Truth = true | false | 'unknown';
 
 interface CompiledCriterion {

@@ -38,6 +38,12 @@ export interface HostAssociation extends Association {
   readonly observation_id: string;
 }
 
+/** Which matcher built the association index (see MATCHER_VERSION), and when that build finished. */
+export interface IndexStamp {
+  readonly matcher_version: number;
+  readonly built_at: string;
+}
+
 export interface CatalogueStore {
   readonly kind: string;
   init(): Promise<void>;
@@ -57,6 +63,10 @@ export interface CatalogueStore {
   clearAssociations(): Promise<void>;
   associationCount(): Promise<number>;
   associationsOf(observationIds: readonly string[]): Promise<Map<string, HostAssociation[]>>;
+  /** null: no build of the index recorded its matcher version (an index older than the stamp, or a new one). */
+  indexStamp(): Promise<IndexStamp | null>;
+  /** Records that the whole index was just built with this matcher version (replaces the previous stamp). */
+  stampIndex(matcherVersion: number, at: Date): Promise<void>;
 
   /** The `cve:`/`kev:` selector compiler over this store's association index (one of the two kinds). */
   readonly sqlSelectors?: SqlSelectorCompiler;

@@ -1,6 +1,7 @@
 /**
  * CatalogueStore over MongoDB, in the observation index's database: `catalogue_meta` (one document),
- * `catalogue_advisories`, `catalogue_kev` and `obs_hosts_cve` (the association index). A commit runs in a
+ * `catalogue_advisories`, `catalogue_kev`, `obs_hosts_cve` (the association index) and `catalogue_index_stamp`
+ * (one document: the matcher version the association index was last built with). A commit runs in a
  * transaction (the observation index already requires a replica set). Selectors resolve the matching observation
  * ids from `obs_hosts_cve` and filter the observations with `_id: {$in: ids}`.
  */
@@ -23,6 +24,7 @@ import {
   type CatalogueSnapshot,
   type CatalogueStore,
   type HostAssociation,
+  type IndexStamp,
 } from './catalogue-store.port.js';
 
 interface MetaDocument {
@@ -44,6 +46,11 @@ interface KevDocument {
 }
 interface AssociationDocument extends HostAssociation {
   _id: string;
+}
+interface IndexStampDocument {
+  _id: 'association_index';
+  matcher_version: number;
+  built_at: Date;
 }
 
 const CHUNK = 1000;
@@ -90,6 +97,9 @@ export class MongoCatalogueStore implements CatalogueStore {
   }
   private get associations() {
     return this.db.collection<AssociationDocument>('obs_hosts_cve');
+  }
+  private get indexStamps() {
+    return this.db.collection<IndexStampDocument>('catalogue_index_stamp');
   }
 
   async init(): Promise<void> {
@@ -227,6 +237,19 @@ export class MongoCatalogueStore implements CatalogueStore {
       else result.set(row.observation_id, [row]);
     }
     return result;
+  }
+
+  async indexStamp(): Promise<IndexStamp | null> {
+    const stamp = await this.indexStamps.findOne({ _id: 'association_index' });
+    return stamp ? { matcher_version: stamp.matcher_version, built_at: stamp.built_at.toISOString() } : null;
+  }
+
+  async stampIndex(matcherVersion: number, at: Date): Promise<void> {
+    await this.indexStamps.replaceOne(
+      { _id: 'association_index' },
+      { matcher_version: matcherVersion, built_at: at },
+      { upsert: true },
+    );
   }
 
   private async observationIds(filter: Filter<AssociationDocument>): Promise<string[]> {

@@ -5,6 +5,7 @@
  *   catalogue_kev         cve_id, doc
  *   obs_hosts_cve         observation_id, cve_id, kev (null: no KEV catalogue), conditional; beside obs_hosts so
  *                         that `cve:`/`kev:` compile to EXISTS conditions on the observation row.
+ *   catalogue_index_stamp one row: the matcher version the association index was last built with, and when.
  */
 import type { SqlDatabase } from '../../platform/database/sql-database.js';
 import type {
@@ -25,6 +26,7 @@ import {
   type CatalogueSnapshot,
   type CatalogueStore,
   type HostAssociation,
+  type IndexStamp,
 } from './catalogue-store.port.js';
 
 const LOCK = 0x63_61_74_6c; // 'catl'
@@ -54,6 +56,10 @@ const DDL = [
      PRIMARY KEY (observation_id, cve_id))`,
   `CREATE INDEX IF NOT EXISTS obs_hosts_cve_by_cve ON ${ASSOCIATION_TABLE} (cve_id, observation_id)`,
   `CREATE INDEX IF NOT EXISTS obs_hosts_cve_kev ON ${ASSOCIATION_TABLE} (observation_id) WHERE kev`,
+  `CREATE TABLE IF NOT EXISTS catalogue_index_stamp (
+     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+     matcher_version integer NOT NULL,
+     built_at timestamptz NOT NULL)`,
 ];
 
 export class PostgresCatalogueStore implements CatalogueStore {
@@ -228,6 +234,24 @@ export class PostgresCatalogueStore implements CatalogueStore {
       else result.set(row.observation_id, [row]);
     }
     return result;
+  }
+
+  async indexStamp(): Promise<IndexStamp | null> {
+    const { rows } = await this.db.query<{ matcher_version: number; built_at: Date | string }>(
+      'SELECT matcher_version, built_at FROM catalogue_index_stamp',
+    );
+    const row = rows[0];
+    return row
+      ? { matcher_version: row.matcher_version, built_at: new Date(row.built_at).toISOString() }
+      : null;
+  }
+
+  async stampIndex(matcherVersion: number, at: Date): Promise<void> {
+    await this.db.query(
+      `INSERT INTO catalogue_index_stamp (singleton, matcher_version, built_at) VALUES (true, $1::integer, $2::timestamptz)
+       ON CONFLICT (singleton) DO UPDATE SET matcher_version = EXCLUDED.matcher_version, built_at = EXCLUDED.built_at`,
+      [matcherVersion, at.toISOString()],
+    );
   }
 
   async close(): Promise<void> {

@@ -26,6 +26,8 @@ export class HealthController {
   @ApiJson(503, READINESS, 'Not ready yet: the checks say what is missing')
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const checks: Record<string, { ok: boolean; detail?: string }> = {};
+    // Shown, not counted: a stale or rebuilding association index only delays what `cve:`/`kev:` find.
+    const catalogue = await this.context.catalogue.indexStatus();
     try {
       await this.context.storage.eventStore.headPosition();
       checks.event_store = { ok: true, detail: this.context.storage.eventStore.kind };
@@ -56,6 +58,7 @@ export class HealthController {
     // Failed background work (start-up recovery, sweepers) is shown, not counted: the instance still serves.
     return {
       status: ready ? 'ready' : 'not_ready',
+      catalogue,
       checks,
       projections,
       background: this.context.background.all(),

@@ -2,6 +2,7 @@ import {
   arrayOf,
   boolean,
   component,
+  integer,
   mapOf,
   nullable,
   object,
@@ -15,10 +16,27 @@ export const LIVENESS = component('Liveness', object({ status: oneOfStrings(['ok
 
 const CHECK = object({ ok: boolean() }, { detail: string() });
 
+/** The host → CVE association index against the code's matcher (CatalogueIndexStatus). */
+const CATALOGUE_INDEX = object(
+  {
+    index: oneOfStrings(['current', 'rebuilding', 'stale', 'unknown'], {
+      description:
+        'current: built with this matcher version; rebuilding: the start-up rebuild runs (cve:/kev: answer from ' +
+        'the old associations meanwhile); stale: built by another matcher version (`catalogue reindex` or a ' +
+        'restart rebuilds it); unknown: the index could not be read',
+    }),
+    matcher_version: integer({ description: "the service's matcher version" }),
+    index_matcher_version: nullable(integer({ description: 'the matcher version the index was built with' })),
+    built_at: nullable(string({ format: 'date-time' })),
+  },
+  { detail: string() },
+);
+
 export const READINESS = component(
   'Readiness',
   object({
     status: oneOfStrings(['ready', 'not_ready']),
+    catalogue: CATALOGUE_INDEX,
     checks: object(
       { event_store: CHECK, read_store: CHECK, projections: CHECK },
       {},
