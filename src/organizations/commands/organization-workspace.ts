@@ -998,7 +998,7 @@ export class OrganizationWorkspace {
     principal: Principal,
     organizationId: string,
     spaceId: string,
-    commands: readonly SpaceCommand[],
+    command: SpaceCommand,
     envelope: CommandEnvelope,
     expectedVersion?: number,
   ): Promise<void> {
@@ -1012,13 +1012,12 @@ export class OrganizationWorkspace {
         current_version: space.version,
       });
     }
-    // One append for the whole request: a rename with an archive refused later leaves nothing behind.
     await this.run(
       spaceStreamId(spaceId),
-      allOrNothing(spaceDecider),
-      commands,
+      spaceDecider,
+      command,
       { now: this.now() },
-      withPayer(envelope, organizationId, spaceId, commands.map((command) => command.type).join('+')),
+      withPayer(envelope, organizationId, spaceId, command.type),
       expectedVersion !== undefined ? { expectedVersion } : {},
     );
   }
