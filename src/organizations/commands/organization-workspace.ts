@@ -76,6 +76,12 @@ interface CreationStarted {
   generalSpaceId: string;
 }
 
+/** A creation started and not finished: `id` is the owner account. */
+export type InterruptedCreation = {
+  readonly id: string;
+  readonly organizationId?: string;
+};
+
 export interface CreationPreview {
   readonly allowed: boolean;
   readonly reason?: string;
@@ -282,18 +288,14 @@ export class OrganizationWorkspace {
   }
 
   /**
-   * Every interrupted creation (the service runs this at start-up, and the organization sweeper again while one
-   * fails). One failure does not stop the others; each is logged and the outcome shown by /health/ready.
+   * Every interrupted creation, at start-up (the organization sweeper retries the unfinished ones, each under its
+   * own failure record). One failure does not stop the others; each is logged and the outcome shown by
+   * /health/ready.
    */
   async recoverAll(): Promise<{ pending: number; failed: number }> {
-    let pending: Array<{ id: string; organizationId?: string }>;
+    let pending: InterruptedCreation[];
     try {
-      pending = await this.context.projections
-        .collection<{ id: string; organizationId?: string; status: string }>(
-          'organizations',
-          ORGANIZATION_CREATIONS,
-        )
-        .find({ status: 'started' });
+      pending = await this.interruptedCreations();
     } catch (error) {
       const message = 'interrupted organization creations could not be listed';
       this.context.log('error', message, { err: error });
@@ -313,17 +315,30 @@ export class OrganizationWorkspace {
         });
       }
     }
-    if (failures.length === 0) this.context.background.pass(RECOVERY_CHECK);
-    else {
-      this.context.background.fail(
-        RECOVERY_CHECK,
-        `${failures.length} of ${pending.length} interrupted organization creations could not be finished ` +
-          `(owner accounts ${failures.slice(0, 5).join(', ')}${failures.length > 5 ? ', …' : ''}); ` +
-          'the organization sweeper retries them',
-        this.now(),
-      );
-    }
+    this.reportRecovery(pending.length, failures);
     return { pending: pending.length, failed: failures.length };
+  }
+
+  /** Creations started and not finished, by owner account (`id`); throws when they cannot be listed. */
+  interruptedCreations(): Promise<InterruptedCreation[]> {
+    return this.context.projections
+      .collection<InterruptedCreation & { status: string }>('organizations', ORGANIZATION_CREATIONS)
+      .find({ status: 'started' });
+  }
+
+  /** Shows a recovery pass's outcome in /health/ready: the owner accounts whose creation is still unfinished. */
+  reportRecovery(pending: number, unfinished: readonly string[]): void {
+    if (unfinished.length === 0) {
+      this.context.background.pass(RECOVERY_CHECK);
+      return;
+    }
+    this.context.background.fail(
+      RECOVERY_CHECK,
+      `${unfinished.length} of ${pending} interrupted organization creations could not be finished ` +
+        `(owner accounts ${unfinished.slice(0, 5).join(', ')}${unfinished.length > 5 ? ', …' : ''}); ` +
+        'the organization sweeper retries them',
+      this.now(),
+    );
   }
 
   /** Whether the last recovery pass left a creation unfinished. */
