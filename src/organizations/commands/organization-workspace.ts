@@ -46,12 +46,14 @@ import {
 } from '../domain/review.js';
 import { isRole, isStaff, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceCommand, type SpaceKind } from '../domain/space.js';
-import { staffSeatDecider, staffSeatStreamId } from '../domain/staff-seat.js';
+import { staffSeatDecider, staffSeatStreamId, type FoldedOrganization } from '../domain/staff-seat.js';
 import { ssoSignInUrl } from '../sso/domain/sso.js';
 import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
 import { WorkspaceSelections } from './workspace-selection.js';
 
 const PROJECTIONS = ['organizations'];
+/** How many times a staff change (or its seat claim) is decided again after another writer moved the stream. */
+const STAFF_CHANGE_RETRIES = 5;
 /** The /health/ready background check of start-up recovery of interrupted creations. */
 export const RECOVERY_CHECK = 'organization_creation_recovery';
 
@@ -73,6 +75,12 @@ interface CreationStarted {
   verificationToken: string;
   generalSpaceId: string;
 }
+
+/** A creation started and not finished: `id` is the owner account. */
+export type InterruptedCreation = {
+  readonly id: string;
+  readonly organizationId?: string;
+};
 
 export interface CreationPreview {
   readonly allowed: boolean;
@@ -280,18 +288,14 @@ export class OrganizationWorkspace {
   }
 
   /**
-   * Every interrupted creation (the service runs this at start-up, and the organization sweeper again while one
-   * fails). One failure does not stop the others; each is logged and the outcome shown by /health/ready.
+   * Every interrupted creation, at start-up (the organization sweeper retries the unfinished ones, each under its
+   * own failure record). One failure does not stop the others; each is logged and the outcome shown by
+   * /health/ready.
    */
   async recoverAll(): Promise<{ pending: number; failed: number }> {
-    let pending: Array<{ id: string; organizationId?: string }>;
+    let pending: InterruptedCreation[];
     try {
-      pending = await this.context.projections
-        .collection<{ id: string; organizationId?: string; status: string }>(
-          'organizations',
-          ORGANIZATION_CREATIONS,
-        )
-        .find({ status: 'started' });
+      pending = await this.interruptedCreations();
     } catch (error) {
       const message = 'interrupted organization creations could not be listed';
       this.context.log('error', message, { err: error });
@@ -311,17 +315,30 @@ export class OrganizationWorkspace {
         });
       }
     }
-    if (failures.length === 0) this.context.background.pass(RECOVERY_CHECK);
-    else {
-      this.context.background.fail(
-        RECOVERY_CHECK,
-        `${failures.length} of ${pending.length} interrupted organization creations could not be finished ` +
-          `(owner accounts ${failures.slice(0, 5).join(', ')}${failures.length > 5 ? ', …' : ''}); ` +
-          'the organization sweeper retries them',
-        this.now(),
-      );
-    }
+    this.reportRecovery(pending.length, failures);
     return { pending: pending.length, failed: failures.length };
+  }
+
+  /** Creations started and not finished, by owner account (`id`); throws when they cannot be listed. */
+  interruptedCreations(): Promise<InterruptedCreation[]> {
+    return this.context.projections
+      .collection<InterruptedCreation & { status: string }>('organizations', ORGANIZATION_CREATIONS)
+      .find({ status: 'started' });
+  }
+
+  /** Shows a recovery pass's outcome in /health/ready: the owner accounts whose creation is still unfinished. */
+  reportRecovery(pending: number, unfinished: readonly string[]): void {
+    if (unfinished.length === 0) {
+      this.context.background.pass(RECOVERY_CHECK);
+      return;
+    }
+    this.context.background.fail(
+      RECOVERY_CHECK,
+      `${unfinished.length} of ${pending} interrupted organization creations could not be finished ` +
+        `(owner accounts ${unfinished.slice(0, 5).join(', ')}${unfinished.length > 5 ? ', …' : ''}); ` +
+        'the organization sweeper retries them',
+      this.now(),
+    );
   }
 
   /** Whether the last recovery pass left a creation unfinished. */
@@ -648,13 +665,17 @@ export class OrganizationWorkspace {
     if (state.invitations[invitationId]!.email !== account.state.email)
       throw new ServiceError('not_found', 'no such invitation');
     const role = state.invitations[invitationId]!.role;
-    if (isStaff(role)) await this.takeStaffSeat(principal.accountId, organizationId, envelope);
-    await this.organizationCommand(
-      { organizationId },
-      principal.accountId,
-      { type: 'AcceptInvitation', invitationId, accountId: principal.accountId, email: account.state.email },
-      envelope,
-    );
+    const accept: OrganizationCommand = {
+      type: 'AcceptInvitation',
+      invitationId,
+      accountId: principal.accountId,
+      email: account.state.email,
+    };
+    if (isStaff(role)) {
+      await this.becomeStaff(principal.accountId, organizationId, [accept], principal.accountId, envelope);
+    } else {
+      await this.organizationCommand({ organizationId }, principal.accountId, accept, envelope);
+    }
     // Rule 12: the membership is recorded, but staff of an organization enforcing SSO enter it through its
     // provider, not with the password session that accepted.
     const refusal =
@@ -682,22 +703,21 @@ export class OrganizationWorkspace {
         ? [{ type: 'SetPortion' as const, accountId, portion: body.portion }]
         : []),
     ];
-    // All-or-nothing: the whole change is decided before the staff seat is taken, so a refused portion leaves
-    // neither a changed role nor a taken seat behind.
-    const decider = allOrNothing(organizationDecider);
-    const context = { now: this.now(), actorAccountId: principal.accountId };
-    decider.decide(commands, access.state, context);
     const before = access.state.members[accountId]!.role;
     const becomesStaff =
       body.role !== undefined && !isStaff(before) && isRole(body.role) && isStaff(body.role);
-    if (becomesStaff) await this.takeStaffSeat(accountId, organizationId, envelope);
-    await this.run(
-      organizationStreamId(organizationId),
-      decider,
-      commands,
-      context,
-      withPayer(envelope, organizationId),
-    );
+    if (becomesStaff) {
+      await this.becomeStaff(accountId, organizationId, commands, principal.accountId, envelope);
+    } else {
+      // All-or-nothing: a refused portion leaves no changed role behind.
+      await this.run(
+        organizationStreamId(organizationId),
+        allOrNothing(organizationDecider),
+        commands,
+        { now: this.now(), actorAccountId: principal.accountId },
+        withPayer(envelope, organizationId),
+      );
+    }
     // An external client made staff under SSO enforcement signs in again, through the provider (rule 12).
     if (
       body.role !== undefined &&
@@ -731,41 +751,128 @@ export class OrganizationWorkspace {
   }
 
   /**
-   * An account is staff of at most one organization at a time: before it becomes staff here, the organizations
-   * that might hold it as staff (its memberships, the seat's holder, an organization it is creating) are folded,
-   * and the seat stream decides (409 `staff_of_another_organization`). A concurrent acceptance elsewhere loses
-   * on the seat's expected version. The refusal goes to the invitee only: the inviting organization learns
-   * nothing about other organizations.
+   * Makes an account staff of the organization with `commands` (an acceptance, a promotion), all-or-nothing.
+   * An account is staff of at most one organization at a time, so the change goes in three steps: it is decided on
+   * the organization's stream as folded at version v (a refusal writes nothing, the seat included); the staff
+   * seat is claimed for this organization at v (409 `staff_of_another_organization` while another organization
+   * holds it); the change is appended at exactly v. While the organization's stream has not moved past v, the
+   * claim holds the seat, so a change racing in another organization is refused rather than taking it over. A
+   * failure after the claim releases it. A change that lost v to another writer of the organization is decided
+   * again on a fresh fold, with a new claim (as the repository retries a conflict the client did not cause).
    */
-  private async takeStaffSeat(accountId: string, organizationId: string, envelope: CommandEnvelope) {
-    const seat = staffSeatStreamId(accountId);
-    const [memberships, loaded, creation] = await Promise.all([
-      this.memberships(accountId),
-      this.context.repository.load(seat, staffSeatDecider),
-      this.context.storage.eventStore.readStream(creationStreamId(accountId)),
-    ]);
-    const started = abandoned(creation)
-      ? undefined
-      : (creation.at(-1)?.data as { organizationId?: string } | undefined)?.organizationId;
-    const candidates = new Set(
-      [...memberships.map((m) => m.organizationId), loaded.state.holder, started].filter(
-        (id): id is string => typeof id === 'string' && id !== organizationId,
-      ),
-    );
-    const staffIn: string[] = [];
-    for (const candidate of candidates) {
-      const { state } = await this.gate.organization(candidate);
-      const member = memberOf(state, accountId);
-      if (member && isStaff(member.role)) staffIn.push(candidate);
+  private async becomeStaff(
+    accountId: string,
+    organizationId: string,
+    commands: readonly OrganizationCommand[],
+    actorAccountId: string | null,
+    envelope: CommandEnvelope,
+  ): Promise<void> {
+    const decider = allOrNothing(organizationDecider);
+    for (let attempt = 0; ; attempt++) {
+      const { state, version } = await this.gate.organization(organizationId);
+      const context = { now: this.now(), actorAccountId };
+      decider.decide(commands, state, context);
+      const organizationVersion = version ?? -1;
+      await this.takeStaffSeat(accountId, organizationId, organizationVersion, envelope);
+      try {
+        await this.run(
+          organizationStreamId(organizationId),
+          decider,
+          commands,
+          context,
+          withPayer(envelope, organizationId),
+          { expectedVersion: organizationVersion },
+        );
+        return;
+      } catch (error) {
+        if (error instanceof WrongExpectedVersion && attempt < STAFF_CHANGE_RETRIES) {
+          // The next claim (at the new version) replaces this one.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** (attempt + 2)));
+          continue;
+        }
+        await this.releaseStaffSeat(accountId, organizationId, organizationVersion, envelope);
+        throw error;
+      }
     }
-    await this.context.repository.handle(
-      seat,
-      staffSeatDecider,
-      { type: 'TakeStaffSeat', organizationId, checked: [...candidates], staffIn },
-      { now: this.now() },
-      withPayer(envelope, organizationId, undefined, 'staff-seat'),
-      { conflictRetries: 0 },
-    );
+  }
+
+  /**
+   * Claims the staff seat for a change decided at `organizationVersion` of this organization. The organizations
+   * that might hold the account as staff (its memberships, the seat's holder, an organization it is creating) are
+   * folded, and the seat decides on exactly the seat version those facts were gathered against; when another
+   * change took or released the seat meanwhile, the facts are gathered again. The refusal goes to the invitee
+   * only: the inviting organization learns nothing about other organizations.
+   */
+  private async takeStaffSeat(
+    accountId: string,
+    organizationId: string,
+    organizationVersion: number,
+    envelope: CommandEnvelope,
+  ): Promise<void> {
+    const seat = staffSeatStreamId(accountId);
+    for (let attempt = 0; ; attempt++) {
+      const [memberships, loaded, creation] = await Promise.all([
+        this.memberships(accountId),
+        this.context.repository.load(seat, staffSeatDecider),
+        this.context.storage.eventStore.readStream(creationStreamId(accountId)),
+      ]);
+      const creating = abandoned(creation)
+        ? undefined
+        : (creation.at(-1)?.data as { organizationId?: string } | undefined)?.organizationId;
+      const candidates = new Set(
+        [...memberships.map((m) => m.organizationId), loaded.state.holder, creating].filter(
+          (id): id is string => typeof id === 'string' && id !== organizationId,
+        ),
+      );
+      const checked: FoldedOrganization[] = [];
+      for (const candidate of candidates) {
+        const { state, version } = await this.gate.organization(candidate);
+        const member = memberOf(state, accountId);
+        // An organization the account started creating makes it its owner once the creation finishes.
+        const staff =
+          (member !== undefined && isStaff(member.role)) || (candidate === creating && !state.exists);
+        checked.push({ organizationId: candidate, version, staff });
+      }
+      try {
+        await this.context.repository.handle(
+          seat,
+          staffSeatDecider,
+          { type: 'TakeStaffSeat', organizationId, organizationVersion, checked },
+          { now: this.now() },
+          withPayer(envelope, organizationId, undefined, `staff-seat@${organizationVersion}`),
+          { expectedVersion: loaded.version ?? -1 },
+        );
+        return;
+      } catch (error) {
+        if (error instanceof WrongExpectedVersion && attempt < STAFF_CHANGE_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** Releases the claim a failed change took (if it still holds the seat); a failure here is only logged. */
+  private async releaseStaffSeat(
+    accountId: string,
+    organizationId: string,
+    organizationVersion: number,
+    envelope: CommandEnvelope,
+  ): Promise<void> {
+    try {
+      await this.context.repository.handle(
+        staffSeatStreamId(accountId),
+        staffSeatDecider,
+        { type: 'ReleaseStaffSeat', organizationId, organizationVersion },
+        { now: this.now() },
+        withPayer(envelope, organizationId, undefined, `staff-seat-release@${organizationVersion}`),
+      );
+    } catch (error) {
+      // The claim then holds the seat until the organization's stream moves past its version.
+      this.context.log('warn', 'a staff seat claim could not be released', {
+        accountId,
+        organizationId,
+        err: error,
+      });
+    }
   }
 
   async assignSpace(
@@ -906,7 +1013,7 @@ export class OrganizationWorkspace {
     principal: Principal,
     organizationId: string,
     spaceId: string,
-    commands: readonly SpaceCommand[],
+    command: SpaceCommand,
     envelope: CommandEnvelope,
     expectedVersion?: number,
   ): Promise<void> {
@@ -920,13 +1027,12 @@ export class OrganizationWorkspace {
         current_version: space.version,
       });
     }
-    // One append for the whole request: a rename with an archive refused later leaves nothing behind.
     await this.run(
       spaceStreamId(spaceId),
-      allOrNothing(spaceDecider),
-      commands,
+      spaceDecider,
+      command,
       { now: this.now() },
-      withPayer(envelope, organizationId, spaceId, commands.map((command) => command.type).join('+')),
+      withPayer(envelope, organizationId, spaceId, command.type),
       expectedVersion !== undefined ? { expectedVersion } : {},
     );
   }

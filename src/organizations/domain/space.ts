@@ -3,7 +3,7 @@
  * its credit envelope, its monitoring schedule and its guest shares. Rule 13: archiving pauses its work, stops
  * its schedule and revokes its shares; restoring keeps history, restarts no schedule and recreates no link.
  */
-import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
+import { allOrNothing, type Decider, type DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { invalidField } from './organization.js';
 import {
@@ -48,6 +48,16 @@ export interface RestoreSpace {
 export interface SetCreditLimit {
   readonly type: 'SetCreditLimit';
   readonly creditLimit: number | null;
+}
+/**
+ * An update of a space's settings (PATCH): its name, credit limit and state, decided whole (all-or-nothing). An
+ * absent field is left as it is; `creditLimit: null` removes the limit.
+ */
+export interface UpdateSpace {
+  readonly type: 'UpdateSpace';
+  readonly name?: string;
+  readonly creditLimit?: number | null;
+  readonly state?: 'active' | 'archived';
 }
 export interface SetMonitoring {
   readonly type: 'SetMonitoring';
@@ -103,6 +113,7 @@ export type SpaceCommand =
   | ArchiveSpace
   | RestoreSpace
   | SetCreditLimit
+  | UpdateSpace
   | SetMonitoring
   | CreateShare
   | RevokeShare;
@@ -296,6 +307,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState, SpaceCo
         const creditLimit = checkedLimit(command.creditLimit);
         return creditLimit === state.creditLimit ? [] : [{ type: 'CreditLimitSet', data: { creditLimit } }];
       }
+      case 'UpdateSpace':
+        return updateSpace(command, state, now);
       case 'SetMonitoring': {
         requireActive(state);
         if (command.enabled) {
@@ -476,6 +489,24 @@ function deleteSpace(command: DeleteSpace, state: SpaceState, now: Date): SpaceE
 }
 
 /** A deleted space answers only to restoration (inside the window) and to the sweeper. */
+/**
+ * Rule 13: one update, one decision. A restore is decided first and an archive last, so the name and limit sent
+ * with either apply to an active space; one refused part refuses the whole, and nothing is appended.
+ */
+function updateSpace(command: UpdateSpace, state: SpaceState, now: Date): SpaceEvent[] {
+  if (command.state !== undefined && command.state !== 'active' && command.state !== 'archived') {
+    throw invalidField('state', 'must be active or archived');
+  }
+  const steps: SpaceCommand[] = [];
+  if (command.state === 'active') steps.push({ type: 'RestoreSpace' });
+  if (command.name !== undefined) steps.push({ type: 'RenameSpace', name: command.name });
+  if (command.creditLimit !== undefined) {
+    steps.push({ type: 'SetCreditLimit', creditLimit: command.creditLimit });
+  }
+  if (command.state === 'archived') steps.push({ type: 'ArchiveSpace' });
+  return [...allOrNothing(spaceDecider).decide(steps, state, { now })];
+}
+
 function decideDeleted(command: SpaceCommand, state: SpaceState, now: Date): SpaceEvent[] {
   const deleted = state.deleted!;
   switch (command.type) {

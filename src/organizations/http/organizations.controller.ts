@@ -19,7 +19,6 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { OrganizationWorkspace } from '../commands/organization-workspace.js';
-import type { SpaceCommand } from '../domain/space.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import {
   AddReviewItemBody,
@@ -502,19 +501,17 @@ export class OrganizationsController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    // Decided in this order and appended together (all-or-nothing): a restore first and an archive last, so the
-    // settings sent with either apply to an active space.
-    const commands: SpaceCommand[] = [];
-    if (body.state === 'active') commands.push({ type: 'RestoreSpace' });
-    if (body.name !== undefined) commands.push({ type: 'RenameSpace', name: body.name });
-    if ('credit_limit' in body)
-      commands.push({ type: 'SetCreditLimit', creditLimit: body.credit_limit ?? null });
-    if (body.state === 'archived') commands.push({ type: 'ArchiveSpace' });
     await this.workspace.spaceCommand(
       principal,
       orgId,
       clientId,
-      commands,
+      {
+        type: 'UpdateSpace',
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        // A credit_limit sent as null removes the limit; one not sent leaves it.
+        ...('credit_limit' in body ? { creditLimit: body.credit_limit ?? null } : {}),
+        ...(body.state !== undefined ? { state: body.state } : {}),
+      },
       this.envelope(principal, request),
       ifMatchVersion(ifMatch, 'the space'),
     );
@@ -539,7 +536,7 @@ export class OrganizationsController {
       principal,
       orgId,
       clientId,
-      [{ type: 'SetMonitoring', enabled: body.enabled }],
+      { type: 'SetMonitoring', enabled: body.enabled },
       this.envelope(principal, request),
     );
     return this.space(principal, orgId, clientId);
@@ -562,7 +559,7 @@ export class OrganizationsController {
       principal,
       orgId,
       clientId,
-      [{ type: 'CreateShare', shareId }],
+      { type: 'CreateShare', shareId },
       this.envelope(principal, request),
     );
     return { id: shareId, revoked: false };
@@ -585,7 +582,7 @@ export class OrganizationsController {
       principal,
       orgId,
       clientId,
-      [{ type: 'RevokeShare', shareId }],
+      { type: 'RevokeShare', shareId },
       this.envelope(principal, request),
     );
   }

@@ -145,49 +145,132 @@ describe('rule 11: external clients keep only their published view', () => {
 
 describe('an account is staff of at most one organization at a time', () => {
   const context = { now };
+  const takenAt = now.toISOString();
+  const folded = (organizationId: string, version: number | null, staff: boolean) => ({
+    organizationId,
+    version,
+    staff,
+  });
+  const take = (
+    organizationId: string,
+    organizationVersion: number,
+    checked = [] as ReturnType<typeof folded>[],
+  ) => ({ type: 'TakeStaffSeat', organizationId, organizationVersion, checked }) as const;
+
   it('joining a second organization as staff is refused with staff_of_another_organization', () => {
     seat
       .given()
-      .when(
-        { type: 'TakeStaffSeat', organizationId: 'org-b', checked: ['org-a'], staffIn: ['org-a'] },
-        context,
-      )
+      .when(take('org-b', 3, [folded('org-a', 7, true)]), context)
       .then('staff_of_another_organization');
   });
 
-  it('the first staff seat is taken; a seat whose organization no longer holds the account is taken over', () => {
+  it('the first staff seat is claimed at the version its change was decided on; the same claim again decides nothing', () => {
     const first = seat
       .given()
-      .when({ type: 'TakeStaffSeat', organizationId: 'org-a', checked: [], staffIn: [] }, context)
+      .when(take('org-a', 4), context)
       .then([
         {
           type: 'StaffSeatTaken',
-          data: { organizationId: 'org-a', previous: null, takenAt: now.toISOString() },
+          data: { organizationId: 'org-a', organizationVersion: 4, previous: null, takenAt },
         },
       ]);
+    expect(first.state).toEqual({ holder: 'org-a', claim: { organizationVersion: 4 } });
+    seat.given(first.events).when(take('org-a', 4), context).then([]);
+    // The change lost its version and is decided again: a new claim.
     seat
       .given(first.events)
-      .when({ type: 'TakeStaffSeat', organizationId: 'org-b', checked: ['org-a'], staffIn: [] }, context)
+      .when(take('org-a', 6), context)
       .then([
         {
           type: 'StaffSeatTaken',
-          data: { organizationId: 'org-b', previous: 'org-a', takenAt: now.toISOString() },
+          data: { organizationId: 'org-a', organizationVersion: 6, previous: 'org-a', takenAt },
+        },
+      ]);
+  });
+
+  it("a claim holds the seat while its organization's stream has not moved past the claimed version, even though the account is not staff there yet", () => {
+    const claimed = seat.given().when(take('org-a', 4), context).decided();
+    seat
+      .given(claimed.events)
+      .when(take('org-b', 9, [folded('org-a', 4, false)]), context)
+      .then('staff_of_another_organization');
+  });
+
+  it('once the holder moved past its claim and the account is not staff there (removed, demoted, or the change never landed), the seat is taken over', () => {
+    const claimed = seat.given().when(take('org-a', 4), context).decided();
+    seat
+      .given(claimed.events)
+      .when(take('org-b', 9, [folded('org-a', 5, true)]), context)
+      .then('staff_of_another_organization');
+    seat
+      .given(claimed.events)
+      .when(take('org-b', 9, [folded('org-a', 12, false)]), context)
+      .then([
+        {
+          type: 'StaffSeatTaken',
+          data: { organizationId: 'org-b', organizationVersion: 9, previous: 'org-a', takenAt },
+        },
+      ]);
+  });
+
+  it('a released claim frees the seat at once; the holder is still folded, so a change that landed after all still counts', () => {
+    const claimed = seat.given().when(take('org-a', 4), context).decided();
+    const released = seat
+      .given(claimed.events)
+      .when({ type: 'ReleaseStaffSeat', organizationId: 'org-a', organizationVersion: 4 }, context)
+      .then([
+        {
+          type: 'StaffSeatReleased',
+          data: { organizationId: 'org-a', organizationVersion: 4, releasedAt: takenAt },
+        },
+      ]);
+    expect(released.state).toEqual({ holder: 'org-a', claim: null });
+    const history = [...claimed.events, ...released.events];
+    seat
+      .given(history)
+      .when(take('org-b', 9, [folded('org-a', 4, false)]), context)
+      .then([
+        {
+          type: 'StaffSeatTaken',
+          data: { organizationId: 'org-b', organizationVersion: 9, previous: 'org-a', takenAt },
         },
       ]);
     seat
-      .given(first.events)
-      .when({ type: 'TakeStaffSeat', organizationId: 'org-a', checked: [], staffIn: [] }, context)
+      .given(history)
+      .when(take('org-b', 9, [folded('org-a', 5, true)]), context)
+      .then('staff_of_another_organization');
+  });
+
+  it('only the claim a failed change took is released: a seat taken over or claimed again since stays', () => {
+    const claimed = seat.given().when(take('org-a', 4), context).decided();
+    const again = seat.given(claimed.events).when(take('org-a', 6), context).decided();
+    const history = [...claimed.events, ...again.events];
+    seat
+      .given(history)
+      .when({ type: 'ReleaseStaffSeat', organizationId: 'org-a', organizationVersion: 4 }, context)
+      .then([]);
+    seat
+      .given(history)
+      .when({ type: 'ReleaseStaffSeat', organizationId: 'org-b', organizationVersion: 6 }, context)
       .then([]);
   });
 
   it('a seat taken by an organization the facts did not cover is a conflict, never a silent takeover', () => {
-    const taken = seat
-      .given()
-      .when({ type: 'TakeStaffSeat', organizationId: 'org-a', checked: [], staffIn: [] }, context)
-      .decided();
+    const taken = seat.given().when(take('org-a', 4), context).decided();
+    seat.given(taken.events).when(take('org-b', 9), context).then('version_conflict');
+  });
+
+  it('a seat taken before claims were versioned counts as settled: the fold of its holder decides', () => {
+    const legacy = [
+      {
+        type: 'StaffSeatTaken' as const,
+        data: { organizationId: 'org-a', previous: null, takenAt },
+      },
+    ];
+    expect(seat.given(legacy).state).toEqual({ holder: 'org-a', claim: null });
     seat
-      .given(taken.events)
-      .when({ type: 'TakeStaffSeat', organizationId: 'org-b', checked: [], staffIn: [] }, context)
-      .then('version_conflict');
+      .given(legacy)
+      .when(take('org-b', 9, [folded('org-a', 4, false)]), context)
+      .decided();
   });
 });

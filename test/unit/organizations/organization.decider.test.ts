@@ -257,6 +257,41 @@ describe('space decider (rule 13)', () => {
       .decided();
     expect(restored.events.map((e) => e.type)).toEqual(['SpaceRestored', 'CreditLimitSet']);
   });
+  it('rule 13: one update decides the whole PATCH: a restore first, an archive last, a refused part refuses all', () => {
+    const archived = [
+      ...createdSpace,
+      { type: 'SpaceArchived', data: { archivedAt: now.toISOString() } },
+    ] as SpaceEvent[];
+    // Sent with an archive, the rename and the limit apply first, to the active space.
+    const archiving = space
+      .given(createdSpace)
+      .when({ type: 'UpdateSpace', name: 'Renamed', creditLimit: 40, state: 'archived' }, { now })
+      .decided();
+    expect(archiving.events.map((e) => e.type)).toEqual([
+      'SpaceRenamed',
+      'CreditLimitSet',
+      'SpaceArchived',
+      'MonitoringStopped',
+    ]);
+    // Sent with a restore, they apply after it.
+    const restoring = space
+      .given(archived)
+      .when({ type: 'UpdateSpace', state: 'active', creditLimit: null }, { now })
+      .decided();
+    expect(restoring.events.map((e) => e.type)).toEqual(['SpaceRestored', 'CreditLimitSet']);
+    expect(restoring.state).toMatchObject({ state: 'active', creditLimit: null });
+    // Archived, a limit is refused, and the rename sent with it is not decided either.
+    space
+      .given(archived)
+      .when({ type: 'UpdateSpace', name: 'Half applied', creditLimit: 50 }, { now })
+      .then('forbidden');
+    // Absent fields are left as they are; nothing asked, nothing decided.
+    space.given(createdSpace).when({ type: 'UpdateSpace' }, { now }).then([]);
+    space
+      .given(createdSpace)
+      .when({ type: 'UpdateSpace', state: 'paused' as 'active' }, { now })
+      .then('invalid_input');
+  });
 });
 
 describe('case decider (rules 3, 4)', () => {
