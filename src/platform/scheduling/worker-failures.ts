@@ -1,3 +1,4 @@
+import { describeThrown, truncate } from '../errors/describe-thrown.js';
 import type { BackgroundChecks, FailingItem } from '../health/background-checks.js';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.port.js';
 
@@ -39,6 +40,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   unhealthyAfter: 3,
   forgetAfterMs: 10 * 60_000,
 };
+
+/** Longest error text kept in a failure record. */
+const MAX_ERROR_LENGTH = 300;
 
 export const WORKER_FAILURES_COLLECTION = 'worker_failures';
 
@@ -362,7 +366,7 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A failure's error as recorded and logged: a readable line, kept short. */
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message || error.name : String(error);
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+  return truncate(describeThrown(error), MAX_ERROR_LENGTH);
 }
