@@ -6,6 +6,7 @@ import type { ExportDocument } from '../../projections/exports.projection.js';
 import type { CreditLedger, Reservation } from '../credits/commands/credit-ledger.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import type { ServiceContext } from '../platform/service-context.js';
+import { isStorageUnavailable } from '../platform/storage/storage-unavailable.js';
 import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
 import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
 import type { ExportJobs } from './commands/export-jobs.js';
@@ -42,8 +43,8 @@ export interface ExportWorkerPoolOptions {
  * has not reached the ledger. Claiming a job is an append with an expected version, so two instances never run
  * the same attempt. Rows stream from the observation index into gzip and into the file store, a batch at a time.
  * A job or a charge that throws never stops the pool: it waits with backoff while the others go on, and a job
- * that failed `parkAfter` times is failed on its stream (its reservation released); a charge is retried until it
- * reaches the ledger.
+ * that failed `parkAfter` times for reasons of its own is failed on its stream (its reservation released); storage
+ * out of reach fails no job, however long it lasts. A charge is retried until it reaches the ledger.
  */
 export class ExportWorkerPool extends PollingWorkerPool {
   readonly workerId = `worker-${randomUUID()}`;
@@ -305,6 +306,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
       gzip.destroy();
       await pending.abort();
       if (error instanceof JobLost || signal.aborted) return true; // cancelled, taken over, or the pool stopped
+      // Storage out of reach is no fault of the job: this attempt is lost, not failed (its lease runs out and the
+      // pool starts another, within MAX_EXPORT_ATTEMPTS).
+      if (isStorageUnavailable(error)) throw error;
       await this.fail(exportId, 'The export failed while writing its file; no credits were charged.', {
         attempt,
       });

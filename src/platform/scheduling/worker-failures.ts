@@ -1,6 +1,7 @@
 import { describeThrown, truncate } from '../errors/describe-thrown.js';
 import type { BackgroundChecks, FailingItem } from '../health/background-checks.js';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.port.js';
+import { isStorageUnavailable } from '../storage/storage-unavailable.js';
 
 export type WorkerLog = (
   level: 'info' | 'warn' | 'error',
@@ -21,7 +22,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** The longest wait between two tries of an item. */
   readonly maxDelayMs: number;
-  /** An item that has a park step is parked after this many failures in a row. */
+  /**
+   * An item that has a park step is parked after this many failures of its own in a row: a failure because
+   * storage could not be reached (isStorageUnavailable) backs off and shows in health, but never parks an item.
+   */
   readonly parkAfter: number;
   /** /health/ready shows the worker failing once its loop, or one item, failed this many times in a row. */
   readonly unhealthyAfter: number;
@@ -51,6 +55,8 @@ export interface WorkerFailureDocument extends ReadDocument {
   readonly worker: string;
   readonly item: string;
   readonly attempts: number;
+  /** The failures that count towards parking (storage unavailability left out); absent in older records. */
+  readonly own_failures?: number;
   readonly first_failed_at: string;
   readonly last_failed_at: string;
   readonly last_error: string;
@@ -67,7 +73,10 @@ export type ItemOutcome<T> =
   | { readonly status: 'waiting' };
 
 interface Failure {
+  /** Failures in a row, whatever their cause: the backoff and health follow these. */
   attempts: number;
+  /** Of those, the item's own (not storage unavailability): parking follows these. */
+  ownFailures: number;
   firstFailedAt: number;
   lastFailedAt: number;
   lastError: string;
@@ -78,8 +87,9 @@ interface Failure {
  * How one background worker survives the items it fails on: no item can stop its loop. A failing item gets a
  * failure record (kept in the read store), is logged once with its id (its first failure, then once more when it
  * is parked or recovers), and waits with capped exponential backoff before the next try; an item with a park
- * step is parked after `parkAfter` failures (the step records the failure on the item itself, e.g. fails the job
- * on its stream). The worker's loop (one look for work) is tracked the same way. /health/ready shows the worker
+ * step is parked after `parkAfter` failures of its own (the step records the failure on the item itself, e.g.
+ * fails the job on its stream); storage that cannot be reached is nobody's item's fault, so an outage backs off
+ * and shows, but parks nothing. The worker's loop (one look for work) is tracked the same way. /health/ready shows the worker
  * failing while its loop or one item has failed `unhealthyAfter` times in a row.
  */
 export class WorkerFailures {
@@ -127,7 +137,8 @@ export class WorkerFailures {
 
   /**
    * Runs one item's work. Never throws: a failure is recorded and the item waits; with `park`, an item that
-   * failed `parkAfter` times in a row is parked instead of being tried again.
+   * failed `parkAfter` times in a row for reasons of its own (not storage unavailability) is parked instead of
+   * being tried again; `park` gets the last error and that count.
    */
   async run<T>(
     item: string,
@@ -137,13 +148,13 @@ export class WorkerFailures {
     await this.load();
     const known = this.failures.get(item);
     if (known && known.retryAt > this.now()) return { status: 'waiting' };
-    if (known && park && known.attempts >= this.policy.parkAfter) return this.park(item, known, park);
+    if (known && park && known.ownFailures >= this.policy.parkAfter) return this.park(item, known, park);
     let value: T;
     try {
       value = await work();
     } catch (error) {
       const failure = await this.failed(item, error);
-      if (park && failure.attempts >= this.policy.parkAfter) return this.park(item, failure, park);
+      if (park && failure.ownFailures >= this.policy.parkAfter) return this.park(item, failure, park);
       return { status: 'failed', attempts: failure.attempts };
     }
     if (known) {
@@ -203,16 +214,16 @@ export class WorkerFailures {
     park: (lastError: string, attempts: number) => Promise<void>,
   ): Promise<ItemOutcome<never>> {
     try {
-      await park(failure.lastError, failure.attempts);
+      await park(failure.lastError, failure.ownFailures);
     } catch (error) {
       // The park step itself failed: it is tried again after the backoff.
       const again = await this.failed(item, error);
       return { status: 'failed', attempts: again.attempts };
     }
-    this.environment.log?.('error', `${this.worker}: ${item} parked after ${failure.attempts} failures`, {
+    this.environment.log?.('error', `${this.worker}: ${item} parked after ${failure.ownFailures} failures`, {
       worker: this.worker,
       item,
-      attempts: failure.attempts,
+      attempts: failure.ownFailures,
       err: failure.lastError,
     });
     await this.forget(item);
@@ -226,6 +237,8 @@ export class WorkerFailures {
     const delay = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** (attempts - 1));
     const failure: Failure = {
       attempts,
+      // Storage that cannot be reached is no fault of the item: it must not be parked for an outage.
+      ownFailures: (previous?.ownFailures ?? 0) + (isStorageUnavailable(error) ? 0 : 1),
       firstFailedAt: previous?.firstFailedAt ?? now,
       lastFailedAt: now,
       lastError: describe(error),
@@ -246,6 +259,7 @@ export class WorkerFailures {
         worker: this.worker,
         item,
         attempts,
+        own_failures: failure.ownFailures,
         first_failed_at: iso(failure.firstFailedAt),
         last_failed_at: iso(now),
         last_error: failure.lastError,
@@ -326,6 +340,7 @@ export class WorkerFailures {
           if (this.failures.has(record.item)) continue;
           this.failures.set(record.item, {
             attempts: record.attempts,
+            ownFailures: record.own_failures ?? record.attempts,
             firstFailedAt: Date.parse(record.first_failed_at),
             lastFailedAt: Date.parse(record.last_failed_at),
             lastError: record.last_error,
