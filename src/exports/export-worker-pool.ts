@@ -108,13 +108,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
       this.launch(
         document.id,
         (signal) => this.runJob(document.id, signal),
-        // A job that keeps failing is failed on its stream, with the reason, and its reservation released.
-        (lastError, attempts) =>
-          this.fail(
-            document.id,
-            `The export failed ${attempts} times and was given up: ${lastError}`,
-            undefined,
-          ),
+        // A job that keeps failing is failed on its stream and its reservation released. The customer reads a
+        // fixed reason (it is stored in an event for good); the cause is logged with the export id when parked.
+        () => this.fail(document.id, GIVEN_UP_REASON, undefined),
       );
     }
   }
@@ -334,6 +330,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
     await this.jobs.settleCharge(exportId);
   }
 }
+
+/** What a customer reads on a job the pool gave up on (after `parkAfter` failures of its own). */
+export const GIVEN_UP_REASON = 'The export failed repeatedly and was given up; no credits were charged.';
 
 /** Failure records of charges are `charge:<exportId>`; of jobs, the export id. */
 const CHARGE = 'charge:';
