@@ -48,7 +48,29 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 /** Longest error text kept in a failure record. */
 const MAX_ERROR_LENGTH = 300;
 
+/**
+ * The failure records of every worker, in the read store. Not a projection: workers write it directly (it is not
+ * built from the event log), so `projections rebuild` and `verify` never touch it and must not; losing it only
+ * resets backoff. Operators read it with `npm run cli -- workers status`.
+ */
 export const WORKER_FAILURES_COLLECTION = 'worker_failures';
+const WORKER_FAILURES_INDEXES = [{ name: 'by_worker', fields: [['worker', 1]] }] as const;
+
+/** Every worker's failure records, most failing first within each worker (what `workers status` shows). */
+export async function readWorkerFailures(readStore: ReadStore): Promise<WorkerFailureDocument[]> {
+  await readStore.ensureCollection(WORKER_FAILURES_COLLECTION, WORKER_FAILURES_INDEXES);
+  return readStore.collection<WorkerFailureDocument>(WORKER_FAILURES_COLLECTION).find(
+    {},
+    {
+      sort: [
+        ['worker', 1],
+        ['attempts', -1],
+        ['first_failed_at', 1],
+      ],
+      limit: 10_000,
+    },
+  );
+}
 
 /** The failure record of one item of one worker. */
 export interface WorkerFailureDocument extends ReadDocument {
@@ -287,7 +309,7 @@ export class WorkerFailures {
     if (!loopUnhealthy && unhealthyItems.length === 0) {
       background.report(this.worker, {
         ok: true,
-        ...(items.length > 0 ? { failing_items: items.slice(0, 5) } : {}),
+        ...(items.length > 0 ? { failing_items: items.slice(0, 5), failing_item_count: items.length } : {}),
       });
       return;
     }
@@ -315,6 +337,7 @@ export class WorkerFailures {
       consecutive_failures: consecutive,
       last_error: lastError,
       failing_items: items.slice(0, 5),
+      failing_item_count: items.length,
     });
   }
 
@@ -332,9 +355,7 @@ export class WorkerFailures {
       const store = this.environment.readStore;
       if (!store) return;
       try {
-        await store.ensureCollection(WORKER_FAILURES_COLLECTION, [
-          { name: 'by_worker', fields: [['worker', 1]] },
-        ]);
+        await store.ensureCollection(WORKER_FAILURES_COLLECTION, WORKER_FAILURES_INDEXES);
         const records = await this.collection()!.find({ worker: this.worker }, { limit: 10_000 });
         for (const record of records) {
           if (this.failures.has(record.item)) continue;
