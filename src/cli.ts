@@ -9,6 +9,7 @@ import { registerExposureCommands } from './exposure/cli/exposure.cli.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
+import { registerWorkerCommands } from './platform/cli/worker.commands.js';
 
 /**
  * Operator CLI (`npm run cli -- …`, or the `exposure-cli` bin). With the embedded database it works while the
@@ -28,5 +29,6 @@ registerOrganizationCommands(program, runtime);
 registerExposureCommands(program, runtime);
 registerProjectionCommands(program, runtime);
 registerEventCommands(program, runtime);
+registerWorkerCommands(program, runtime);
 
 await program.parseAsync(process.argv);

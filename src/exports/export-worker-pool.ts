@@ -6,6 +6,7 @@ import type { ExportDocument } from '../../projections/exports.projection.js';
 import type { CreditLedger, Reservation } from '../credits/commands/credit-ledger.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import type { ServiceContext } from '../platform/service-context.js';
+import { isStorageUnavailable } from '../platform/storage/storage-unavailable.js';
 import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
 import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
 import type { ExportJobs } from './commands/export-jobs.js';
@@ -42,8 +43,8 @@ export interface ExportWorkerPoolOptions {
  * has not reached the ledger. Claiming a job is an append with an expected version, so two instances never run
  * the same attempt. Rows stream from the observation index into gzip and into the file store, a batch at a time.
  * A job or a charge that throws never stops the pool: it waits with backoff while the others go on, and a job
- * that failed `parkAfter` times is failed on its stream (its reservation released); a charge is retried until it
- * reaches the ledger.
+ * that failed `parkAfter` times for reasons of its own is failed on its stream (its reservation released); storage
+ * out of reach fails no job, however long it lasts. A charge is retried until it reaches the ledger.
  */
 export class ExportWorkerPool extends PollingWorkerPool {
   readonly workerId = `worker-${randomUUID()}`;
@@ -107,13 +108,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
       this.launch(
         document.id,
         (signal) => this.runJob(document.id, signal),
-        // A job that keeps failing is failed on its stream, with the reason, and its reservation released.
-        (lastError, attempts) =>
-          this.fail(
-            document.id,
-            `The export failed ${attempts} times and was given up: ${lastError}`,
-            undefined,
-          ),
+        // A job that keeps failing is failed on its stream and its reservation released. The customer reads a
+        // fixed reason (it is stored in an event for good); the cause is logged with the export id when parked.
+        () => this.fail(document.id, GIVEN_UP_REASON, undefined),
       );
     }
   }
@@ -305,6 +302,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
       gzip.destroy();
       await pending.abort();
       if (error instanceof JobLost || signal.aborted) return true; // cancelled, taken over, or the pool stopped
+      // Storage out of reach is no fault of the job: this attempt is lost, not failed (its lease runs out and the
+      // pool starts another, within MAX_EXPORT_ATTEMPTS).
+      if (isStorageUnavailable(error)) throw error;
       await this.fail(exportId, 'The export failed while writing its file; no credits were charged.', {
         attempt,
       });
@@ -330,6 +330,9 @@ export class ExportWorkerPool extends PollingWorkerPool {
     await this.jobs.settleCharge(exportId);
   }
 }
+
+/** What a customer reads on a job the pool gave up on (after `parkAfter` failures of its own). */
+export const GIVEN_UP_REASON = 'The export failed repeatedly and was given up; no credits were charged.';
 
 /** Failure records of charges are `charge:<exportId>`; of jobs, the export id. */
 const CHARGE = 'charge:';

@@ -6,6 +6,7 @@ import { openSqlDatabase } from '../../src/platform/database/open-sql-database.j
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
 import { physicalCollectionName } from '../../src/platform/projections/projection-definition.js';
 import { PostgresReadStore } from '../../src/platform/read-store/postgres/postgres-read-store.js';
+import { WorkerFailures } from '../../src/platform/scheduling/worker-failures.js';
 import { runCli, runCliPiped, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
 
@@ -34,6 +35,28 @@ async function appendThroughDataDir(
       );
     }
     await store.close();
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * A background worker failing `times` in a row on one item, recorded as every worker records it (WorkerFailures,
+ * in the read store), through whatever process owns DATA_DIR (or owning it).
+ */
+async function recordFailingItem(
+  dataDir: string,
+  worker: string,
+  item: string,
+  error: string,
+  times: number,
+): Promise<void> {
+  const opened = await openSqlDatabase({ dataDir, serveSocket: false });
+  try {
+    const readStore = new PostgresReadStore(opened.db);
+    await readStore.init();
+    const failures = new WorkerFailures(worker, { readStore }, { baseDelayMs: 0, maxDelayMs: 0 });
+    for (let i = 0; i < times; i++) await failures.run(item, () => Promise.reject(new Error(error)));
   } finally {
     await opened.close();
   }
@@ -104,6 +127,54 @@ describe('operator CLI', () => {
     const unknown = await runCli(['projections', 'rebuild', 'no-such'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown projection "no-such"');
+  });
+
+  it('workers status lists the items each background worker keeps failing on, with and without a running service; projections rebuild --all and verify leave them alone', async () => {
+    const none = await runCli(['workers', 'status', '--json'], env);
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual({ workers: [] });
+
+    await recordFailingItem(dataDir, 'export-file-sweeper', 'file:f-1', 'EACCES: permission denied', 3);
+    // worker_failures is not a projection: rebuilding and verifying every projection neither drops nor reports it.
+    expect((await runCli(['projections', 'rebuild', '--all', '--json'], env)).code).toBe(0);
+    const verify = await runCli(['projections', 'verify', 'event-streams', '--json'], env);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).not.toContain('worker_failures');
+
+    const failing = await runCli(['workers', 'status', '--json'], env);
+    // Exit 3: an item failed 3 times in a row, the threshold at which /health/ready shows its worker failing.
+    expect(failing.code).toBe(3);
+    expect(JSON.parse(failing.stdout)).toEqual({
+      workers: [
+        {
+          worker: 'export-file-sweeper',
+          failing_items: [
+            {
+              item: 'file:f-1',
+              attempts: 3,
+              own_failures: 3,
+              failing_since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+              last_failed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+              last_error: 'EACCES: permission denied',
+              next_try_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            },
+          ],
+        },
+      ],
+    });
+
+    // While the service runs, through its socket.
+    service = await startServiceProcess(env);
+    await recordFailingItem(dataDir, 'reservation-sweeper', 'account:ghost', 'no account ghost', 1);
+    const running = await runCli(['workers', 'status'], env);
+    expect(running.code).toBe(3);
+    expect(running.stdout).toContain('export-file-sweeper: 1 failing item\n');
+    expect(running.stdout).toContain('file:f-1  3 failures in a row (3 of its own)');
+    expect(running.stdout).toContain('last error: EACCES: permission denied');
+    expect(running.stdout).toContain('reservation-sweeper: 1 failing item\n');
+    expect(running.stdout).toContain('account:ghost  1 failure in a row (1 of its own)');
+    expect(await service.stop()).toBe(0);
+    service = undefined;
   });
 
   it('ends quietly with exit 0 when the reader of its output stops reading (`| head`)', async () => {

@@ -9,11 +9,16 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
+import { AccountDirectory } from '../../src/accounts/queries/account-directory.js';
 import {
   BADGE_BATCH_CONCURRENCY,
   BADGE_BATCH_DEADLINE_MS,
+  BADGE_SLOT_HELD_AT_MOST_DEADLINES,
+  EnrichmentHandler,
   VULNERABILITY_ENRICHMENT_RATE,
 } from '../../src/catalogue/http/enrichment-handler.js';
+import type { Principal } from '../../src/platform/auth/access.js';
+import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
@@ -643,6 +648,68 @@ describe('association index, selectors and concurrent badge batches on the Postg
       expect(((await secondDone.json()) as { items: Array<{ status: string }> }).items[0]!.status).toBe('ok');
     } finally {
       for (const client of lockers) await client.end().catch(() => undefined);
+    }
+  });
+
+  it('a badge batch whose lookup ignores its deadline holds its slot for a few deadlines at most, then the slot frees', async () => {
+    const caller = await account(service, 'professional');
+    const principal: Principal = { accountId: caller.accountId, via: 'api_key', channel: 'api', scopes: [] };
+    const deadlineMs = 600;
+    const observations = service.context.observations;
+    // The real index, searched without the batch's abort signal: a lookup blocked on a lock never gives up.
+    const deaf: ObservationIndex = Object.assign(Object.create(observations) as ObservationIndex, {
+      search: (...[dataset, query, page]: Parameters<ObservationIndex['search']>) =>
+        observations.search(dataset, query, page),
+    });
+    const handler = new EnrichmentHandler(
+      service.context.catalogue,
+      deaf,
+      service.app.get(VulnerabilityRefs),
+      service.app.get(AccountDirectory),
+      service.context.rateLimiter,
+      service.context.clock,
+      deadlineMs,
+    );
+    const slotRule = { ...BADGE_BATCH_CONCURRENCY, leaseSeconds: deadlineMs / 1000 };
+    const locker = new pg.Client({ connectionString: service.database!.url });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE obs_whois IN ACCESS EXCLUSIVE MODE');
+    const waiting = async (): Promise<number> => {
+      const { rows } = await locker.query<{ count: string }>(
+        `SELECT count(*)::text AS count FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE NOT l.granted AND c.relname = 'obs_whois'`,
+      );
+      return Number(rows[0]!.count);
+    };
+    const hung: Array<Promise<unknown>> = [];
+    try {
+      const whois = { items: [{ key: 'w', type: 'whois', value: 'example.com' }] };
+      const started = Date.now();
+      hung.push(handler.badges(principal, whois), handler.badges(principal, whois));
+      await waitUntil(async () => (await waiting()) === 2, 20_000, 20);
+      await expect(handler.badges(principal, whois)).rejects.toMatchObject({ code: 'background_busy' });
+
+      // Both batches still hang, far past their deadline; a slot frees once renewals stop (3 deadlines) and the
+      // last lease ran out (one more).
+      let freed: Awaited<ReturnType<typeof service.context.rateLimiter.acquireSlot>> | undefined;
+      await waitUntil(
+        async () => {
+          const attempt = await service.context.rateLimiter.acquireSlot(slotRule, caller.accountId);
+          if (attempt.acquired) freed = attempt;
+          return attempt.acquired;
+        },
+        (BADGE_SLOT_HELD_AT_MOST_DEADLINES + 4) * deadlineMs,
+        50,
+      );
+      const heldMs = Date.now() - started;
+      expect(heldMs).toBeGreaterThanOrEqual(BADGE_SLOT_HELD_AT_MOST_DEADLINES * deadlineMs);
+      expect(await waiting()).toBe(2);
+      if (freed?.acquired) await freed.release();
+    } finally {
+      await locker.query('COMMIT');
+      await Promise.allSettled(hung);
+      await locker.end();
     }
   });
 

@@ -65,6 +65,45 @@ describe('WorkerFailures: one failing item', () => {
     ]);
   });
 
+  it('storage out of reach backs off and shows in health but never parks an item: only its own failures do', async () => {
+    let now = Date.parse('2026-05-01T00:00:00.000Z');
+    const checks = new BackgroundChecks();
+    const failures = new WorkerFailures(
+      'worker',
+      { background: checks },
+      { ...policy, maxDelayMs: 1 },
+      () => now,
+    );
+    const parked: string[] = [];
+    const park = async (lastError: string, attempts: number) => void parked.push(`${attempts}: ${lastError}`);
+    // What node-postgres throws when the server refuses connections.
+    const refused = () =>
+      Promise.reject(
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      );
+    for (let attempt = 1; attempt <= 3 * policy.parkAfter; attempt++) {
+      now += 10;
+      expect(await failures.run('job', refused, park)).toEqual({ status: 'failed', attempts: attempt });
+    }
+    expect(parked).toEqual([]);
+    expect(checks.get('worker')).toMatchObject({ ok: false, consecutive_failures: 3 * policy.parkAfter });
+    // Its own failures count from zero: parked at the parkAfter-th, whatever the outage before.
+    for (let own = 1; own < policy.parkAfter; own++) {
+      now += 10;
+      expect((await failures.run('job', () => Promise.reject(new Error('bad query')), park)).status).toBe(
+        'failed',
+      );
+    }
+    now += 10;
+    await failures.run('job', refused, park);
+    expect(parked).toEqual([]);
+    now += 10;
+    expect(await failures.run('job', () => Promise.reject(new Error('bad query')), park)).toEqual({
+      status: 'parked',
+    });
+    expect(parked).toEqual([`${policy.parkAfter}: bad query`]);
+  });
+
   it('shows the worker failing in health once an item or the loop failed 3 times in a row, and healthy again after', async () => {
     let now = Date.parse('2026-05-01T00:00:00.000Z');
     const checks = new BackgroundChecks();

@@ -36,7 +36,13 @@ export const BADGE_BATCH_CONCURRENCY: ConcurrencyRule = {
   max: 2,
   leaseSeconds: BADGE_BATCH_DEADLINE_MS / 1000,
 };
-const BADGE_LEASE_RENEWAL_MS = BADGE_BATCH_DEADLINE_MS / 3;
+/** A slot's lease is renewed every third of the deadline... */
+const BADGE_LEASE_RENEWALS_PER_DEADLINE = 3;
+/**
+ * ...for at most this many batch deadlines: a batch still running then (a lookup that ignores its abort signal)
+ * lets its lease lapse, so it cannot hold one of the account's two slots until a restart.
+ */
+export const BADGE_SLOT_HELD_AT_MOST_DEADLINES = 3;
 const BADGE_PARALLELISM = 4;
 
 export const ENRICHMENT_NOTICE =
@@ -55,6 +61,8 @@ export class EnrichmentHandler {
     private readonly accounts: AccountDirectory,
     private readonly limiter: RateLimiter,
     private readonly clock: Clock,
+    /** BADGE_BATCH_DEADLINE_MS; the slot's lease and its renewals follow it. */
+    private readonly badgeDeadlineMs: number = BADGE_BATCH_DEADLINE_MS,
   ) {
     this.evidence = new BadgeEvidenceReader(observations, catalogue.store);
   }
@@ -99,7 +107,10 @@ export class EnrichmentHandler {
 
   async badges(principal: Principal, body: unknown) {
     const items = validateBadgeRequest(body);
-    const attempt = await this.limiter.acquireSlot(BADGE_BATCH_CONCURRENCY, principal.accountId);
+    const attempt = await this.limiter.acquireSlot(
+      { ...BADGE_BATCH_CONCURRENCY, leaseSeconds: this.badgeDeadlineMs / 1000 },
+      principal.accountId,
+    );
     if (!attempt.acquired)
       throw new ServiceError(
         'background_busy',
@@ -107,13 +118,21 @@ export class EnrichmentHandler {
         { max_concurrent: BADGE_BATCH_CONCURRENCY.max, retry_after_seconds: attempt.retryAfterSeconds },
         attempt.retryAfterSeconds,
       );
-    // A batch that outlives its deadline (a lookup ignoring it) keeps its slot: the lease never lapses under it.
-    const renewal = setInterval(() => void attempt.renew().catch(() => undefined), BADGE_LEASE_RENEWAL_MS);
+    // The lease lapses under a batch that outlives its deadline a few times over (a lookup ignoring it); until then
+    // the slot stays taken, so Retry-After never promises a slot that is not free.
+    let renewals = 0;
+    const renewal = setInterval(() => {
+      if (++renewals > BADGE_LEASE_RENEWALS_PER_DEADLINE * BADGE_SLOT_HELD_AT_MOST_DEADLINES) {
+        clearInterval(renewal);
+        return;
+      }
+      void attempt.renew().catch(() => undefined);
+    }, this.badgeDeadlineMs / BADGE_LEASE_RENEWALS_PER_DEADLINE);
     renewal.unref();
     try {
       const catalogue = await this.lookup();
       const now = this.clock.now();
-      const signal = AbortSignal.timeout(BADGE_BATCH_DEADLINE_MS);
+      const signal = AbortSignal.timeout(this.badgeDeadlineMs);
       const results = await mapLimited(items, BADGE_PARALLELISM, async (item) =>
         this.itemBadges(item, now, signal),
       );

@@ -3,6 +3,7 @@ import type { AccountDirectory } from '../../accounts/queries/account-directory.
 import { billingCycle, type Plan } from '../../accounts/domain/plans.js';
 import type { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
+import { describeThrown } from '../../platform/errors/describe-thrown.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import {
   causedBy,
@@ -192,7 +193,7 @@ export class ExportJobs {
     } catch (error) {
       this.context.log('warn', 'export charge not settled yet; the export pool retries it', {
         exportId,
-        err: error instanceof Error ? error.message : String(error),
+        err: describeThrown(error),
       });
       return null;
     }

@@ -15,3 +15,8 @@ export function describeThrown(thrown: unknown): string {
   }
   return String(thrown);
 }
+
+/** `text` cut to `maxLength` characters (and an ellipsis), for messages, logs and records that must stay short. */
+export function truncate(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength)}…`;
+}

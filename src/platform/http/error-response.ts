@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { truncate } from '../errors/describe-thrown.js';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../errors/error-codes.js';
 import { ServiceError } from '../errors/service-error.js';
 import { StreamDeleted, WrongExpectedVersion } from '../event-store/event-store.port.js';
@@ -151,7 +152,7 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
     return {
       status: ERROR_STATUS[code],
       // Nest's 404 quotes the URL: never echo an over-long one back.
-      body: withRequest({ code, message: truncate(message) }),
+      body: withRequest({ code, message: truncate(message, MAX_MESSAGE_LENGTH) }),
       headers: {},
       unexpected: false,
     };
@@ -164,7 +165,8 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
       status: ERROR_STATUS[code],
       body: withRequest({
         code,
-        message: error instanceof Error ? truncate(error.message) : 'the request was refused',
+        message:
+          error instanceof Error ? truncate(error.message, MAX_MESSAGE_LENGTH) : 'the request was refused',
       }),
       headers: {},
       unexpected: false,
@@ -208,10 +210,6 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
 /** SQLSTATE 22P05 and 22021: PostgreSQL cannot store a NUL or the text's encoding. */
 const UNTRANSLATABLE_CHARACTER = '22P05';
 const CHARACTER_NOT_IN_REPERTOIRE = '22021';
-
-function truncate(message: string): string {
-  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH)}…`;
-}
 
 function codeForStatus(status: number): ErrorCode {
   const byStatus: Record<number, ErrorCode> = {

@@ -55,13 +55,14 @@ export class HealthController {
     };
     const ready = Object.values(checks).every((check) => check.ok);
     void reply.status(ready ? 200 : 503);
-    // Failed background work (start-up recovery, sweepers) is shown, not counted: the instance still serves.
+    // Failed background work (start-up recovery, sweepers) is shown, not counted: the instance still serves. The
+    // route is public: whether each worker fails, not which items or why (`workers status` tells operators).
     return {
       status: ready ? 'ready' : 'not_ready',
       catalogue,
       checks,
       projections,
-      background: this.context.background.all(),
+      background: this.context.background.publicView(),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { truncate } from '../errors/describe-thrown.js';
 import { ServiceError } from '../errors/service-error.js';
 
 /** Deepest JSON body any route accepts (objects and arrays); the query language nests at most as deep. */
@@ -68,8 +69,4 @@ export function nestingDepthExceeds(text: string, max: number): boolean {
     } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) depth--;
   }
   return false;
-}
-
-function truncate(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length)}…`;
 }

@@ -53,8 +53,24 @@ export const READINESS = component(
       ),
     ),
     background: mapOf(
-      object({ ok: boolean() }, { detail: string(), failing_since: string({ format: 'date-time' }) }),
-      { description: 'background work by name: its last outcome (shown, not counted in readiness)' },
+      object(
+        { ok: boolean() },
+        {
+          failing_since: string({ format: 'date-time', description: 'while it fails: since when' }),
+          consecutive_failures: integer({
+            minimum: 1,
+            description: 'failures in a row of its look for work, or of its most failing item',
+          }),
+          failing_item_count: integer({ minimum: 1, description: 'items with a failure record' }),
+        },
+        // Public: never item ids or error text (operators: `npm run cli -- workers status`).
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'background work by name (export-pool, reservation-sweeper…): whether it fails, since when and how ' +
+          'often (shown, not counted in readiness)',
+      },
     ),
   }),
 );

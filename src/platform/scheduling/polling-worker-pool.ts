@@ -77,8 +77,8 @@ export abstract class PollingWorkerPool {
 
   /**
    * Runs a job in this process under its failure record: one that throws waits with backoff (it is left out of
-   * the next looks, see `failures.waiting()`), and after `parkAfter` failures `park` records the failure on the
-   * job. A job interrupted by `stop` is no failure.
+   * the next looks, see `failures.waiting()`), and after `parkAfter` failures of its own (storage unavailability
+   * does not count) `park` records the failure on the job. A job interrupted by `stop` is no failure.
    */
   protected launch(
     id: string,

@@ -1,5 +1,7 @@
+import { describeThrown, truncate } from '../errors/describe-thrown.js';
 import type { BackgroundChecks, FailingItem } from '../health/background-checks.js';
 import type { ReadDocument, ReadStore } from '../read-store/read-store.port.js';
+import { isStorageUnavailable } from '../storage/storage-unavailable.js';
 
 export type WorkerLog = (
   level: 'info' | 'warn' | 'error',
@@ -20,7 +22,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** The longest wait between two tries of an item. */
   readonly maxDelayMs: number;
-  /** An item that has a park step is parked after this many failures in a row. */
+  /**
+   * An item that has a park step is parked after this many failures of its own in a row: a failure because
+   * storage could not be reached (isStorageUnavailable) backs off and shows in health, but never parks an item.
+   */
   readonly parkAfter: number;
   /** /health/ready shows the worker failing once its loop, or one item, failed this many times in a row. */
   readonly unhealthyAfter: number;
@@ -40,13 +45,40 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   forgetAfterMs: 10 * 60_000,
 };
 
+/** Longest error text kept in a failure record. */
+const MAX_ERROR_LENGTH = 300;
+
+/**
+ * The failure records of every worker, in the read store. Not a projection: workers write it directly (it is not
+ * built from the event log), so `projections rebuild` and `verify` never touch it and must not; losing it only
+ * resets backoff. Operators read it with `npm run cli -- workers status`.
+ */
 export const WORKER_FAILURES_COLLECTION = 'worker_failures';
+const WORKER_FAILURES_INDEXES = [{ name: 'by_worker', fields: [['worker', 1]] }] as const;
+
+/** Every worker's failure records, most failing first within each worker (what `workers status` shows). */
+export async function readWorkerFailures(readStore: ReadStore): Promise<WorkerFailureDocument[]> {
+  await readStore.ensureCollection(WORKER_FAILURES_COLLECTION, WORKER_FAILURES_INDEXES);
+  return readStore.collection<WorkerFailureDocument>(WORKER_FAILURES_COLLECTION).find(
+    {},
+    {
+      sort: [
+        ['worker', 1],
+        ['attempts', -1],
+        ['first_failed_at', 1],
+      ],
+      limit: 10_000,
+    },
+  );
+}
 
 /** The failure record of one item of one worker. */
 export interface WorkerFailureDocument extends ReadDocument {
   readonly worker: string;
   readonly item: string;
   readonly attempts: number;
+  /** The failures that count towards parking (storage unavailability left out); absent in older records. */
+  readonly own_failures?: number;
   readonly first_failed_at: string;
   readonly last_failed_at: string;
   readonly last_error: string;
@@ -63,7 +95,10 @@ export type ItemOutcome<T> =
   | { readonly status: 'waiting' };
 
 interface Failure {
+  /** Failures in a row, whatever their cause: the backoff and health follow these. */
   attempts: number;
+  /** Of those, the item's own (not storage unavailability): parking follows these. */
+  ownFailures: number;
   firstFailedAt: number;
   lastFailedAt: number;
   lastError: string;
@@ -74,8 +109,9 @@ interface Failure {
  * How one background worker survives the items it fails on: no item can stop its loop. A failing item gets a
  * failure record (kept in the read store), is logged once with its id (its first failure, then once more when it
  * is parked or recovers), and waits with capped exponential backoff before the next try; an item with a park
- * step is parked after `parkAfter` failures (the step records the failure on the item itself, e.g. fails the job
- * on its stream). The worker's loop (one look for work) is tracked the same way. /health/ready shows the worker
+ * step is parked after `parkAfter` failures of its own (the step records the failure on the item itself, e.g.
+ * fails the job on its stream); storage that cannot be reached is nobody's item's fault, so an outage backs off
+ * and shows, but parks nothing. The worker's loop (one look for work) is tracked the same way. /health/ready shows the worker
  * failing while its loop or one item has failed `unhealthyAfter` times in a row.
  */
 export class WorkerFailures {
@@ -123,7 +159,8 @@ export class WorkerFailures {
 
   /**
    * Runs one item's work. Never throws: a failure is recorded and the item waits; with `park`, an item that
-   * failed `parkAfter` times in a row is parked instead of being tried again.
+   * failed `parkAfter` times in a row for reasons of its own (not storage unavailability) is parked instead of
+   * being tried again; `park` gets the last error and that count.
    */
   async run<T>(
     item: string,
@@ -133,13 +170,13 @@ export class WorkerFailures {
     await this.load();
     const known = this.failures.get(item);
     if (known && known.retryAt > this.now()) return { status: 'waiting' };
-    if (known && park && known.attempts >= this.policy.parkAfter) return this.park(item, known, park);
+    if (known && park && known.ownFailures >= this.policy.parkAfter) return this.park(item, known, park);
     let value: T;
     try {
       value = await work();
     } catch (error) {
       const failure = await this.failed(item, error);
-      if (park && failure.attempts >= this.policy.parkAfter) return this.park(item, failure, park);
+      if (park && failure.ownFailures >= this.policy.parkAfter) return this.park(item, failure, park);
       return { status: 'failed', attempts: failure.attempts };
     }
     if (known) {
@@ -199,16 +236,16 @@ export class WorkerFailures {
     park: (lastError: string, attempts: number) => Promise<void>,
   ): Promise<ItemOutcome<never>> {
     try {
-      await park(failure.lastError, failure.attempts);
+      await park(failure.lastError, failure.ownFailures);
     } catch (error) {
       // The park step itself failed: it is tried again after the backoff.
       const again = await this.failed(item, error);
       return { status: 'failed', attempts: again.attempts };
     }
-    this.environment.log?.('error', `${this.worker}: ${item} parked after ${failure.attempts} failures`, {
+    this.environment.log?.('error', `${this.worker}: ${item} parked after ${failure.ownFailures} failures`, {
       worker: this.worker,
       item,
-      attempts: failure.attempts,
+      attempts: failure.ownFailures,
       err: failure.lastError,
     });
     await this.forget(item);
@@ -222,6 +259,8 @@ export class WorkerFailures {
     const delay = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** (attempts - 1));
     const failure: Failure = {
       attempts,
+      // Storage that cannot be reached is no fault of the item: it must not be parked for an outage.
+      ownFailures: (previous?.ownFailures ?? 0) + (isStorageUnavailable(error) ? 0 : 1),
       firstFailedAt: previous?.firstFailedAt ?? now,
       lastFailedAt: now,
       lastError: describe(error),
@@ -242,6 +281,7 @@ export class WorkerFailures {
         worker: this.worker,
         item,
         attempts,
+        own_failures: failure.ownFailures,
         first_failed_at: iso(failure.firstFailedAt),
         last_failed_at: iso(now),
         last_error: failure.lastError,
@@ -269,7 +309,7 @@ export class WorkerFailures {
     if (!loopUnhealthy && unhealthyItems.length === 0) {
       background.report(this.worker, {
         ok: true,
-        ...(items.length > 0 ? { failing_items: items.slice(0, 5) } : {}),
+        ...(items.length > 0 ? { failing_items: items.slice(0, 5), failing_item_count: items.length } : {}),
       });
       return;
     }
@@ -297,6 +337,7 @@ export class WorkerFailures {
       consecutive_failures: consecutive,
       last_error: lastError,
       failing_items: items.slice(0, 5),
+      failing_item_count: items.length,
     });
   }
 
@@ -314,14 +355,13 @@ export class WorkerFailures {
       const store = this.environment.readStore;
       if (!store) return;
       try {
-        await store.ensureCollection(WORKER_FAILURES_COLLECTION, [
-          { name: 'by_worker', fields: [['worker', 1]] },
-        ]);
+        await store.ensureCollection(WORKER_FAILURES_COLLECTION, WORKER_FAILURES_INDEXES);
         const records = await this.collection()!.find({ worker: this.worker }, { limit: 10_000 });
         for (const record of records) {
           if (this.failures.has(record.item)) continue;
           this.failures.set(record.item, {
             attempts: record.attempts,
+            ownFailures: record.own_failures ?? record.attempts,
             firstFailedAt: Date.parse(record.first_failed_at),
             lastFailedAt: Date.parse(record.last_failed_at),
             lastError: record.last_error,
@@ -362,7 +402,7 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A failure's error as recorded and logged: a readable line, kept short. */
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message || error.name : String(error);
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+  return truncate(describeThrown(error), MAX_ERROR_LENGTH);
 }
