@@ -9,7 +9,7 @@ import { ExposureMonitoring } from '../commands/exposure-monitoring.js';
 import { ExposureReports, reportSummary } from '../commands/exposure-reports.js';
 import { ExposureMonitoringBody, NotificationPreferenceBody } from './exposure-reporting.dtos.js';
 import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
-import { IF_MATCH } from '../../organizations/http/organizations.openapi.js';
+import { OPTIONAL_IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import {
   MONITORING,
   NOTIFICATION_PREFERENCE,
@@ -18,11 +18,6 @@ import {
   REPORTS,
 } from './exposure.openapi.js';
 
-const OPTIONAL_IF_MATCH = {
-  ...IF_MATCH,
-  required: false,
-  description: 'the quoted scope version; optional here',
-};
 const REPORT_HEADERS = {
   ETag: {
     description: '"sha256-<hex>": the SHA-256 the frozen report recorded',

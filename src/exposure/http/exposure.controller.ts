@@ -31,7 +31,7 @@ import {
   TimezoneBody,
 } from './exposure.dtos.js';
 import { ApiEmpty, ApiErrors, ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
-import { IF_MATCH } from '../../organizations/http/organizations.openapi.js';
+import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import {
   ASSET_ENRICHMENT,
   CONTROLS,

@@ -37,6 +37,7 @@ import {
   UpdateReviewItemBody,
   UpdateSpaceBody,
 } from './organization.dtos.js';
+import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import {
   ACCEPTED_INVITATION,
@@ -46,7 +47,6 @@ import {
   CREATED_ID,
   CREATION_PREVIEW,
   EVIDENCE,
-  IF_MATCH,
   INVITATION,
   MEMBERS,
   ORGANIZATION,

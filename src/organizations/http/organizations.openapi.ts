@@ -241,10 +241,3 @@ export const PUBLISHED_VIEW = component(
   'PublishedView',
   object({ space_id: uuid(), comparisons: arrayOf(COMPARISON) }),
 );
-
-export const IF_MATCH = {
-  name: 'If-Match',
-  required: true,
-  description: 'the quoted version read from the space ("3"); a stale one is 409, a missing one 428',
-  schema: { type: 'string' as const, pattern: '^"[0-9]+"$' },
-};

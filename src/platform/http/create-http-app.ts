@@ -6,7 +6,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject, type SchemaObject }
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
-import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './body-limits.js';
+import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './request-limits.js';
 import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
 import { completeOpenApiDocument } from './openapi/complete-document.js';

@@ -4,7 +4,7 @@ import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../errors/error-codes
 import { ServiceError } from '../errors/service-error.js';
 import { StreamDeleted, WrongExpectedVersion } from '../event-store/event-store.port.js';
 import { isStorageUnavailable } from '../storage/storage-unavailable.js';
-import { MAX_PATH_PARAMETER_LENGTH } from './body-limits.js';
+import { MAX_PATH_PARAMETER_LENGTH } from './request-limits.js';
 
 /** Longest message text taken from a framework error (which may quote the URL or a header). */
 const MAX_MESSAGE_LENGTH = 200;

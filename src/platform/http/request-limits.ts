@@ -1,3 +1,5 @@
+/** Limits of a request the HTTP layer enforces before any route code runs. */
+
 /**
  * Body limits of the contract, per route (bytes). Larger bodies are refused with 413 payload_too_large before
  * they are parsed. Routes not listed accept the service-wide limit (DEFAULT_BODY_LIMIT).
