@@ -15,10 +15,9 @@ import {
 } from '../../src/organizations/commands/organization-workspace.js';
 import { organizationDecider, organizationStreamId } from '../../src/organizations/domain/organization.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
-import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
-import { operator } from '../support/organizations.js';
+import { appendInterruptedCreation, operator } from '../support/organizations.js';
 import { waitUntil } from '../support/storage.js';
 
 interface LogLine {
@@ -51,36 +50,7 @@ describe('rule 6: start-up recovery of interrupted organization creations', () =
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** The intent a crash leaves behind: `OrganizationCreationStarted` and nothing after it. */
-  async function interruptedCreation(name: string): Promise<{ accountId: string; organizationId: string }> {
-    const accountId = randomUUID();
-    const organizationId = randomUUID();
-    const stream = `organization-owner-${accountId}`;
-    const { position } = await context.storage.eventStore.append(
-      stream,
-      [
-        {
-          id: eventIdFor(`crash:${organizationId}@${stream}`, 0),
-          type: 'OrganizationCreationStarted',
-          schemaVersion: 1,
-          data: {
-            organizationId,
-            transferId: randomUUID(),
-            credits: 0,
-            name,
-            start: 'subscription',
-            domain: null,
-            verificationToken: 'token',
-            generalSpaceId: randomUUID(),
-          },
-          metadata: operator().metadata,
-        },
-      ],
-      { expectedVersion: 'no_stream' },
-    );
-    await context.readYourWrites(['organizations'], position);
-    return { accountId, organizationId };
-  }
+  const interruptedCreation = (name: string) => appendInterruptedCreation(context, name);
 
   it('rule 6: a creation that cannot be finished is logged and shown by /health/ready; the others finish; the check clears once it no longer fails', async () => {
     const healthy = await interruptedCreation('Resumed Co');

@@ -14,12 +14,11 @@ import {
 import { organizationDecider, organizationStreamId } from '../../src/organizations/domain/organization.js';
 import { OrganizationSweeper } from '../../src/organizations/organization-sweeper.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
-import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import type { BackgroundCheck } from '../../src/platform/health/background-checks.js';
 import type { WorkerLog } from '../../src/platform/scheduling/worker-failures.js';
 import { SQL_KINDS } from '../support/databases.js';
 import { TestDnsServer } from '../support/dns-server.js';
-import { OrganizationHarness, operator } from '../support/organizations.js';
+import { appendInterruptedCreation, OrganizationHarness, operator } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
 
@@ -50,36 +49,7 @@ describe.each(SQL_KINDS)('organization sweeper: one failing item never stops the
   const organization = async (organizationId: string) =>
     (await h.workspace.gate.organization(organizationId)).state;
 
-  /** The intent a crash leaves behind: `OrganizationCreationStarted` and nothing after it. */
-  async function interruptedCreation(name: string) {
-    const accountId = randomUUID();
-    const organizationId = randomUUID();
-    const stream = `organization-owner-${accountId}`;
-    const { position } = await service.context.storage.eventStore.append(
-      stream,
-      [
-        {
-          id: eventIdFor(`crash:${organizationId}@${stream}`, 0),
-          type: 'OrganizationCreationStarted',
-          schemaVersion: 1,
-          data: {
-            organizationId,
-            transferId: randomUUID(),
-            credits: 0,
-            name,
-            start: 'subscription',
-            domain: null,
-            verificationToken: 'token',
-            generalSpaceId: randomUUID(),
-          },
-          metadata: operator().metadata,
-        },
-      ],
-      { expectedVersion: 'no_stream' },
-    );
-    await service.context.readYourWrites(['organizations'], position);
-    return { accountId, organizationId, stream };
-  }
+  const interruptedCreation = (name: string) => appendInterruptedCreation(service.context, name);
 
   beforeAll(async () => {
     dns = await TestDnsServer.start();

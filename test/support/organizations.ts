@@ -12,11 +12,51 @@ import { OrganizationWorkspace } from '../../src/organizations/commands/organiza
 import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
 import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
+import { randomUUID } from 'node:crypto';
+import { eventIdFor } from '../../src/platform/event-store/event-id.js';
+import type { ServiceContext } from '../../src/platform/service-context.js';
 import type { TestDnsServer } from './dns-server.js';
 import type { TestService } from './service.js';
 
 export const PASSWORD = 'organization-password-0123456789';
 export const operator = () => commandEnvelope({ actor: 'operator:test', payer: 'system' });
+
+/**
+ * The intent a crash during organization creation leaves behind: `OrganizationCreationStarted` and nothing after
+ * it, visible to the organizations projection once this returns.
+ */
+export async function appendInterruptedCreation(
+  context: ServiceContext,
+  name: string,
+): Promise<{ accountId: string; organizationId: string; stream: string }> {
+  const accountId = randomUUID();
+  const organizationId = randomUUID();
+  const stream = `organization-owner-${accountId}`;
+  const { position } = await context.storage.eventStore.append(
+    stream,
+    [
+      {
+        id: eventIdFor(`crash:${organizationId}@${stream}`, 0),
+        type: 'OrganizationCreationStarted',
+        schemaVersion: 1,
+        data: {
+          organizationId,
+          transferId: randomUUID(),
+          credits: 0,
+          name,
+          start: 'subscription',
+          domain: null,
+          verificationToken: 'token',
+          generalSpaceId: randomUUID(),
+        },
+        metadata: operator().metadata,
+      },
+    ],
+    { expectedVersion: 'no_stream' },
+  );
+  await context.readYourWrites(['organizations'], position);
+  return { accountId, organizationId, stream };
+}
 
 export interface Actor {
   readonly accountId: string;
