@@ -339,6 +339,27 @@ describe.each(SQL_KINDS)('no 5xx from any input, one error shape (%s)', (kind) =
     });
   });
 
+  it('null in a field that may only be left out is 422 naming the field, never a 500 (fuzz: include: null)', async () => {
+    await changesNothing(async () => {
+      const single = await client.call('POST', '/api/v2/common/data/vhosts', {
+        ...researcher,
+        json: { raw_query: 'port:443', aggregate: true, page: 8, include: null },
+      });
+      expectRefusal(single, 422, 'invalid_input');
+      expect(single.body.details).toMatchObject({ fields: [expect.objectContaining({ field: 'include' })] });
+      const unified = await client.call('POST', '/api/v2/common/data/search', {
+        ...researcher,
+        json: { raw_query: 'port:443', stream: false, time_frame: null, per_type_limit: null },
+      });
+      expectRefusal(unified, 422, 'invalid_input');
+      const export_ = await client.call('POST', '/api/v2/common/exports/hosts/estimate', {
+        ...researcher,
+        json: { raw_query: 'port:443', format: null },
+      });
+      expectRefusal(export_, 422, 'invalid_input');
+    });
+  });
+
   it('a NUL in a path parameter is 422 naming the parameter, on routes without a DTO (ids, datasets)', async () => {
     const orgId = organization.organizationId;
     await changesNothing(async () => {

@@ -6,13 +6,13 @@ import {
   IsEmail,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
+import { Omittable } from '../../platform/http/validation.js';
 
 export class LoginBody {
   @ApiProperty({ example: 'demo@example.com' })
@@ -28,7 +28,7 @@ export class LoginBody {
 
 export class IssueApiKeyBody {
   @ApiPropertyOptional({ maxLength: 100, example: 'laptop scripts' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(100)
   label?: string;
@@ -38,7 +38,7 @@ export const TOKEN_SCOPES = ['service.read'] as const;
 
 export class CreateAccessTokenBody {
   @ApiPropertyOptional({ type: [String], enum: TOKEN_SCOPES, default: ['service.read'] })
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(8)
@@ -50,12 +50,12 @@ export class CreateAccessTokenBody {
     default: 'api',
     description: 'mcp marks usage through an MCP client (counted in usage_mcp)',
   })
-  @IsOptional()
+  @Omittable()
   @IsIn(['api', 'mcp'])
   client?: 'api' | 'mcp';
 
   @ApiPropertyOptional({ minimum: 60, maximum: 86400, default: 3600 })
-  @IsOptional()
+  @Omittable()
   @IsInt()
   @Min(60)
   @Max(86400)

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsString } from 'class-validator';
+import { Omittable } from '../../platform/http/validation.js';
 import { TIME_FRAMES } from '../../search/domain/search-request.js';
 import { RAW_QUERY_PROPERTY } from '../../search/http/search.dtos.js';
 import { EXPORT_FORMATS } from '../domain/export-job.js';
@@ -11,7 +12,7 @@ export class ExportEstimateBody {
   raw_query!: string;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   time_frame?: string;
 
@@ -20,12 +21,12 @@ export class ExportEstimateBody {
     default: 'json',
     description: 'only used to estimate the file size',
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   format?: string;
 
   @ApiPropertyOptional({ default: false, description: 'true disables smart interpretation of bare inputs' })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   broad?: boolean;
 }
@@ -36,7 +37,7 @@ export class ExportRequestBody {
   raw_query!: string;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   time_frame?: string;
 
@@ -51,7 +52,7 @@ export class ExportRequestBody {
   format!: string;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   broad?: boolean;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsBoolean, IsDefined, IsOptional, IsString } from 'class-validator';
+import { Allow, IsBoolean, IsDefined, IsString } from 'class-validator';
+import { Omittable } from '../../platform/http/validation.js';
 
 /**
  * Request bodies of the exposure routes. The DTOs only refuse unknown fields and wrong JSON types; every
@@ -39,7 +40,7 @@ export class CreateExposureScopeBody {
     maxItems: 16,
     description: 'up to 16 IP addresses',
   })
-  @IsOptional()
+  @Omittable()
   @Allow()
   addresses?: unknown;
 
@@ -52,7 +53,7 @@ export class CreateExposureScopeBody {
     nullable: true,
     description: 'ignored under capacity billing; 6 to 1,000,000 under legacy credit billing',
   })
-  @IsOptional()
+  @Omittable()
   @Allow()
   credit_limit?: unknown;
 }
@@ -76,12 +77,12 @@ export class DecisionBody {
   decision!: unknown;
 
   @ApiPropertyOptional({ enum: ['kept', 'closed', 'updated', 'not_concerned', 'other'], nullable: true })
-  @IsOptional()
+  @Omittable()
   @Allow()
   conclusion?: unknown;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, description: 'required for closed and updated' })
-  @IsOptional()
+  @Omittable()
   @Allow()
   according_to?: unknown;
 
@@ -90,7 +91,7 @@ export class DecisionBody {
     nullable: true,
     description: 'required for not_concerned and other',
   })
-  @IsOptional()
+  @Omittable()
   @Allow()
   note?: unknown;
 
@@ -100,7 +101,7 @@ export class DecisionBody {
     nullable: true,
     description: 'YYYY-MM-DD, not in the future in the scope timezone',
   })
-  @IsOptional()
+  @Omittable()
   @Allow()
   announced_date?: unknown;
 
@@ -110,7 +111,7 @@ export class DecisionBody {
     nullable: true,
     description: 'renewed expiry date, YYYY-MM-DD (domain-expiry subjects only)',
   })
-  @IsOptional()
+  @Omittable()
   @Allow()
   renewal?: unknown;
 }

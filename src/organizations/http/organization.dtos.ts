@@ -16,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { Omittable } from '../../platform/http/validation.js';
 
 /** Names, titles and notes are trimmed and must keep a character: documented as not blank. */
 const NOT_BLANK = { minLength: 1, pattern: '\\S', description: 'not blank (trimmed)' } as const;
@@ -38,7 +39,7 @@ export class CreateOrganizationBody {
   expected_transfer!: number;
 
   @ApiPropertyOptional({ enum: ['trial', 'subscription'], default: 'trial' })
-  @IsOptional()
+  @Omittable()
   @IsIn(['trial', 'subscription'])
   start?: 'trial' | 'subscription';
 
@@ -46,7 +47,7 @@ export class CreateOrganizationBody {
     format: 'hostname',
     description: 'Trial: the business domain proven by a DNS TXT record',
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(253)
   domain?: string;
@@ -76,7 +77,7 @@ export class InvitationBody {
   role!: 'administrator' | 'analyst' | 'external_client';
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMaxSize(100)
   @IsUUID('all', { each: true })
@@ -96,7 +97,7 @@ export class InvitationBody {
 
 export class UpdateMemberBody {
   @ApiPropertyOptional({ enum: ['administrator', 'analyst', 'external_client'] })
-  @IsOptional()
+  @Omittable()
   @IsIn(['administrator', 'analyst', 'external_client'])
   role?: 'administrator' | 'analyst' | 'external_client';
 
@@ -131,7 +132,7 @@ export class CreateSpaceBody {
   name!: string;
 
   @ApiPropertyOptional({ enum: ['client', 'asset_scope'], default: 'client' })
-  @IsOptional()
+  @Omittable()
   @IsIn(['client', 'asset_scope'])
   kind?: 'client' | 'asset_scope';
 
@@ -141,20 +142,20 @@ export class CreateSpaceBody {
   credit_limit?: number | null;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   monitoring?: boolean;
 }
 
 export class UpdateSpaceBody {
   @ApiPropertyOptional({ ...NOT_BLANK, maxLength: 120 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional({ enum: ['active', 'archived'] })
-  @IsOptional()
+  @Omittable()
   @IsIn(['active', 'archived'])
   state?: 'active' | 'archived';
 
@@ -210,7 +211,7 @@ export class SaveEvidenceBody {
   note!: string;
 
   @ApiPropertyOptional({ enum: ['internal', 'client'] })
-  @IsOptional()
+  @Omittable()
   @IsIn(['internal', 'client'])
   visibility?: 'internal' | 'client';
 }

@@ -1,4 +1,5 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { ServiceError } from '../errors/service-error.js';
 
 /**
@@ -28,4 +29,13 @@ function flatten(
     if (error.children?.length) result.push(...flatten(error.children, field));
   }
   return result;
+}
+
+/**
+ * The field may be left out; when present it must pass its validators, `null` included. class-validator's
+ * `IsOptional` also skips `null`, which then reaches code typed `string | undefined` (a `null` `include` was a
+ * 500). Fields that accept `null` as a value (clear a limit, unassign) keep `IsOptional` and say `| null`.
+ */
+export function Omittable(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }

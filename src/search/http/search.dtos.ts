@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString } from 'class-validator';
+import { Omittable } from '../../platform/http/validation.js';
 import { DATASETS } from '../domain/datasets.js';
 import { MAX_SEARCH_OFFSET } from '../domain/pricing.js';
 import { RAW_QUERY_MAX_BYTES, TIME_FRAMES } from '../domain/search-request.js';
@@ -22,12 +23,12 @@ export class SearchBody {
   raw_query!: string;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   time_frame?: string;
 
   @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
-  @IsOptional()
+  @Omittable()
   @IsInt()
   per_type_limit?: number;
 
@@ -35,12 +36,12 @@ export class SearchBody {
     default: true,
     description: 'false gives one JSON response; omitted or true gives SSE',
   })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   stream?: boolean;
 
   @ApiPropertyOptional({ default: false, description: 'true disables smart interpretation of bare inputs' })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   broad?: boolean;
 }
@@ -63,17 +64,17 @@ export class SearchMoreBody {
   page!: number;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   time_frame?: string;
 
   @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
-  @IsOptional()
+  @Omittable()
   @IsInt()
   per_type_limit?: number;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   broad?: boolean;
 }
@@ -84,17 +85,17 @@ export class DatasetSearchBody {
   raw_query!: string;
 
   @ApiPropertyOptional({ description: 'all, or a comma-separated list of field names', default: 'all' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   include?: string;
 
   @ApiPropertyOptional({ default: false, description: 'true gives facet counts instead of rows' })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   aggregate?: boolean;
 
   @ApiPropertyOptional({ enum: [10, 30, 50], default: 10 })
-  @IsOptional()
+  @Omittable()
   @IsIn([10, 30, 50])
   results_per_page?: number;
 
@@ -104,17 +105,17 @@ export class DatasetSearchBody {
     default: 1,
     description: `paging stops at ${MAX_SEARCH_OFFSET} records: (page - 1) × results_per_page stays below it`,
   })
-  @IsOptional()
+  @Omittable()
   @IsInt()
   page?: number;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   time_frame?: string;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   broad?: boolean;
 }

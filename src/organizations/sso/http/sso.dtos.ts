@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { Omittable } from '../../../platform/http/validation.js';
 
 export class ConfigureSsoBody {
   @ApiProperty({ example: 'https://login.example.com', description: 'The OpenID Connect issuer (https)' })
@@ -15,7 +16,7 @@ export class ConfigureSsoBody {
   @ApiPropertyOptional({
     description: 'Required the first time; omitted keeps the stored one. Stored sealed, never shown again.',
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Length(1, 1024)
   client_secret?: string;
