@@ -133,6 +133,8 @@ async function refreshSettles(scopeId: string, states = ['completed']): Promise<
     latest = response.statusCode === 200 ? (json(response.body).latest_refresh as Json | null) : null;
     return latest !== null && states.includes(latest.status as string);
   }, 20_000);
+  // The scope's refresh state and its inventory are two projections: read the inventory once it holds the run too.
+  await waitForProjections(service, ['exposure-scopes', 'exposure-inventory']);
   return latest!;
 }
 
