@@ -19,6 +19,13 @@ import { EVENT_STORE } from './platform/event-store/event-store.port.js';
 import { HealthController } from './platform/http/health.controller.js';
 import { READ_STORE } from './platform/read-store/read-store.port.js';
 import { ServiceContext } from './platform/service-context.js';
+import { StreamWriter } from './platform/event-sourcing/stream-writer.js';
+import { ProjectionRunner } from './platform/projections/projection-runner.js';
+import { BackgroundChecks } from './platform/health/background-checks.js';
+import { OBSERVATION_INDEX } from './search/observation-index/observation-index.port.js';
+import { CatalogueService } from './catalogue/catalogue-service.js';
+import { EXPORT_FILES } from './exports/files/export-file-store.port.js';
+import { RATE_LIMITER } from './platform/rate-limit/rate-limiter.port.js';
 
 /** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
 @Global()
@@ -33,8 +40,29 @@ export class PlatformModule {
         { provide: CLOCK, useValue: context.clock },
         { provide: EVENT_STORE, useValue: context.storage.eventStore },
         { provide: READ_STORE, useValue: context.storage.readStore },
+        // Narrow ports: a feature injects what it uses instead of the whole ServiceContext.
+        { provide: StreamWriter, useValue: context.writer },
+        { provide: ProjectionRunner, useValue: context.projections },
+        { provide: OBSERVATION_INDEX, useValue: context.observations },
+        { provide: CatalogueService, useValue: context.catalogue },
+        { provide: EXPORT_FILES, useValue: context.files },
+        { provide: RATE_LIMITER, useValue: context.rateLimiter },
+        { provide: BackgroundChecks, useValue: context.background },
       ],
-      exports: [ServiceContext, APP_CONFIG, CLOCK, EVENT_STORE, READ_STORE],
+      exports: [
+        ServiceContext,
+        APP_CONFIG,
+        CLOCK,
+        EVENT_STORE,
+        READ_STORE,
+        StreamWriter,
+        ProjectionRunner,
+        OBSERVATION_INDEX,
+        CatalogueService,
+        EXPORT_FILES,
+        RATE_LIMITER,
+        BackgroundChecks,
+      ],
     };
   }
 }

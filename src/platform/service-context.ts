@@ -2,6 +2,7 @@ import { allProjections } from '../../projections/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { systemClock, type Clock } from './clock/clock.js';
 import { EventSourcedRepository } from './event-sourcing/event-sourced-repository.js';
+import { StreamWriter } from './event-sourcing/stream-writer.js';
 import type { ProjectionDefinition } from './projections/projection-definition.js';
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
@@ -38,6 +39,8 @@ export class ServiceContext {
   readonly background = new BackgroundChecks();
   /** Requests in flight (the HTTP app counts them); projection batches let them go first. */
   readonly foreground: ForegroundActivity;
+  /** The one write path: decide on a stream, append with the expected version, read your writes. */
+  readonly writer: StreamWriter;
 
   private constructor(
     readonly config: AppConfig,
@@ -51,6 +54,9 @@ export class ServiceContext {
     readonly log: LogFunction = () => undefined,
   ) {
     this.foreground = foreground;
+    this.writer = new StreamWriter(repository, storage.eventStore, (projections, position) =>
+      this.readYourWrites(projections, position),
+    );
   }
 
   static async open(

@@ -37,3 +37,6 @@ export function assertFileKey(key: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/.test(key))
     throw new Error(`invalid export file key ${JSON.stringify(key)}`);
 }
+
+/** Nest token for the ExportFileStore (PlatformModule provides the process's one). */
+export const EXPORT_FILES = Symbol('ExportFileStore');

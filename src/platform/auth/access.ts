@@ -42,6 +42,11 @@ export interface AccessRule {
    * ownership is still checked by the route.
    */
   readonly personalData?: true | 'paid_result';
+  /**
+   * Organization routes (`:orgId`): the role capability the caller needs in that organization (e.g.
+   * `members.manage`), checked by the organization access layer before anything is loaded.
+   */
+  readonly capability?: string;
 }
 
 export const ACCESS_RULE = 'access-rule';

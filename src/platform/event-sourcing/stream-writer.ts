@@ -1,0 +1,125 @@
+import type { EventMetadata, EventStore, RecordedEvent } from '../event-store/event-store.port.js';
+import { WrongExpectedVersion } from '../event-store/event-store.port.js';
+import { eventIdFor } from '../event-store/event-id.js';
+import type { GlobalPosition } from '../event-store/global-position.js';
+import type { CommandEnvelope } from './command-metadata.js';
+import type { Decider, DomainEvent } from './decider.js';
+import type { EventSourcedRepository, HandleResult } from './event-sourced-repository.js';
+
+/** One decision on one stream: what a command handler hands to `StreamWriter.decide`. */
+export interface StreamDecision<TCommand, TEvent extends DomainEvent, TState, TContext> {
+  readonly stream: string;
+  readonly decider: Decider<TCommand, TEvent, TState, TContext>;
+  readonly command: TCommand;
+  /** The facts the decider needs besides the stream (a clock reading, other streams' verdicts). */
+  readonly context: TContext | ((state: TState) => TContext);
+  readonly envelope: CommandEnvelope;
+  /** The version the client read (If-Match or a body version): a stale one is a 409, never retried. */
+  readonly expectedVersion?: number;
+  /** Conflicts with another writer retried when the client sent no version (default 5). */
+  readonly conflictRetries?: number;
+  /** Projections the caller reads right after the append: waited for (read-your-writes). */
+  readonly readYourWrites?: readonly string[];
+}
+
+/** A once-only record: the first event of a stream (or the next one at the version read), never two. */
+export interface OnceOnly {
+  readonly stream: string;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  /** Makes the event's id deterministic, so a retried command finds its own claim. */
+  readonly idKey: string;
+  readonly metadata: EventMetadata;
+  /**
+   * `new_stream` (default): only the stream's first event. `next`: the event after the stream's current
+   * version, so two writers that read the same version cannot both append.
+   */
+  readonly at?: 'new_stream' | 'next';
+}
+
+export type OnceOnlyResult =
+  | { readonly appended: true; readonly position: GlobalPosition }
+  /** `holder` is the stream's first event (who claimed it) when `at` is `new_stream`. */
+  | { readonly appended: false; readonly holder: RecordedEvent | undefined };
+
+export type WaitForProjections = (
+  projections: readonly string[],
+  position: GlobalPosition | null,
+) => Promise<boolean>;
+
+/**
+ * The one write path every command handler uses: load a stream, decide with its pure decider, append with
+ * the expected version, then wait until the projections the caller reads next hold the result.
+ */
+export class StreamWriter {
+  constructor(
+    private readonly repository: EventSourcedRepository,
+    private readonly eventStore: EventStore,
+    private readonly waitFor: WaitForProjections,
+  ) {}
+
+  async decide<TCommand, TEvent extends DomainEvent, TState, TContext>(
+    decision: StreamDecision<TCommand, TEvent, TState, TContext>,
+  ): Promise<HandleResult<TEvent, TState>> {
+    const result = await this.repository.handle(
+      decision.stream,
+      decision.decider,
+      decision.command,
+      decision.context,
+      decision.envelope,
+      {
+        ...(decision.expectedVersion !== undefined ? { expectedVersion: decision.expectedVersion } : {}),
+        ...(decision.conflictRetries !== undefined ? { conflictRetries: decision.conflictRetries } : {}),
+      },
+    );
+    if (decision.readYourWrites?.length) await this.waitFor(decision.readYourWrites, result.position);
+    return result;
+  }
+
+  /** The current state and version of a stream, folded by its decider (no append). */
+  load<TEvent extends DomainEvent, TState>(
+    stream: string,
+    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve'>,
+  ): Promise<{ readonly state: TState; readonly version: number | null }> {
+    return this.repository.load(stream, decider);
+  }
+
+  /** Waits until these projections applied `position` (read-your-writes after several decisions). */
+  readYourWrites(projections: readonly string[], position: GlobalPosition | null): Promise<boolean> {
+    return this.waitFor(projections, position);
+  }
+
+  /**
+   * Appends a once-only event (an email claim, a trial claim, a creation intent): true when this call
+   * appended it (or a retry of the same command finds it stored), false when another command holds it.
+   */
+  async onceOnly(once: OnceOnly): Promise<OnceOnlyResult> {
+    const version = once.at === 'next' ? await this.eventStore.streamVersion(once.stream) : null;
+    try {
+      const result = await this.eventStore.append(
+        once.stream,
+        [
+          {
+            id: eventIdFor(`${once.idKey}@${once.stream}`, 0),
+            type: once.type,
+            schemaVersion: 1,
+            data: once.data,
+            metadata: once.metadata,
+          },
+        ],
+        { expectedVersion: version === null ? 'no_stream' : version },
+      );
+      return { appended: true, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersion)) throw error;
+      const holder =
+        once.at === 'next' ? undefined : (await this.eventStore.readStream(once.stream, { maxCount: 1 }))[0];
+      return { appended: false, holder };
+    }
+  }
+
+  /** Forgets a stream's cached state (erasure, tests that rewrite history). */
+  forget(stream?: string): void {
+    this.repository.forget(stream);
+  }
+}
