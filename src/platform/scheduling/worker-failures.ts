@@ -36,7 +36,7 @@ export interface RetryPolicy {
   readonly forgetAfterMs: number;
 }
 
-/** See docs/decisions.md, "Background workers". */
+/** See docs/adr/0017-background-workers.md. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   baseDelayMs: 1_000,
   maxDelayMs: 5 * 60_000,

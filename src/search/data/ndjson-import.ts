@@ -13,7 +13,7 @@ import {
  * Imports an NDJSON file (one record per line) into one dataset of the observation index, streaming: memory
  * holds one batch, never the file.
  *
- * Policy (docs/decisions.md, "Observation data: generator and NDJSON import"):
+ * Policy (docs/adr/0031-observation-data.md):
  * - Every line is parsed and validated completely (`validateRecord`, then the index's own record check)
  *   before it can join a batch, so a bad line is never half-written: it is rejected, with its line number and
  *   the reasons, and the import goes on.
