@@ -18,398 +18,46 @@
  *
  * Pure: no I/O. The matcher indexes advisories by the vendor:product of their criteria.
  */
-import type {
-  Advisory,
-  CatalogueVersion,
-  Configuration,
-  ConfigurationNode,
-  CpeCriterion,
-  KevEntry,
-} from './advisory.js';
+import type { Advisory, CatalogueVersion, KevEntry } from './advisory.js';
 import {
-  ANY,
-  attributeMatches,
-  CPE_ATTRIBUTES,
-  literal,
-  NA,
-  parseCpe,
-  productKey,
-  tryParseCpe,
-  type Cpe,
-  type CpeAttribute,
-} from './cpe.js';
-import { compareVersions } from './version.js';
+  compileAdvisory,
+  type CompiledAdvisory,
+  evaluateConfiguration,
+  inCpeOrder,
+  NONE,
+  type Outcome,
+} from './applicability.js';
+import { type Cpe, type CpeAttribute, literal, parseCpe, productKey, tryParseCpe } from './cpe.js';
+import type {
+  AttributeUnknownReason,
+  Evaluation,
+  EvaluationReason,
+  EvaluationStatus,
+  Finding,
+  ObservedProduct,
+  SoftwareObservation,
+} from './match-results.js';
+
+export {
+  type AdditionalCondition,
+  type AttributeUnknownReason,
+  type Evaluation,
+  type EvaluationReason,
+  type EvaluationStatus,
+  type Finding,
+  type ObservedProduct,
+  type SoftwareObservation,
+} from './match-results.js';
+export { criterionMatches } from './applicability.js';
 
 /**
  * The matching semantics the association index (`cve:`/`kev:`) was built with. Bump it whenever a change here (or
- * in cpe.ts / version.ts) can change which CVEs an observation is associated with, or how: the service stores the
+ * in applicability.ts / cpe.ts / version.ts) can change which CVEs an observation is associated with, or how: the service stores the
  * version beside the index and rebuilds an index built by another version at start.
  * 1: before issue 13 (never stored: an index without a version was built by it); 2: conditional associations for
  * CVEs undecided on a CPE attribute the observation lacks (update, edition, sw_edition, target_sw, ...).
  */
 export const MATCHER_VERSION = 2;
-
-type Truth = true | false | 'unknown';
-
-interface CompiledCriterion {
-  readonly source: CpeCriterion;
-  readonly cpe: Cpe;
-  readonly hasRange: boolean;
-}
-
-interface CompiledNode {
-  readonly operator: 'AND' | 'OR';
-  readonly negate: boolean;
-  readonly criteria: readonly CompiledCriterion[];
-  /** Every criterion is vulnerable:false and the node is not negated: a platform condition. */
-  readonly platform: boolean;
-}
-
-interface CompiledConfiguration {
-  readonly operator: 'AND' | 'OR';
-  readonly negate: boolean;
-  readonly nodes: readonly CompiledNode[];
-}
-
-interface CompiledAdvisory {
-  readonly advisory: Advisory;
-  readonly configurations: readonly CompiledConfiguration[];
-}
-
-export interface ObservedProduct {
-  readonly vendor: string | null;
-  readonly product: string | null;
-  readonly version: string | null;
-}
-
-export interface AdditionalCondition {
-  /** How the criteria combine: one of them (OR) or all of them (AND) must also be present. */
-  readonly operator: 'AND' | 'OR';
-  readonly criteria: readonly string[];
-  readonly note: string;
-  /**
-   * Present when the condition is on the observed software itself: the CPE attributes the observation does not
-   * tell (one of `criteria` must match the software once they are known). Absent for platform conditions.
-   */
-  readonly unknown_attributes?: readonly CpeAttribute[];
-}
-
-export interface Finding {
-  readonly id: string;
-  readonly description: string | null;
-  readonly published: string | null;
-  readonly last_modified: string | null;
-  readonly vuln_status: string | null;
-  readonly cvss: Advisory['cvss'];
-  readonly severity: string | null;
-  readonly cwe: readonly string[];
-  /** The KEV entry; false only when a KEV catalogue is loaded and does not list the CVE; null when unknown. */
-  readonly kev: KevEntry | false | null;
-  readonly additional_conditions: readonly AdditionalCondition[];
-  readonly observed_products: readonly ObservedProduct[];
-  readonly matched_criteria: readonly string[];
-}
-
-export type EvaluationStatus = 'matched' | 'no_match' | 'indeterminate';
-
-/** `update_unknown`, `sw_edition_unknown`, …: the outcome hangs on that attribute, which the observation lacks. */
-export type AttributeUnknownReason = `${Exclude<CpeAttribute, 'version'>}_unknown`;
-
-export type EvaluationReason =
-  | 'matched'
-  | 'no_applicable_advisory'
-  | 'product_not_in_catalogue'
-  | 'version_unknown'
-  | AttributeUnknownReason
-  | 'additional_conditions'
-  | 'no_cpe'
-  | 'invalid_cpe'
-  | 'catalogue_empty';
-
-export interface Evaluation {
-  readonly status: EvaluationStatus;
-  /** Every advisory naming the product was decided (true / false). Only a complete no_match is a negative. */
-  readonly complete: boolean;
-  readonly reason: EvaluationReason;
-  /** What was evaluated: a software observation (reference) or caller-supplied CPE names. */
-  readonly source: 'observation' | 'cpe';
-  readonly total: number;
-  readonly findings: readonly Finding[];
-  /** The CPE evaluated; empty for reference-based calls. */
-  readonly cpe: string;
-  /**
-   * Advisories that could not be decided because the observation does not tell an attribute of the software (its
-   * version, update, edition, …). Those undecided on an attribute other than the version are also findings,
-   * their condition in `additional_conditions`.
-   */
-  readonly undetermined: readonly string[];
-  /** The CPE attributes the undecided advisories hang on, in CPE order (empty when everything was decided). */
-  readonly unknown_attributes: readonly CpeAttribute[];
-}
-
-/** A software identity of an observation, as sealed in a vulnerability_ref. */
-export interface SoftwareObservation {
-  readonly vendor: string | null;
-  readonly product: string | null;
-  readonly version: string | null;
-  readonly cpe: readonly string[];
-}
-
-interface Outcome {
-  readonly kind: 'match' | 'conditional' | 'unknown' | 'none';
-  readonly matched: readonly string[];
-  readonly conditions: readonly AdditionalCondition[];
-  /** The attributes an `unknown` outcome, or a condition on the software itself, hangs on. */
-  readonly unknownAttributes?: readonly CpeAttribute[];
-}
-
-const NONE: Outcome = { kind: 'none', matched: [], conditions: [] };
-
-const ATTRIBUTE_NAMES: Readonly<Partial<Record<CpeAttribute, string>>> = {
-  part: 'part',
-  update: 'update',
-  edition: 'edition',
-  language: 'language',
-  sw_edition: 'software edition (sw_edition)',
-  target_sw: 'target software (target_sw)',
-  target_hw: 'target hardware (target_hw)',
-  other: 'other attribute (other)',
-};
-
-/** The attributes of `observed` that make `criterion` unknown (the observation leaves them ANY). */
-function unknownAttributes(criterion: CompiledCriterion, observed: Cpe): CpeAttribute[] {
-  const attributes: CpeAttribute[] = [];
-  for (const attribute of CPE_ATTRIBUTES) {
-    if (attribute === 'version') {
-      if (versionMatches(criterion, observed) === 'unknown') attributes.push(attribute);
-    } else if (attributeMatches(criterion.cpe.values[attribute], observed.values[attribute]) === 'unknown')
-      attributes.push(attribute);
-  }
-  return attributes;
-}
-
-/** Attributes in CPE order, once each. */
-function inCpeOrder(attributes: Iterable<CpeAttribute>): CpeAttribute[] {
-  const set = new Set(attributes);
-  return CPE_ATTRIBUTES.filter((attribute) => set.has(attribute));
-}
-
-/** The attributes behind every unknown criterion of a configuration, over the observed set. */
-function unknownAttributesOver(
-  configuration: CompiledConfiguration,
-  observed: readonly Cpe[],
-): CpeAttribute[] {
-  const attributes: CpeAttribute[] = [];
-  for (const node of configuration.nodes)
-    for (const criterion of node.criteria)
-      for (const cpe of observed)
-        if (criterionMatches(criterion, cpe) === 'unknown')
-          attributes.push(...unknownAttributes(criterion, cpe));
-  return inCpeOrder(attributes);
-}
-
-function unknownOutcome(attributes: readonly CpeAttribute[], matched: readonly string[] = []): Outcome {
-  return { kind: 'unknown', matched, conditions: [], unknownAttributes: attributes };
-}
-
-function platformConditions(nodes: readonly CompiledNode[]): AdditionalCondition[] {
-  return nodes.map((node) => ({
-    operator: node.operator,
-    criteria: node.criteria.map((criterion) => criterion.source.criteria),
-    note:
-      node.operator === 'AND'
-        ? 'applies only together with all of these platforms, which the observation does not show'
-        : 'applies only on one of these platforms, which the observation does not show',
-  }));
-}
-
-/**
- * A configuration whose vulnerable criteria on the target are undecided only because the observation does not
- * tell attributes other than the version: the CVE is at stake on that condition (plus any platform the
- * observation does not show), unless another (non-platform) node already rules it out.
- */
-function attributeOutcome(
-  configuration: CompiledConfiguration,
-  pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
-  observed: readonly Cpe[],
-): Outcome {
-  const attributes = inCpeOrder(pending.flatMap((p) => p.attributes));
-  if (configuration.negate) return unknownOutcome(attributes);
-  const names = attributes.map((attribute) => ATTRIBUTE_NAMES[attribute] ?? attribute).join(', ');
-  const onSoftware: AdditionalCondition = {
-    operator: 'OR',
-    criteria: [...new Set(pending.map((p) => p.criterion.source.criteria))],
-    note: `applies only if the software matches one of these criteria; the observation does not tell its ${names}`,
-    unknown_attributes: attributes,
-  };
-  const conditional = (more: readonly AdditionalCondition[]): Outcome => ({
-    kind: 'conditional',
-    matched: [],
-    conditions: [onSoftware, ...more],
-    unknownAttributes: attributes,
-  });
-  if (configuration.operator === 'OR' && configuration.nodes.length > 1) return conditional([]);
-  const holding = new Set(pending.map((p) => p.criterion));
-  const others = configuration.nodes.filter((node) => !node.criteria.some((c) => holding.has(c)));
-  // As for a match: the other nodes hold, or are platforms the observation does not show.
-  const values = others.map((node) => nodeOverSet(node, observed));
-  const missing = others.filter((_, i) => values[i] !== true);
-  if (missing.every((node) => node.platform)) return conditional(platformConditions(missing));
-  return values.some((value) => value === 'unknown')
-    ? unknownOutcome(inCpeOrder([...attributes, ...unknownAttributesOver(configuration, observed)]))
-    : NONE;
-}
-
-function compileAdvisory(advisory: Advisory): CompiledAdvisory {
-  return {
-    advisory,
-    configurations: advisory.configurations.map((configuration: Configuration): CompiledConfiguration => ({
-      operator: configuration.operator,
-      negate: configuration.negate,
-      nodes: configuration.nodes.map((node: ConfigurationNode): CompiledNode => {
-        const criteria = node.cpeMatch.flatMap((source): CompiledCriterion[] => {
-          const cpe = tryParseCpe(source.criteria);
-          if (!cpe) return [];
-          const hasRange =
-            source.versionStartIncluding !== undefined ||
-            source.versionStartExcluding !== undefined ||
-            source.versionEndIncluding !== undefined ||
-            source.versionEndExcluding !== undefined;
-          return [{ source, cpe, hasRange }];
-        });
-        return {
-          operator: node.operator,
-          negate: node.negate,
-          criteria,
-          platform: !node.negate && criteria.length > 0 && criteria.every((c) => !c.source.vulnerable),
-        };
-      }),
-    })),
-  };
-}
-
-/** A criterion against one observed name. */
-export function criterionMatches(criterion: CompiledCriterion, observed: Cpe): Truth {
-  let unknown = false;
-  for (const attribute of CPE_ATTRIBUTES) {
-    if (attribute === 'version') continue;
-    const result = attributeMatches(criterion.cpe.values[attribute], observed.values[attribute]);
-    if (result === false) return false;
-    if (result === 'unknown') unknown = true;
-  }
-  const version = versionMatches(criterion, observed);
-  if (version === false) return false;
-  return unknown || version === 'unknown' ? 'unknown' : true;
-}
-
-function versionMatches(criterion: CompiledCriterion, observed: Cpe): Truth {
-  const source = criterion.cpe.values.version;
-  const target = observed.values.version;
-  if (!criterion.hasRange) {
-    if (source === ANY) return true;
-    if (target === ANY) return 'unknown';
-    if (source === NA || target === NA) return source === target;
-    if (source.pattern) return source.pattern.test(target.text);
-    return compareVersions(source.text, target.text) === 0;
-  }
-  if (target === ANY) return 'unknown';
-  if (target === NA) return false;
-  // A range criterion's own version is `*` (any); a literal one narrows it further.
-  if (source !== ANY && source !== NA && !source.pattern && compareVersions(source.text, target.text) !== 0)
-    return false;
-  const version = target.text;
-  const c = criterion.source;
-  if (c.versionStartIncluding !== undefined && compareVersions(version, c.versionStartIncluding) < 0)
-    return false;
-  if (c.versionStartExcluding !== undefined && compareVersions(version, c.versionStartExcluding) <= 0)
-    return false;
-  if (c.versionEndIncluding !== undefined && compareVersions(version, c.versionEndIncluding) > 0)
-    return false;
-  if (c.versionEndExcluding !== undefined && compareVersions(version, c.versionEndExcluding) >= 0)
-    return false;
-  return true;
-}
-
-function anyOf(values: Iterable<Truth>): Truth {
-  let unknown = false;
-  for (const value of values) {
-    if (value === true) return true;
-    if (value === 'unknown') unknown = true;
-  }
-  return unknown ? 'unknown' : false;
-}
-
-function allOf(values: Iterable<Truth>): Truth {
-  let unknown = false;
-  for (const value of values) {
-    if (value === false) return false;
-    if (value === 'unknown') unknown = true;
-  }
-  return unknown ? 'unknown' : true;
-}
-
-function not(value: Truth): Truth {
-  return value === 'unknown' ? value : !value;
-}
-
-function criterionOverSet(criterion: CompiledCriterion, observed: readonly Cpe[]): Truth {
-  return anyOf(observed.map((cpe) => criterionMatches(criterion, cpe)));
-}
-
-function nodeOverSet(node: CompiledNode, observed: readonly Cpe[]): Truth {
-  const values = node.criteria.map((criterion) => criterionOverSet(criterion, observed));
-  const combined = node.operator === 'AND' ? allOf(values) : anyOf(values);
-  return node.negate ? not(combined) : combined;
-}
-
-/**
- * One configuration for `target` (the software evaluated) among `observed` (everything the observation shows,
- * target included).
- */
-function evaluateConfiguration(
-  configuration: CompiledConfiguration,
-  target: Cpe,
-  observed: readonly Cpe[],
-): Outcome {
-  // The vulnerable criteria that hit the target itself: without one the CVE is not about this software.
-  const matched: string[] = [];
-  // Undecided on the target: by its version, or only by other attributes the observation does not tell.
-  let versionUnknown = false;
-  const pending: Array<{ criterion: CompiledCriterion; attributes: CpeAttribute[] }> = [];
-  for (const node of configuration.nodes) {
-    if (node.negate) continue;
-    for (const criterion of node.criteria) {
-      if (!criterion.source.vulnerable) continue;
-      const result = criterionMatches(criterion, target);
-      if (result === true) matched.push(criterion.source.criteria);
-      else if (result === 'unknown') {
-        const attributes = unknownAttributes(criterion, target);
-        if (attributes.includes('version')) versionUnknown = true;
-        else pending.push({ criterion, attributes });
-      }
-    }
-  }
-  if (matched.length === 0) {
-    if (versionUnknown) return unknownOutcome(['version']);
-    return pending.length > 0 ? attributeOutcome(configuration, pending, observed) : NONE;
-  }
-  const nodeValues = configuration.nodes.map((node) => nodeOverSet(node, observed));
-  const combine = configuration.operator === 'OR' && configuration.nodes.length > 1 ? anyOf : allOf;
-  let value = combine(nodeValues);
-  if (configuration.negate) value = not(value);
-  if (value === true) return { kind: 'match', matched, conditions: [] };
-  if (configuration.negate || (configuration.operator === 'OR' && configuration.nodes.length > 1))
-    return value === 'unknown'
-      ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
-      : NONE;
-  // AND: the nodes still missing. Only platform nodes can be left as conditions.
-  const missing = configuration.nodes.filter((_, i) => nodeValues[i] !== true);
-  if (missing.every((node) => node.platform))
-    return { kind: 'conditional', matched, conditions: platformConditions(missing) };
-  return nodeValues.some((v) => v === 'unknown')
-    ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
-    : NONE;
-}
 
 function identityOf(cpe: Cpe): ObservedProduct {
   return {

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL layout of the observation index and the compiler from the query AST to SQL. Valid on
- * PostgreSQL 15 and on PGlite (PostgreSQL 18); needs pg_trgm.
+ * The PostgreSQL layout of the observation index (postgres-table-layout.ts) and the compiler from the query AST
+ * to SQL. Valid on PostgreSQL 15 and on PGlite (PostgreSQL 18); needs pg_trgm.
  *
  * One table per dataset, `obs_<dataset>`:
  *   id          text COLLATE "C" PRIMARY KEY
@@ -29,11 +29,10 @@
  * Values are always bound parameters; identifiers (tables, columns, field names inside path literals) come from
  * the vocabulary only and are checked against strict patterns before they are written into SQL.
  */
-import { DATASETS, fieldsOf, type Dataset, type FieldDefinition } from '../domain/datasets.js';
-import { QuerySyntaxError, type Match, type QueryNode } from '../query-language/ast.js';
+import type { Dataset, FieldDefinition } from '../domain/datasets.js';
+import { type Match, type QueryNode, QuerySyntaxError } from '../query-language/ast.js';
 import {
   aggregatableField,
-  assertDataset,
   assertSelectorApplies,
   exactBoolean,
   exactInteger,
@@ -41,17 +40,28 @@ import {
   instantRange,
   integerRange,
   ipBlock,
+  type ObservationQuery,
   parseIp,
   searchableField,
+  type SelectorNode,
   SelectorNotConfiguredError,
   sinceInstant,
   unsearchableNode,
-  type NormalizedObservation,
-  type ObservationQuery,
-  type SelectorNode,
 } from './observation-index.port.js';
+import { checkedField, expr, keyLiteral, tableOf } from './postgres-table-layout.js';
 
-// --- selectors -------------------------------------------------------------------------------------------
+export {
+  allLayouts,
+  type IndexDefinition,
+  type IndexUse,
+  layoutOf,
+  type MaintainedColumn,
+  type ObservationTableLayout,
+  tableDdl,
+  tableOf,
+  upsertSql,
+  writeRows,
+} from './postgres-table-layout.js';
 
 export type SqlParameterType = 'text' | 'bigint' | 'integer' | 'boolean' | 'jsonb' | 'timestamptz' | 'inet';
 export type SqlValue = string | number | boolean | null;
@@ -74,228 +84,6 @@ export interface SqlSelectorContext {
 export interface SqlSelectorCompiler {
   compile(node: SelectorNode, context: SqlSelectorContext): string;
 }
-
-// --- layout ----------------------------------------------------------------------------------------------
-
-/** A match kind an index serves for a field, or the result order (last_seen DESC, id). */
-export type IndexUse = { readonly field: string; readonly kind: Match['kind'] } | { readonly kind: 'order' };
-
-export interface IndexDefinition {
-  readonly name: string;
-  /** CREATE INDEX statement (without IF NOT EXISTS); stored as the index comment to detect changes. */
-  readonly ddl: string;
-  readonly uses: readonly IndexUse[];
-}
-
-export interface MaintainedColumn {
-  readonly name: string;
-  readonly field: string;
-  readonly type: 'timestamptz' | 'inet';
-  readonly notNull: boolean;
-}
-
-export interface ObservationTableLayout {
-  readonly dataset: Dataset;
-  readonly table: string;
-  readonly columns: readonly MaintainedColumn[];
-  readonly indexes: readonly IndexDefinition[];
-}
-
-const TABLE_PREFIX = 'obs_';
-const IDENTIFIER = /^[a-z][a-z0-9_]{0,62}$/;
-const FIELD_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
-const RESERVED_COLUMNS = new Set(['id', 'doc', 'keys']);
-
-function identifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`invalid SQL identifier ${JSON.stringify(name)}`);
-  return name;
-}
-
-function checkedField(field: FieldDefinition): FieldDefinition {
-  if (!FIELD_NAME.test(field.name)) throw new Error(`invalid field name ${JSON.stringify(field.name)}`);
-  return field;
-}
-
-/** `'name'`: a vocabulary field name as a SQL literal (validated, so it holds no quote). */
-function keyLiteral(field: FieldDefinition): string {
-  return `'${checkedField(field).name}'`;
-}
-
-/** `'{a,b}'`: the path of a vocabulary field as a text[] literal for `#>>`. */
-function pathLiteral(field: FieldDefinition): string {
-  return `'{${checkedField(field).name.split('.').join(',')}}'`;
-}
-
-function slug(field: FieldDefinition): string {
-  return checkedField(field).name.replaceAll('.', '_');
-}
-
-export function tableOf(dataset: Dataset): string {
-  assertDataset(dataset);
-  return identifier(`${TABLE_PREFIX}${dataset}`);
-}
-
-/** Column of a date or ip field. */
-function columnOf(field: FieldDefinition): string {
-  const name = identifier(slug(field));
-  if (RESERVED_COLUMNS.has(name)) throw new Error(`field ${field.name} would shadow column ${name}`);
-  return name;
-}
-
-/** SQL expressions over the row; `row` is the alias with its dot (`o.`), or '' inside index definitions. */
-const expr = {
-  keyText: (field: FieldDefinition, row: string) => `(${row}keys ->> ${keyLiteral(field)})`,
-  keyJson: (field: FieldDefinition, row: string) => `(${row}keys -> ${keyLiteral(field)})`,
-  keyPrefix: (field: FieldDefinition, row: string) => `((${row}keys ->> ${keyLiteral(field)}) COLLATE "C")`,
-  keyInteger: (field: FieldDefinition, row: string) => `((${row}keys ->> ${keyLiteral(field)})::bigint)`,
-  docText: (field: FieldDefinition, row: string) => `lower(${row}doc #>> ${pathLiteral(field)})`,
-  column: (field: FieldDefinition, row: string) => `${row}${columnOf(field)}`,
-};
-
-const layouts = new Map<Dataset, ObservationTableLayout>();
-
-export function layoutOf(dataset: Dataset): ObservationTableLayout {
-  assertDataset(dataset);
-  let layout = layouts.get(dataset);
-  if (!layout) layouts.set(dataset, (layout = buildLayout(dataset)));
-  return layout;
-}
-
-function buildLayout(dataset: Dataset): ObservationTableLayout {
-  const table = tableOf(dataset);
-  const fields = fieldsOf(dataset).map(checkedField);
-  const columns: MaintainedColumn[] = [];
-  const indexes: IndexDefinition[] = [];
-  const index = (suffix: string, body: string, uses: IndexUse[]): void => {
-    const name = identifier(`${table}_${suffix}`);
-    indexes.push({ name, ddl: `CREATE INDEX ${name} ON ${table} ${body}`, uses });
-  };
-
-  // Filled as the fields are read: last_seen ranges use the ordering index too.
-  const recent: IndexUse[] = [{ kind: 'order' }];
-  index('recent', '(last_seen DESC, id)', recent);
-  const exact: IndexUse[] = [];
-  for (const field of fields) {
-    if (field.multiple && field.type !== 'keyword') {
-      throw new Error(`multiple ${field.type} field ${field.name} is not supported by the PostgreSQL index`);
-    }
-    switch (field.type) {
-      case 'keyword':
-        exact.push({ field: field.name, kind: 'exact' });
-        if (!field.multiple) {
-          index(`prefix_${slug(field)}`, `(${expr.keyPrefix(field, '')})`, [
-            { field: field.name, kind: 'prefix' },
-          ]);
-        }
-        index(`trgm_${slug(field)}`, `USING gin (${expr.keyText(field, '')} gin_trgm_ops)`, [
-          ...(field.multiple ? [{ field: field.name, kind: 'prefix' as const }] : []),
-          { field: field.name, kind: 'suffix' },
-          { field: field.name, kind: 'contains' },
-        ]);
-        break;
-      case 'text':
-        index(`trgm_${slug(field)}`, `USING gin (${expr.docText(field, '')} gin_trgm_ops)`, [
-          { field: field.name, kind: 'exact' },
-          { field: field.name, kind: 'prefix' },
-          { field: field.name, kind: 'suffix' },
-          { field: field.name, kind: 'contains' },
-        ]);
-        break;
-      case 'integer':
-        exact.push({ field: field.name, kind: 'exact' });
-        index(`num_${slug(field)}`, `(${expr.keyInteger(field, '')})`, [
-          { field: field.name, kind: 'range' },
-        ]);
-        break;
-      case 'boolean':
-        exact.push({ field: field.name, kind: 'exact' });
-        break;
-      case 'date': {
-        const name = columnOf(field);
-        const required = field.name === 'first_seen' || field.name === 'last_seen';
-        columns.push({ name, field: field.name, type: 'timestamptz', notNull: required });
-        const uses: IndexUse[] = [
-          { field: field.name, kind: 'exact' },
-          { field: field.name, kind: 'range' },
-        ];
-        if (field.name === 'last_seen') recent.push(...uses);
-        else index(`at_${name}`, `(${name})`, uses);
-        break;
-      }
-      case 'ip': {
-        const name = columnOf(field);
-        columns.push({ name, field: field.name, type: 'inet', notNull: false });
-        index(`ip_${name}`, `(${name})`, [
-          { field: field.name, kind: 'exact' },
-          { field: field.name, kind: 'cidr' },
-        ]);
-        break;
-      }
-    }
-  }
-  index('keys', 'USING gin (keys jsonb_path_ops)', exact);
-  if (
-    !columns.some((column) => column.name === 'last_seen') ||
-    !columns.some((c) => c.name === 'first_seen')
-  ) {
-    throw new Error(`dataset ${dataset} lacks first_seen or last_seen`);
-  }
-  return { dataset, table, columns, indexes };
-}
-
-/** Statements creating the table of a dataset and its columns (idempotent). */
-export function tableDdl(dataset: Dataset): string[] {
-  const { table, columns } = layoutOf(dataset);
-  const definitions = columns.map(
-    (column) => `${column.name} ${column.type}${column.notNull ? ' NOT NULL' : ''}`,
-  );
-  return [
-    `CREATE TABLE IF NOT EXISTS ${table} (
-       id text COLLATE "C" NOT NULL PRIMARY KEY,
-       doc jsonb NOT NULL,
-       keys jsonb NOT NULL,
-       ${definitions.join(',\n       ')})`,
-    // Columns of fields added to the vocabulary later (rows written before have them NULL until rewritten).
-    ...columns
-      .filter((column) => !column.notNull)
-      .map((column) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column.name} ${column.type}`),
-  ];
-}
-
-/** The upsert of a batch: one jsonb parameter holding the rows (see writeRows). */
-export function upsertSql(dataset: Dataset): string {
-  const { table, columns } = layoutOf(dataset);
-  const names = columns.map((column) => column.name);
-  const values = columns.map((column) => `(r ->> '${column.name}')::${column.type}`);
-  return `INSERT INTO ${table} AS o (id, doc, keys, ${names.join(', ')})
-          SELECT r ->> 'id', r -> 'doc', r -> 'keys', ${values.join(', ')}
-            FROM jsonb_array_elements($1::jsonb) AS r
-          ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, keys = EXCLUDED.keys,
-            ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`;
-}
-
-/** The rows of upsertSql's parameter. */
-export function writeRows(dataset: Dataset, observations: readonly NormalizedObservation[]): string {
-  const { columns } = layoutOf(dataset);
-  return JSON.stringify(
-    observations.map((observation) => {
-      const row: Record<string, unknown> = {
-        id: observation.id,
-        doc: observation.record,
-        keys: observation.keys,
-      };
-      for (const column of columns) {
-        row[column.name] =
-          column.type === 'inet'
-            ? (observation.addresses[column.field]?.text ?? null)
-            : (observation.instants[column.field] ?? null);
-      }
-      return row;
-    }),
-  );
-}
-
-// --- compilation -----------------------------------------------------------------------------------------
 
 export interface SqlStatement {
   readonly text: string;
@@ -499,8 +287,6 @@ function likePattern(kind: 'prefix' | 'suffix' | 'contains', escaped: string): s
   return `%${escaped}%`;
 }
 
-// --- statements ------------------------------------------------------------------------------------------
-
 /**
  * How a page is read.
  * - `ordered`: walk the (last_seen DESC, id) index and keep the rows that match, until the page is full. Right
@@ -597,9 +383,4 @@ export function aggregateStatement(
     `SELECT value, count(*)::text AS count FROM ${source} ` +
     `GROUP BY value ORDER BY count(*) DESC, ${order} LIMIT ${params.bind(limit, 'bigint')}`;
   return { text, params: params.values };
-}
-
-/** Every layout, for init and tests. */
-export function allLayouts(): ObservationTableLayout[] {
-  return DATASETS.map(layoutOf);
 }

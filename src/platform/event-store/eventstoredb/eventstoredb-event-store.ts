@@ -42,53 +42,55 @@
  *   steps never leaves a stream visible; a retried deleteStream finishes the tombstone.
  */
 import {
+  AccessDeniedError,
+  type AllStreamSubscription,
   ANY,
+  type AppendResult as EsdbAppendResult,
   BACKWARDS,
   END,
   EventStoreDBClient,
+  excludeSystemEvents,
   FORWARDS,
-  NO_STREAM,
-  START,
-  STREAM_EXISTS,
-  AccessDeniedError,
   InvalidArgumentError,
+  jsonEvent,
+  type ReadPosition,
+  START,
   StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
-  jsonEvent,
-} from '@eventstore/db-client';
-import type {
-  AllStreamSubscription,
-  AppendExpectedRevision,
-  AppendResult as EsdbAppendResult,
-  Position,
-  ReadPosition,
 } from '@eventstore/db-client';
 import { uuidV5 } from '../event-id.js';
 import {
-  StreamDeleted,
-  WrongExpectedVersion,
   type AppendOptions,
   type AppendResult,
-  type EventMetadata,
   type EventStore,
   type ExpectedVersion,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StreamDeleted,
   type SubscribeAllOptions,
+  WrongExpectedVersion,
 } from '../event-store.port.js';
-import { comparePositions, decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
+import { comparePositions, encodePosition, type GlobalPosition } from '../global-position.js';
+import { Aborted, describeFailure, nextOrAbort, sleep } from './abortable.js';
+import {
+  ADAPTER_NAMESPACE,
+  erasedStreamOf,
+  esdbEventId,
+  type EsdbRecord,
+  fromCurrentRevision,
+  isSystemRecord,
+  storedMetadata,
+  STREAM_ERASED_EVENT,
+  toExpectedRevision,
+  toReadPosition,
+  toRecordedEvent,
+} from './esdb-mapping.js';
 
 /** The adapter-owned stream that records erased streams (not a `$` system stream: no admin rights needed). */
 export const ERASED_STREAMS_STREAM = '_erased-streams';
-const STREAM_ERASED_EVENT = 'StreamErased';
-
-/** Namespace for name-based UUIDs minted by this adapter (non-UUID event ids, erasure records). */
-const ADAPTER_NAMESPACE = '5f0c2b8e-3d71-4c1a-9e62-7b4a0d9c8f13';
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const READ_ALL_PAGE = 500;
 const HEAD_PAGE = 50;
@@ -104,36 +106,6 @@ export interface EventStoreDbEventStoreOptions {
   /** Resubscription backoff: first delay and cap, in milliseconds. */
   readonly resubscribeBackoff?: { readonly initialMs: number; readonly maxMs: number };
   readonly logger?: EventStoreDbLogger;
-}
-
-/** The shape of a recorded event as the client returns it (JSON or binary). */
-interface EsdbRecord {
-  readonly streamId: string;
-  readonly id: string;
-  readonly revision: bigint;
-  readonly type: string;
-  readonly created: Date;
-  readonly data: unknown;
-  readonly metadata: unknown;
-  readonly position?: Position;
-}
-
-/** What the adapter writes as EventStoreDB event metadata. */
-interface StoredMetadata {
-  readonly $correlationId: string;
-  readonly $causationId: string;
-  readonly eventId: string;
-  readonly schemaVersion: number;
-  readonly recordedAt: string;
-  readonly actor: string;
-  readonly payer: string;
-  readonly scope: string | null;
-  readonly correlationId: string;
-  readonly causationId: string;
-}
-
-class Aborted extends Error {
-  override readonly name = 'Aborted';
 }
 
 export class EventStoreDbEventStore implements EventStore {
@@ -549,147 +521,4 @@ export class EventStoreDbEventStore implements EventStore {
       }
     }
   }
-}
-
-// --- mapping helpers ---------------------------------------------------------------------------------------
-
-function toExpectedRevision(expected: ExpectedVersion): AppendExpectedRevision {
-  switch (expected) {
-    case 'no_stream':
-      return NO_STREAM;
-    case 'exists':
-      return STREAM_EXISTS;
-    case 'any':
-      return ANY;
-    default:
-      if (!Number.isSafeInteger(expected) || expected < 0)
-        throw new Error(`invalid expected version ${expected}`);
-      return BigInt(expected);
-  }
-}
-
-/** The client reports "no stream" as the string `no_stream` (or, in some paths, as -1). */
-function fromCurrentRevision(current: bigint | string): number | null {
-  if (typeof current !== 'bigint') return null;
-  return current < 0n ? null : Number(current);
-}
-
-function toReadPosition(position: GlobalPosition | null, fallback: typeof START | typeof END): ReadPosition {
-  if (position === null) return fallback;
-  const { major, minor } = decodePosition(position);
-  return { commit: major, prepare: minor };
-}
-
-function esdbEventId(id: string): string {
-  return UUID_PATTERN.test(id) ? id.toLowerCase() : uuidV5(id, ADAPTER_NAMESPACE);
-}
-
-function isSystemRecord(record: EsdbRecord): boolean {
-  return record.streamId.startsWith('$') || record.type.startsWith('$');
-}
-
-function erasedStreamOf(record: EsdbRecord): string | null {
-  if (record.type !== STREAM_ERASED_EVENT) return null;
-  const data = record.data;
-  if (
-    typeof data === 'object' &&
-    data !== null &&
-    typeof (data as { streamId?: unknown }).streamId === 'string'
-  ) {
-    return (data as { streamId: string }).streamId;
-  }
-  return null;
-}
-
-function storedMetadata(event: NewEvent, recordedAt: string): StoredMetadata {
-  const m = event.metadata;
-  return {
-    $correlationId: m.correlationId,
-    $causationId: m.causationId,
-    eventId: event.id,
-    schemaVersion: event.schemaVersion,
-    recordedAt,
-    actor: m.actor,
-    payer: m.payer,
-    scope: m.scope,
-    correlationId: m.correlationId,
-    causationId: m.causationId,
-  };
-}
-
-function toRecordedEvent(record: EsdbRecord, knownPosition?: GlobalPosition): RecordedEvent {
-  const position =
-    knownPosition ??
-    (record.position ? encodePosition(record.position.commit, record.position.prepare) : undefined);
-  if (position === undefined) {
-    throw new Error(
-      `EventStoreDB returned no position for ${record.streamId}@${record.revision} (server < 22.6?)`,
-    );
-  }
-  const raw: Partial<StoredMetadata> =
-    typeof record.metadata === 'object' &&
-    record.metadata !== null &&
-    !(record.metadata instanceof Uint8Array)
-      ? (record.metadata as Partial<StoredMetadata>)
-      : {};
-  const metadata: EventMetadata = {
-    actor: raw.actor ?? 'unknown',
-    payer: raw.payer ?? 'system',
-    scope: raw.scope ?? null,
-    correlationId: raw.correlationId ?? raw.$correlationId ?? record.id,
-    causationId: raw.causationId ?? raw.$causationId ?? record.id,
-  };
-  return {
-    id: raw.eventId ?? record.id,
-    type: record.type,
-    schemaVersion: raw.schemaVersion ?? 1,
-    data: record.data,
-    metadata,
-    streamId: record.streamId,
-    streamVersion: Number(record.revision),
-    position,
-    recordedAt: raw.recordedAt ?? record.created.toISOString(),
-  };
-}
-
-// --- async helpers -----------------------------------------------------------------------------------------
-
-function nextOrAbort<T>(iterator: AsyncIterator<T>, signal?: AbortSignal): Promise<IteratorResult<T>> {
-  if (!signal) return iterator.next();
-  if (signal.aborted) return Promise.reject(new Aborted());
-  return new Promise<IteratorResult<T>>((resolve, reject) => {
-    const onAbort = () => reject(new Aborted());
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-function describeFailure(failure: unknown): string {
-  if (failure === null) return 'ended by the server';
-  if (failure instanceof Error) return failure.message ? `${failure.name}: ${failure.message}` : failure.name;
-  return String(failure);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new Aborted());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new Aborted());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
