@@ -55,8 +55,9 @@ export const REFRESH_LEASE_MS = 60_000;
     },
     {
       provide: ExposureQueries,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new ExposureQueries(context),
+      inject: [ProjectionRunner, EVENT_STORE, CLOCK],
+      useFactory: (projections: ProjectionRunner, eventStore: EventStore, clock: Clock) =>
+        new ExposureQueries({ projections, eventStore, clock }),
     },
     // Ports the shared context holds but PlatformModule does not name: the report file store, the logger.
     {

@@ -19,7 +19,9 @@ import {
 } from '../../../projections/exposure-scopes.projection.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { Collection, Filter, ReadDocument } from '../../platform/read-store/read-store.port.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { Clock } from '../../platform/clock/clock.js';
+import type { EventStore } from '../../platform/event-store/event-store.port.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import type { OrganizationAccess } from '../../organizations/commands/organization-access.js';
 import type { ScopeAccess } from '../commands/exposure-access.js';
 import { replayScopeAsOf } from './as-of-replay.js';
@@ -103,10 +105,17 @@ export interface ExposureReadSource {
   now(): Date;
 }
 
+/** What the exposure reads use: the read models, the event log (as_of replays) and the clock. */
+export interface ExposureReadPorts {
+  readonly projections: ProjectionRunner;
+  readonly eventStore: EventStore;
+  readonly clock: Clock;
+}
+
 /** Reads of the exposure context, always within the scope the gate accepted. Reading creates no job. */
 export class ExposureQueries {
   constructor(
-    private readonly context: ServiceContext,
+    private readonly context: ExposureReadPorts,
     private readonly source?: ExposureReadSource,
   ) {}
 

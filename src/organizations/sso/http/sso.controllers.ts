@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, type Command } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../../platform/auth/access.js';
@@ -14,6 +14,7 @@ import { enforce, RATE_LIMITER, type RateLimiter } from '../../../platform/rate-
 import { Route } from '../../../platform/http/route.js';
 import { SingleSignOn } from '../commands/single-sign-on.js';
 import { settingsView, type SsoSettingsView } from '../commands/sso-facts.js';
+import type { SsoState } from '../domain/sso.js';
 import {
   AcknowledgeSsoRecoveryCode,
   CompleteSsoSignIn,
@@ -62,6 +63,16 @@ export class SsoSettingsController {
     @Inject(SingleSignOn) private readonly sso: SingleSignOn,
   ) {}
 
+  /** Runs an owner's command on the SSO stream and answers the settings it leaves. */
+  private async settingsAfter(
+    request: FastifyRequest,
+    organizationId: string,
+    command: Command<SsoState>,
+  ): Promise<SsoSettingsView> {
+    const state = await this.commands.execute(command);
+    return settingsView(organizationId, state, redirectUri(request, organizationId));
+  }
+
   @Route({
     method: 'GET',
     path: '',
@@ -92,10 +103,11 @@ export class SsoSettingsController {
     @Body() body: ConfigureSsoBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    const state = await this.commands.execute(
+    return this.settingsAfter(
+      request,
+      organizationId,
       new ConfigureSsoProvider(principal, organizationId, body, String(request.id)),
     );
-    return settingsView(organizationId, state, redirectUri(request, organizationId));
   }
 
   @Route({
@@ -140,10 +152,11 @@ export class SsoSettingsController {
     @Body() body: RecoveryCodeBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    const state = await this.commands.execute(
+    return this.settingsAfter(
+      request,
+      organizationId,
       new TestSsoRecoveryCode(principal, organizationId, body.recovery_code, String(request.id)),
     );
-    return settingsView(organizationId, state, redirectUri(request, organizationId));
   }
 
   @Route({
@@ -159,10 +172,11 @@ export class SsoSettingsController {
     @Param('orgId') organizationId: string,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    const state = await this.commands.execute(
+    return this.settingsAfter(
+      request,
+      organizationId,
       new AcknowledgeSsoRecoveryCode(principal, organizationId, String(request.id)),
     );
-    return settingsView(organizationId, state, redirectUri(request, organizationId));
   }
 
   @Route({
@@ -179,10 +193,11 @@ export class SsoSettingsController {
     @Body() body: EnforcementBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    const state = await this.commands.execute(
+    return this.settingsAfter(
+      request,
+      organizationId,
       new SetSsoEnforcement(principal, organizationId, body.enforced, String(request.id)),
     );
-    return settingsView(organizationId, state, redirectUri(request, organizationId));
   }
 }
 
