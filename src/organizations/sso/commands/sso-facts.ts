@@ -133,20 +133,22 @@ export class SsoStream {
     });
   }
 
-  /** An owner's decision on the settings (`account:<id>` acting). */
-  decideAsOwner(
+  /** An owner's decision on the settings (`account:<id>` acting), past the workspace's gate first. */
+  async decideAsOwner(
+    principal: Principal,
     organizationId: string,
     command: SsoCommand,
-    principal: Principal,
-    facts: OrganizationFacts,
     requestId?: string,
+    facts?: OrganizationFacts,
   ) {
-    return this.decide(
+    const checked = facts ?? (await this.ownerFacts(principal, organizationId));
+    const result = await this.decide(
       organizationId,
       command,
       { accountId: principal.accountId, as: `account:${principal.accountId}` },
-      facts,
+      checked,
       requestId,
     );
+    return { ...result, facts: checked };
   }
 }

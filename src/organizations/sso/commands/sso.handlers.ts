@@ -53,11 +53,11 @@ export class ConfigureSsoProviderHandler implements ICommandHandler<ConfigureSso
         );
       });
     const result = await this.stream.decideAsOwner(
+      principal,
       organizationId,
       { type: 'ConfigureProvider', issuer: input.issuer, clientId: input.client_id, clientSecret: sealed },
-      principal,
-      facts,
       requestId,
+      facts,
     );
     return result.state;
   }
@@ -68,13 +68,11 @@ export class IssueSsoRecoveryCodeHandler implements ICommandHandler<IssueSsoReco
   constructor(@Inject(SsoStream) private readonly stream: SsoStream) {}
 
   async execute({ principal, organizationId, requestId }: IssueSsoRecoveryCode) {
-    const facts = await this.stream.ownerFacts(principal, organizationId);
     const recoveryCode = formatRecoveryCode(randomBytes(25));
     const result = await this.stream.decideAsOwner(
+      principal,
       organizationId,
       { type: 'IssueRecoveryCode', codeHash: hashRecoveryCode(recoveryCode) },
-      principal,
-      facts,
       requestId,
     );
     return { recoveryCode, state: result.state };
@@ -86,12 +84,10 @@ export class TestSsoRecoveryCodeHandler implements ICommandHandler<TestSsoRecove
   constructor(@Inject(SsoStream) private readonly stream: SsoStream) {}
 
   async execute({ principal, organizationId, recoveryCode, requestId }: TestSsoRecoveryCode) {
-    const facts = await this.stream.ownerFacts(principal, organizationId);
     const result = await this.stream.decideAsOwner(
+      principal,
       organizationId,
       { type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(recoveryCode) },
-      principal,
-      facts,
       requestId,
     );
     return result.state;
@@ -103,12 +99,10 @@ export class AcknowledgeSsoRecoveryCodeHandler implements ICommandHandler<Acknow
   constructor(@Inject(SsoStream) private readonly stream: SsoStream) {}
 
   async execute({ principal, organizationId, requestId }: AcknowledgeSsoRecoveryCode) {
-    const facts = await this.stream.ownerFacts(principal, organizationId);
     const result = await this.stream.decideAsOwner(
+      principal,
       organizationId,
       { type: 'AcknowledgeRecoveryCode' },
-      principal,
-      facts,
       requestId,
     );
     return result.state;
@@ -124,14 +118,13 @@ export class SetSsoEnforcementHandler implements ICommandHandler<SetSsoEnforceme
   ) {}
 
   async execute({ principal, organizationId, enforced, requestId }: SetSsoEnforcement) {
-    const facts = await this.stream.ownerFacts(principal, organizationId);
     const result = await this.stream.decideAsOwner(
+      principal,
       organizationId,
       { type: enforced ? 'EnableEnforcement' : 'DisableEnforcement' },
-      principal,
-      facts,
       requestId,
     );
+    const facts = result.facts;
     if (enforced && result.events.length > 0) {
       // Staff signed in by password until now sign in again, through the provider. The owner keeps this session,
       // switched into the organization: it is the one password session the gate still lets in.
