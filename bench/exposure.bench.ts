@@ -144,7 +144,11 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       envelope,
     );
     pool.nudge();
-    const queries = new ExposureQueries(context);
+    const queries = new ExposureQueries({
+      projections: context.projections,
+      eventStore: context.storage.eventStore,
+      clock: context.clock,
+    });
     for (;;) {
       const scope = await queries.scopeDocument(scopeId).catch(() => null);
       if (scope?.lastCompletedRefresh?.runId === runId) break;

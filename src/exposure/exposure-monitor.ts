@@ -11,17 +11,16 @@ import {
   type ExposureRunDocument,
   type ExposureScopeDocument,
 } from '../../projections/exposure-scopes.projection.js';
-import type { CreditLedger } from '../credits/commands/credit-ledger.js';
-import { commandEnvelope, type CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
-import { ServiceError } from '../platform/errors/service-error.js';
 import { PeriodicSweep } from '../platform/scheduling/periodic-sweep.js';
 import { WorkerFailures, type RetryPolicy } from '../platform/scheduling/worker-failures.js';
-import type { ServiceContext } from '../platform/service-context.js';
 import { organizationDecider, organizationStreamId } from '../organizations/domain/organization.js';
 import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
-import { REFRESH_RESERVATION_TTL_MS } from './commands/exposure-commands.js';
-import { eligibleRecipients } from './commands/exposure-monitoring.js';
-import { declarationKey } from './domain/coverage.js';
+import {
+  AdvanceDelivery,
+  monitorEnvelope,
+  RecordWatchOutcome,
+  RequestWatchRun,
+} from './commands/monitoring.commands.js';
 import {
   deliveryDecider,
   deliveryStreamId,
@@ -30,26 +29,21 @@ import {
   type NotificationQueued,
 } from './domain/notification-delivery.js';
 import { notificationEmail } from './domain/notification-email.js';
-import { notificationPreferenceDecider, notificationStreamId } from './domain/notification-preference.js';
 import {
-  MAX_REFRESH_CHARGE,
-  refreshDecider,
-  refreshRunStreamId,
-  runKeyHash,
-  type RefreshedService,
-} from './domain/refresh-run.js';
+  eligibleRecipients,
+  notificationPreferenceDecider,
+  notificationStreamId,
+} from './domain/notification-preference.js';
+import { refreshRunStreamId, type RefreshedService } from './domain/refresh-run.js';
 import {
   comparisonBase,
-  isNotable,
   MAX_WATCH_LISTED,
-  WATCH_INTERVAL_MS,
   watchDecider,
-  watchRunKey,
   watchStreamId,
   type WatchedService,
   type WatchFindings,
-  type WatchRunCompared,
 } from './domain/watch.js';
+import type { ExposureWorkerPorts } from './exposure-ports.js';
 import type { SmtpMailer } from './notifications/smtp-mailer.js';
 
 /** Observations older than this at delivery are stale: the email is skipped rather than sent late. */
@@ -75,47 +69,34 @@ type Logger = (level: 'info' | 'warn' | 'error', message: string, fields?: Recor
  */
 export class ExposureMonitor extends PeriodicSweep {
   readonly workerId = `monitor-${randomUUID()}`;
-  /** Set by the module: wakes the refresh pool when a watch run is queued. */
-  onRefreshRequested: () => void = () => undefined;
 
   /** Failure records of steps 1 and 2 (scheduling and recording watch runs), and of step 3 (deliveries). */
   readonly watchFailures: WorkerFailures;
   readonly deliveryFailures: WorkerFailures;
 
   constructor(
-    private readonly context: ServiceContext,
-    private readonly ledger: CreditLedger,
+    private readonly ports: ExposureWorkerPorts,
     private readonly mailer: SmtpMailer | undefined,
     private readonly log: Logger = () => undefined,
     retry?: Partial<RetryPolicy>,
   ) {
     // The pass itself never fails (each step is tracked on its own): it is only logged.
     super(30_000, 'exposure-monitor', { log }, retry);
-    const environment = { background: context.background, readStore: context.storage.readStore, log };
+    const environment = { background: ports.background, readStore: ports.readStore, log };
     this.watchFailures = new WorkerFailures('watch-scheduler', environment, retry);
     this.deliveryFailures = new WorkerFailures('notification-delivery', environment, retry);
   }
 
   private scopes() {
-    return this.context.projections.collection<ExposureScopeDocument>('exposure-scopes', EXPOSURE_SCOPES);
+    return this.ports.projections.collection<ExposureScopeDocument>('exposure-scopes', EXPOSURE_SCOPES);
   }
 
   private runs() {
-    return this.context.projections.collection<ExposureRunDocument>('exposure-scopes', EXPOSURE_RUNS);
+    return this.ports.projections.collection<ExposureRunDocument>('exposure-scopes', EXPOSURE_RUNS);
   }
 
   private now(): Date {
-    return this.context.clock.now();
-  }
-
-  private envelope(scope: { id: string; organizationId: string }, commandId: string): CommandEnvelope {
-    return commandEnvelope({
-      actor: 'system:exposure-monitor',
-      payer: `organization:${scope.organizationId}`,
-      scope: scope.id,
-      commandId,
-      correlationId: commandId,
-    });
+    return this.ports.clock.now();
   }
 
   protected async sweep(): Promise<number> {
@@ -155,82 +136,11 @@ export class ExposureMonitor extends PeriodicSweep {
   }
 
   private async requestWatch(scope: ExposureScopeDocument): Promise<boolean> {
-    const space = await this.context.repository.load(spaceStreamId(scope.id), spaceDecider);
-    const schedule = space.state.schedule;
-    const declaration = space.state.exposure;
-    if (!schedule || !declaration || space.state.state !== 'active' || space.state.deleted) return false;
-    const now = this.now();
-    const slot = Math.max(
-      0,
-      Math.floor((now.getTime() - Date.parse(schedule.activatedAt)) / WATCH_INTERVAL_MS),
-    );
-    const runId = runKeyHash(watchRunKey(schedule.scheduleId, slot));
-    const streamId = refreshRunStreamId(scope.id, runId);
-    if ((await this.context.storage.eventStore.streamVersion(streamId)) !== null) return false;
-    const step = `watch:${scope.id}:${schedule.scheduleId}:${slot}`;
-    let reservation: { reservationId: string; amount: number } | null = null;
-    if (declaration.billing === 'credit') {
-      try {
-        const held = await this.ledger.reserve(
-          {
-            payer: `organization:${scope.organizationId}`,
-            amount: MAX_REFRESH_CHARGE,
-            category: 'tools',
-            channel: 'session',
-            ttlMs: REFRESH_RESERVATION_TTL_MS,
-            ...(space.state.creditLimit !== null
-              ? { envelopes: [{ key: `space:${scope.id}`, limit: space.state.creditLimit }] }
-              : {}),
-          },
-          this.envelope(scope, `${step}:reserve`),
-        );
-        reservation = { reservationId: held.reservationId, amount: held.amount };
-      } catch (error) {
-        if (error instanceof ServiceError && error.code !== 'internal_error') {
-          this.log('info', 'watch run skipped: the credit hold was refused', { scopeId: scope.id });
-          return false;
-        }
-        throw error;
-      }
+    const outcome = await this.ports.commands.execute(new RequestWatchRun(scope.id, scope.organizationId));
+    if (outcome.holdRefused) {
+      this.log('info', 'watch run skipped: the credit hold was refused', { scopeId: scope.id });
     }
-    await this.context.repository.handle(
-      watchStreamId(scope.id),
-      watchDecider,
-      { type: 'NoteWatchRequested', scopeId: scope.id, scheduleId: schedule.scheduleId, slot, runId },
-      { now },
-      this.envelope(scope, `${step}:note`),
-    );
-    const result = await this.context.repository.handle(
-      streamId,
-      refreshDecider,
-      {
-        type: 'RequestRefresh',
-        runId,
-        scopeId: scope.id,
-        organizationId: scope.organizationId,
-        trigger: 'watch',
-        input: declarationKey(declaration.domain, declaration.addresses),
-        billing: declaration.billing,
-        reservation,
-      },
-      { now },
-      this.envelope(scope, step),
-    );
-    if (result.events.length === 0 && reservation) {
-      await this.ledger.release(
-        {
-          reservationId: reservation.reservationId,
-          payer: `organization:${scope.organizationId}`,
-          amount: reservation.amount,
-          category: 'tools',
-          channel: 'session',
-        },
-        'cancelled',
-        this.envelope(scope, `${step}:release`),
-      );
-    }
-    if (result.events.length > 0) this.onRefreshRequested();
-    return result.events.length > 0;
+    return outcome.requested;
   }
 
   // ---- 2. What each watch run found ----
@@ -251,10 +161,9 @@ export class ExposureMonitor extends PeriodicSweep {
   }
 
   private async recordWatch(run: ExposureRunDocument): Promise<boolean> {
-    const watch = await this.context.repository.load(watchStreamId(run.scopeId), watchDecider);
+    const watch = await this.ports.writer.load(watchStreamId(run.scopeId), watchDecider);
     const scheduleId = watch.state.requested[run.runId];
     if (scheduleId === undefined) return false; // recorded already (or not a watch of ours)
-    const scope = { id: run.scopeId, organizationId: run.organizationId };
     const current = await this.servicesOf(run);
     const baseRunId = comparisonBase(watch.state, scheduleId);
     let findings: WatchFindings | null = null;
@@ -264,36 +173,29 @@ export class ExposureMonitor extends PeriodicSweep {
       );
       findings = compare(previous.services, current.services);
     }
-    const result = await this.context.repository.handle(
-      watchStreamId(run.scopeId),
-      watchDecider,
-      {
-        type: 'RecordWatchRun',
-        scopeId: run.scopeId,
+    const { recorded } = await this.ports.commands.execute(
+      new RecordWatchOutcome(
+        {
+          scopeId: run.scopeId,
+          organizationId: run.organizationId,
+          runId: run.runId,
+          status: run.status as 'completed' | 'failed' | 'cancelled',
+          finishedAt: run.finishedAt ?? null,
+        },
         scheduleId,
-        runId: run.runId,
-        status: run.status as 'completed' | 'failed' | 'cancelled',
-        partial: current.partial,
-        services: current.services.size,
-        finishedAt: run.finishedAt ?? this.now().toISOString(),
+        current.partial,
+        current.services.size,
         findings,
-      },
-      { now: this.now() },
-      this.envelope(scope, `watch-record:${run.scopeId}:${run.runId}`),
+      ),
     );
-    const compared = result.events.find((event) => event.type === 'WatchRunCompared') as
-      WatchRunCompared | undefined;
-    if (compared && isNotable(compared.data)) await this.queue(run, scheduleId, compared.data);
-    return result.events.length > 0;
+    return recorded;
   }
 
   /** The services a completed run recorded (its final attempt), by subject id. */
   private async servicesOf(
     run: Pick<ExposureRunDocument, 'scopeId' | 'runId'>,
   ): Promise<{ services: Map<string, WatchedService>; partial: boolean }> {
-    const events = await this.context.storage.eventStore.readStream(
-      refreshRunStreamId(run.scopeId, run.runId),
-    );
+    const events = await this.ports.eventStore.readStream(refreshRunStreamId(run.scopeId, run.runId));
     const completed = events.find((event) => event.type === 'RefreshCompleted');
     const attempt = (completed?.data as { attempt?: number } | undefined)?.attempt;
     const services = new Map<string, WatchedService>();
@@ -315,46 +217,10 @@ export class ExposureMonitor extends PeriodicSweep {
     return { services, partial: Boolean((completed?.data as { partial?: boolean } | undefined)?.partial) };
   }
 
-  private async queue(
-    run: ExposureRunDocument,
-    scheduleId: string,
-    findings: WatchRunCompared['data'],
-  ): Promise<void> {
-    const preference = await this.context.repository.load(
-      notificationStreamId(run.scopeId),
-      notificationPreferenceDecider,
-    );
-    if (!preference.state.enabled || preference.state.recipients.length === 0) return;
-    const scope = { id: run.scopeId, organizationId: run.organizationId };
-    await this.context.repository.handle(
-      deliveryStreamId(run.scopeId, run.runId),
-      deliveryDecider,
-      {
-        type: 'QueueNotification',
-        scopeId: run.scopeId,
-        organizationId: run.organizationId,
-        runId: run.runId,
-        scheduleId,
-        recipients: preference.state.recipients,
-        language: preference.state.language,
-        findings: {
-          newServices: findings.newServices,
-          newServicesListed: findings.newServicesListed,
-          newKev: findings.newKev,
-          newKevListed: findings.newKevListed,
-          notObserved: findings.notObserved,
-        },
-        observedAt: findings.finishedAt,
-      },
-      { now: this.now() },
-      this.envelope(scope, `notify:${run.scopeId}:${run.runId}`),
-    );
-  }
-
   // ---- 3. Delivery ----
 
   async deliver(): Promise<number> {
-    const deliveries = this.context.projections.collection<ExposureDeliveryDocument>(
+    const deliveries = this.ports.projections.collection<ExposureDeliveryDocument>(
       'exposure-monitoring',
       EXPOSURE_DELIVERIES,
     );
@@ -377,27 +243,28 @@ export class ExposureMonitor extends PeriodicSweep {
 
   private async handleDelivery(delivery: ExposureDeliveryDocument, command: DeliveryCommand, step: string) {
     const scope = await this.scopes().get(delivery.scopeId);
-    return this.context.repository.handle(
-      deliveryStreamId(delivery.scopeId, delivery.runId),
-      deliveryDecider,
-      command,
-      { now: this.now() },
-      this.envelope(
-        { id: delivery.scopeId, organizationId: scope?.organizationId ?? 'unknown' },
-        `delivery:${delivery.id}:${step}`,
+    return this.ports.commands.execute(
+      new AdvanceDelivery(
+        delivery.scopeId,
+        delivery.runId,
+        command,
+        monitorEnvelope(
+          { id: delivery.scopeId, organizationId: scope?.organizationId ?? 'unknown' },
+          `delivery:${delivery.id}:${step}`,
+        ),
       ),
     );
   }
 
   private async deliverOne(delivery: ExposureDeliveryDocument): Promise<number> {
-    const events = await this.context.storage.eventStore.readStream(
+    const events = await this.ports.eventStore.readStream(
       deliveryStreamId(delivery.scopeId, delivery.runId),
       { maxCount: 1 },
     );
     const queued = events[0] as unknown as { data: NotificationQueued['data'] } | undefined;
     if (!queued) return 0;
-    const space = await this.context.repository.load(spaceStreamId(delivery.scopeId), spaceDecider);
-    const preference = await this.context.repository.load(
+    const space = await this.ports.writer.load(spaceStreamId(delivery.scopeId), spaceDecider);
+    const preference = await this.ports.writer.load(
       notificationStreamId(delivery.scopeId),
       notificationPreferenceDecider,
     );
@@ -430,9 +297,9 @@ export class ExposureMonitor extends PeriodicSweep {
       return 0; // another instance holds it
     }
     const state = (
-      await this.context.repository.load(deliveryStreamId(delivery.scopeId, delivery.runId), deliveryDecider)
+      await this.ports.writer.load(deliveryStreamId(delivery.scopeId, delivery.runId), deliveryDecider)
     ).state;
-    const organization = await this.context.repository.load(
+    const organization = await this.ports.writer.load(
       organizationStreamId(queued.data.organizationId),
       organizationDecider,
     );
@@ -442,7 +309,7 @@ export class ExposureMonitor extends PeriodicSweep {
     const fresh =
       scope?.lastCompletedRefresh?.runId === queued.data.runId &&
       now.getTime() - Date.parse(queued.data.observedAt) <= NOTIFICATION_FRESHNESS_MS;
-    const accounts = this.context.projections.collection<AccountDocument>('accounts', ACCOUNTS);
+    const accounts = this.ports.projections.collection<AccountDocument>('accounts', ACCOUNTS);
     let sent = 0;
     for (const recipient of pendingRecipients(state)) {
       const outcome = async (

@@ -6,17 +6,22 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
-import { ServiceContext } from '../platform/service-context.js';
-import { ExposureCommands } from './commands/exposure-commands.js';
-import { ExposureMonitoring } from './commands/exposure-monitoring.js';
-import { ExposureReports } from './commands/exposure-reports.js';
+import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
+import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
+import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { ExposureGate } from './commands/exposure-access.js';
+import { monitoringHandlers, SetMonitoringHandler } from './commands/monitoring.handlers.js';
+import { reportHandlers } from './commands/reports.handlers.js';
 import { ExposureModule } from './exposure.module.js';
 import { ExposureMonitor } from './exposure-monitor.js';
+import { EXPOSURE_WORKER_PORTS, REPORT_FILES, type ExposureWorkerPorts } from './exposure-ports.js';
 import { ExposureReportingController } from './http/exposure-reporting.controller.js';
 import { SmtpMailer } from './notifications/smtp-mailer.js';
-import { RefreshWorkerPool } from './refresh-worker-pool.js';
+import { ExposureMonitoringQueries } from './queries/exposure-monitoring-queries.js';
+import { ExposureQueries } from './queries/exposure-queries.js';
+import { ExposureReports } from './queries/exposure-reports.js';
 
 /** Frozen reports, monitoring (watch runs) and email notifications of exposure scopes (issue 8, items 6 and 7). */
 @Module({
@@ -25,38 +30,45 @@ import { RefreshWorkerPool } from './refresh-worker-pool.js';
   providers: [
     {
       provide: ExposureReports,
-      inject: [ServiceContext, ExposureCommands],
-      useFactory: (context: ServiceContext, commands: ExposureCommands) =>
-        new ExposureReports(context, commands.gate),
+      inject: [ExposureGate, ProjectionRunner, REPORT_FILES, ExposureQueries],
+      useFactory: (
+        gate: ExposureGate,
+        projections: ProjectionRunner,
+        files: ExportFileStore,
+        queries: ExposureQueries,
+      ) => new ExposureReports(gate, projections, files, queries),
     },
     {
-      provide: ExposureMonitoring,
-      inject: [ServiceContext, ExposureCommands],
-      useFactory: (context: ServiceContext, commands: ExposureCommands) =>
-        new ExposureMonitoring(context, commands.gate),
+      provide: ExposureMonitoringQueries,
+      inject: [ExposureGate, StreamWriter, ProjectionRunner, ExposureQueries],
+      useFactory: (
+        gate: ExposureGate,
+        writer: StreamWriter,
+        projections: ProjectionRunner,
+        queries: ExposureQueries,
+      ) => new ExposureMonitoringQueries(gate, writer, projections, queries),
     },
     {
       provide: ExposureMonitor,
-      inject: [ServiceContext, CreditLedger],
-      useFactory: (context: ServiceContext, ledger: CreditLedger) =>
+      inject: [EXPOSURE_WORKER_PORTS, APP_CONFIG],
+      useFactory: (ports: ExposureWorkerPorts, config: AppConfig) =>
         new ExposureMonitor(
-          context,
-          ledger,
-          context.config.smtp ? new SmtpMailer(context.config.smtp) : undefined,
-          (level, message, fields) => context.log(level, message, fields),
+          ports,
+          config.smtp ? new SmtpMailer(config.smtp) : undefined,
+          (level, message, fields) => ports.log(level, message, fields),
         ),
     },
+    ...reportHandlers,
+    ...monitoringHandlers,
   ],
-  exports: [ExposureReports, ExposureMonitoring, ExposureMonitor],
+  exports: [ExposureReports, ExposureMonitoringQueries, ExposureMonitor],
 })
 export class ExposureReportingModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(ExposureMonitor) private readonly monitor: ExposureMonitor,
-    @Inject(ExposureMonitoring) monitoring: ExposureMonitoring,
-    @Inject(RefreshWorkerPool) pool: RefreshWorkerPool,
+    @Inject(SetMonitoringHandler) monitoring: SetMonitoringHandler,
     @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
   ) {
-    monitor.onRefreshRequested = () => pool.nudge();
     monitoring.onMonitoringChanged = () => void monitor.sweepOnce().catch(() => undefined);
   }
 

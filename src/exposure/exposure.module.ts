@@ -6,12 +6,35 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
+import { CatalogueService } from '../catalogue/catalogue-service.js';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
 import { OrganizationWorkspace } from '../organizations/commands/organization-workspace.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
-import { ServiceContext } from '../platform/service-context.js';
-import { ExposureCommands } from './commands/exposure-commands.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
+import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.port.js';
+import { BackgroundChecks } from '../platform/health/background-checks.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
+import { ServiceContext, type LogFunction } from '../platform/service-context.js';
+import {
+  OBSERVATION_INDEX,
+  type ObservationIndex,
+} from '../search/observation-index/observation-index.port.js';
+import { decisionHandlers } from './commands/decisions.handlers.js';
+import { EraseScopeHandler } from './commands/erasure.handlers.js';
+import { ExposureGate } from './commands/exposure-access.js';
+import { refreshHandlers } from './commands/refresh.handlers.js';
+import { scopeLifecycleHandlers } from './commands/scope-lifecycle.handlers.js';
+import {
+  EXPOSURE_LOG,
+  EXPOSURE_WORKER_PORTS,
+  REPORT_FILES,
+  type ExposureWorkerPorts,
+} from './exposure-ports.js';
 import { ExposureController } from './http/exposure.controller.js';
 import { ExposureQueries } from './queries/exposure-queries.js';
 import { RefreshWorkerPool } from './refresh-worker-pool.js';
@@ -25,46 +48,105 @@ export const REFRESH_LEASE_MS = 60_000;
   controllers: [ExposureController],
   providers: [
     {
-      provide: ExposureCommands,
-      inject: [ServiceContext, OrganizationWorkspace, CreditLedger],
-      useFactory: (context: ServiceContext, workspace: OrganizationWorkspace, ledger: CreditLedger) =>
-        new ExposureCommands(context, workspace.gate, ledger),
+      provide: ExposureGate,
+      inject: [StreamWriter, OrganizationWorkspace],
+      useFactory: (writer: StreamWriter, workspace: OrganizationWorkspace) =>
+        new ExposureGate(writer, workspace.gate),
     },
     {
       provide: ExposureQueries,
+      inject: [ProjectionRunner, EVENT_STORE, CLOCK],
+      useFactory: (projections: ProjectionRunner, eventStore: EventStore, clock: Clock) =>
+        new ExposureQueries({ projections, eventStore, clock }),
+    },
+    // Ports the shared context holds but PlatformModule does not name: the report file store, the logger.
+    {
+      provide: REPORT_FILES,
       inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new ExposureQueries(context),
+      useFactory: (context: ServiceContext) => context.storage.reportFiles,
+    },
+    { provide: EXPOSURE_LOG, inject: [ServiceContext], useFactory: (context: ServiceContext) => context.log },
+    {
+      provide: EXPOSURE_WORKER_PORTS,
+      inject: [
+        CommandBus,
+        StreamWriter,
+        ProjectionRunner,
+        EVENT_STORE,
+        CLOCK,
+        BackgroundChecks,
+        READ_STORE,
+        EXPOSURE_LOG,
+      ],
+      useFactory: (
+        commands: CommandBus,
+        writer: StreamWriter,
+        projections: ProjectionRunner,
+        eventStore: EventStore,
+        clock: Clock,
+        background: BackgroundChecks,
+        readStore: ReadStore,
+        log: LogFunction,
+      ): ExposureWorkerPorts => ({
+        commands,
+        writer,
+        projections,
+        eventStore,
+        clock,
+        background,
+        readStore,
+        log,
+      }),
     },
     {
       provide: RefreshWorkerPool,
-      inject: [ServiceContext, ExposureCommands, CreditLedger],
-      useFactory: (context: ServiceContext, commands: ExposureCommands, ledger: CreditLedger) =>
-        new RefreshWorkerPool(context, commands, ledger, {
-          concurrency: 1,
-          leaseMs: REFRESH_LEASE_MS,
-          evaluationLimit: context.config.refreshEvaluationLimit,
-          log: (level, message, fields) => {
-            if (level !== 'info') process.stderr.write(`${message} ${JSON.stringify(fields ?? {})}\n`);
+      inject: [EXPOSURE_WORKER_PORTS, CreditLedger, OBSERVATION_INDEX, CatalogueService, APP_CONFIG],
+      useFactory: (
+        ports: ExposureWorkerPorts,
+        ledger: CreditLedger,
+        observations: ObservationIndex,
+        catalogue: CatalogueService,
+        config: AppConfig,
+      ) =>
+        new RefreshWorkerPool(
+          ports,
+          { ledger, observations, catalogue },
+          {
+            concurrency: 1,
+            leaseMs: REFRESH_LEASE_MS,
+            evaluationLimit: config.refreshEvaluationLimit,
+            log: (level, message, fields) => {
+              if (level !== 'info') process.stderr.write(`${message} ${JSON.stringify(fields ?? {})}\n`);
+            },
           },
-        }),
+        ),
     },
     {
       provide: ScopeErasureSweeper,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new ScopeErasureSweeper(context),
+      inject: [EXPOSURE_WORKER_PORTS],
+      useFactory: (ports: ExposureWorkerPorts) => new ScopeErasureSweeper(ports),
     },
+    ...scopeLifecycleHandlers,
+    ...refreshHandlers,
+    ...decisionHandlers,
+    EraseScopeHandler,
   ],
-  exports: [ExposureCommands, ExposureQueries, RefreshWorkerPool, ScopeErasureSweeper],
+  exports: [
+    ExposureGate,
+    ExposureQueries,
+    RefreshWorkerPool,
+    ScopeErasureSweeper,
+    REPORT_FILES,
+    EXPOSURE_LOG,
+    EXPOSURE_WORKER_PORTS,
+  ],
 })
 export class ExposureModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
-    @Inject(ExposureCommands) commands: ExposureCommands,
     @Inject(RefreshWorkerPool) private readonly pool: RefreshWorkerPool,
     @Inject(ScopeErasureSweeper) private readonly sweeper: ScopeErasureSweeper,
     @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
-  ) {
-    commands.onRefreshRequested = () => pool.nudge();
-  }
+  ) {}
 
   /** The refresh pool and the erasure sweeper run in the HTTP service only, never in the operator CLI. */
   onApplicationBootstrap(): void {

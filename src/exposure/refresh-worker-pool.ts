@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { ExposureRunDocument } from '../../projections/exposure-scopes.projection.js';
+import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import type { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { commandEnvelope, type CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
-import type { ServiceContext } from '../platform/service-context.js';
-import type { ObservationRecord } from '../search/observation-index/observation-index.port.js';
+import type {
+  ObservationIndex,
+  ObservationRecord,
+} from '../search/observation-index/observation-index.port.js';
 import type { QueryNode } from '../search/query-language/ast.js';
 import { parseQuery } from '../search/query-language/parser.js';
 import { validateFor } from '../search/query-language/validation.js';
 import { spaceDecider, spaceStreamId } from '../organizations/domain/space.js';
-import type { ExposureCommands } from './commands/exposure-commands.js';
+import { ReopenDecidedSubject } from './commands/decisions.commands.js';
+import { exposureRuns, exposureSubjects } from './commands/exposure-write.js';
+import { AdvanceRefreshRun, CancelScopeRefreshes, ReleaseRefreshHold } from './commands/refresh.commands.js';
+import type { ExposureWorkerPorts } from './exposure-ports.js';
 import {
   domainExpirySubjectId,
   evaluateService,
@@ -20,18 +26,22 @@ import {
 } from './domain/coverage.js';
 import {
   refreshCharge,
-  refreshDecider,
-  refreshRunStreamId,
   type RefreshCommand,
   type RefreshedDomain,
   type RefreshedService,
 } from './domain/refresh-run.js';
 import type { ExposureDeclaration } from './domain/scope-declaration.js';
-import { subjectDecider, subjectStreamId } from './domain/subject.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
 import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
 import type { RetryPolicy } from '../platform/scheduling/worker-failures.js';
+
+/** What a refresh reads (observations, catalogue) and the ledger that settles its hold. */
+export interface RefreshSources {
+  readonly ledger: CreditLedger;
+  readonly observations: ObservationIndex;
+  readonly catalogue: CatalogueService;
+}
 
 export interface RefreshWorkerPoolOptions {
   readonly concurrency: number;
@@ -85,16 +95,15 @@ export class RefreshWorkerPool extends PollingWorkerPool {
   readonly workerId = `refresh-${randomUUID()}`;
 
   constructor(
-    private readonly context: ServiceContext,
-    private readonly commands: ExposureCommands,
-    private readonly ledger: CreditLedger,
+    private readonly ports: ExposureWorkerPorts,
+    private readonly sources: RefreshSources,
     private readonly options: RefreshWorkerPoolOptions,
   ) {
     super(
       {
         ...options,
-        log: options.log ?? context.log,
-        environment: { background: context.background, readStore: context.storage.readStore },
+        log: options.log ?? ports.log,
+        environment: { background: ports.background, readStore: ports.readStore },
       },
       'refresh-pool',
     );
@@ -111,7 +120,7 @@ export class RefreshWorkerPool extends PollingWorkerPool {
   }
 
   protected async tick(): Promise<void> {
-    const runs = this.commands.runs();
+    const runs = exposureRuns(this.ports.projections);
     const active = ['queued', 'running', 'retry_scheduled'];
     // Runs that failed before and need no more work (finished, cancelled) need no retry.
     await this.failures.keepOnly(async (items) => {
@@ -125,13 +134,13 @@ export class RefreshWorkerPool extends PollingWorkerPool {
       { status: { $in: active }, ...(waitingRuns.length > 0 ? { id: { $nin: waitingRuns } } : {}) },
       { sort: [['requestedAt', 1]], limit: 200 },
     );
-    const now = this.context.clock.now().toISOString();
+    const now = this.ports.clock.now().toISOString();
     // The scope's lifecycle state from its stream, not the read model: an archive must stop work at once. A scope
     // whose state cannot be read is skipped (and retried with backoff); the others go on.
     const scopeStates = new Map<string, string>();
     for (const scopeId of new Set(pending.map((run) => run.scopeId))) {
       const outcome = await this.failures.run(`${SCOPE}${scopeId}`, async () => {
-        const space = await this.context.repository.load(spaceStreamId(scopeId), spaceDecider);
+        const space = await this.ports.writer.load(spaceStreamId(scopeId), spaceDecider);
         return !space.state.exists || space.state.deleted ? 'deleted' : space.state.state;
       });
       if (outcome.status === 'done') scopeStates.set(scopeId, outcome.value);
@@ -147,10 +156,12 @@ export class RefreshWorkerPool extends PollingWorkerPool {
         if (stopped.has(run.scopeId)) continue;
         stopped.add(run.scopeId);
         await this.failures.run(`${STOP}${run.scopeId}`, () =>
-          this.commands.cancelRefreshes(
-            run.scopeId,
-            state === 'archived' ? 'archived' : 'deleted',
-            this.envelope(run, 'stop'),
+          this.ports.commands.execute(
+            new CancelScopeRefreshes(
+              run.scopeId,
+              state === 'archived' ? 'archived' : 'deleted',
+              this.envelope(run, 'stop'),
+            ),
           ),
         );
         continue;
@@ -168,12 +179,8 @@ export class RefreshWorkerPool extends PollingWorkerPool {
   }
 
   private async handle(run: ExposureRunDocument, command: RefreshCommand, step: string) {
-    return this.context.repository.handle(
-      refreshRunStreamId(run.scopeId, run.runId),
-      refreshDecider,
-      command,
-      { now: this.context.clock.now() },
-      this.envelope(run, step),
+    return this.ports.commands.execute(
+      new AdvanceRefreshRun(run.scopeId, run.runId, command, this.envelope(run, step)),
     );
   }
 
@@ -215,25 +222,22 @@ export class RefreshWorkerPool extends PollingWorkerPool {
         if (refusal instanceof ServiceError) return true; // the attempt lost the run meanwhile (cancelled)
         throw refusal;
       }
-      await this.commands.releaseHold(
-        failed.state,
-        run.organizationId,
-        run.scopeId,
-        this.envelope(run, 'release'),
+      await this.ports.commands.execute(
+        new ReleaseRefreshHold(failed.state, run.organizationId, run.scopeId, this.envelope(run, 'release')),
       );
     }
     return true;
   }
 
   private async refresh(run: ExposureRunDocument, attempt: number, signal: AbortSignal): Promise<void> {
-    const space = await this.context.repository.load(spaceStreamId(run.scopeId), spaceDecider);
+    const space = await this.ports.writer.load(spaceStreamId(run.scopeId), spaceDecider);
     const declaration = space.state.exposure;
     if (!declaration || space.state.deleted || space.state.state !== 'active') {
       throw new ScopeNotActive();
     }
     let catalogue: CatalogueAvailability;
     try {
-      catalogue = { available: true, matcher: await this.context.catalogue.matcher() };
+      catalogue = { available: true, matcher: await this.sources.catalogue.matcher() };
     } catch {
       catalogue = { available: false, reason: 'catalogue_load_failed' };
     }
@@ -267,7 +271,7 @@ export class RefreshWorkerPool extends PollingWorkerPool {
         renewedAt = Date.now();
       }
     };
-    for await (const records of this.context.observations.stream(
+    for await (const records of this.sources.observations.stream(
       'hosts',
       { ast: scopeQuery(declaration) },
       batchSize,
@@ -299,11 +303,11 @@ export class RefreshWorkerPool extends PollingWorkerPool {
     await this.reopenDecided(run, lastSeenBySubject);
     signal.throwIfAborted();
     // Archived or deleted meanwhile: the work stops here, nothing is charged.
-    const current = await this.context.repository.load(spaceStreamId(run.scopeId), spaceDecider);
+    const current = await this.ports.writer.load(spaceStreamId(run.scopeId), spaceDecider);
     if (current.state.deleted || current.state.state !== 'active') throw new ScopeNotActive();
     if (run.reservation) {
       // Charged before the completion is recorded: a crash in between repeats the same settlement (idempotent).
-      await this.ledger.settle(
+      await this.sources.ledger.settle(
         {
           reservationId: run.reservation.reservationId,
           payer: `organization:${run.organizationId}`,
@@ -338,7 +342,7 @@ export class RefreshWorkerPool extends PollingWorkerPool {
 
   /** The newest stored registration of the scope's domain (whois), the domain-expiry subject. */
   private async registration(domain: string, signal: AbortSignal): Promise<RefreshedDomain[]> {
-    const page = await this.context.observations.search(
+    const page = await this.sources.observations.search(
       'whois',
       { ast: validateFor(parseQuery(`domain:${domain}`), 'whois') },
       { offset: 0, limit: 1, countLimit: 1 },
@@ -360,21 +364,20 @@ export class RefreshWorkerPool extends PollingWorkerPool {
     run: ExposureRunDocument,
     lastSeen: ReadonlyMap<string, string>,
   ): Promise<void> {
-    const decided = await this.commands
-      .subjects()
-      .find(
-        { scopeId: run.scopeId, decisionState: { $in: ['investigating', 'acknowledged'] } },
-        { limit: 10_000 },
-      );
+    const decided = await exposureSubjects(this.ports.projections).find(
+      { scopeId: run.scopeId, decisionState: { $in: ['investigating', 'acknowledged'] } },
+      { limit: 10_000 },
+    );
     for (const subject of decided) {
       const seen = lastSeen.get(subject.subjectId);
       if (!seen) continue;
-      await this.context.repository.handle(
-        subjectStreamId(run.scopeId, subject.subjectId),
-        subjectDecider,
-        { type: 'ReopenSubject', observedLastSeen: seen },
-        { now: this.context.clock.now() },
-        this.envelope(run, `reopen:${subject.subjectId}:${seen}`),
+      await this.ports.commands.execute(
+        new ReopenDecidedSubject(
+          run.scopeId,
+          subject.subjectId,
+          seen,
+          this.envelope(run, `reopen:${subject.subjectId}:${seen}`),
+        ),
       );
     }
   }

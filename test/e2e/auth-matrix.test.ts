@@ -30,7 +30,10 @@ import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
 import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
-import { SingleSignOn } from '../../src/organizations/sso/commands/single-sign-on.js';
+import {
+  ConfigureSsoProvider,
+  IssueSsoRecoveryCode,
+} from '../../src/organizations/sso/commands/sso.commands.js';
 import { SSO_FLOW_COOKIE } from '../../src/organizations/sso/http/sso.controllers.js';
 import { signInAtProvider, startTestProvider, TestBrowser, type TestProvider } from '../support/oidc.js';
 import { discoverRoutes, routeKey, type DiscoveredRoute } from '../support/routes.js';
@@ -450,14 +453,13 @@ async function ssoOrganization(): Promise<Record<string, string>> {
 }
 
 async function issueRecoveryCode(): Promise<string> {
-  const issued = await service.app
-    .get(SingleSignOn)
-    .issueRecoveryCode(
+  const issued = await commands.execute(
+    new IssueSsoRecoveryCode(
       { accountId: fixture.organizationOwner.accountId, via: 'session', channel: 'session', scopes: [] },
       sso.organizationId,
-      INJECT_ORIGIN,
-    );
-  return issued.recovery_code;
+    ),
+  );
+  return issued.recoveryCode;
 }
 
 /** Starts a sign-in, signs in at the provider as the owner, and answers the callback's query and flow cookie. */
@@ -577,14 +579,13 @@ beforeAll(async () => {
   ]);
   sso.provider.users.set('matrix-owner', { email: organizationOwner.email });
   await createActiveOrganization(service.context, organizationOwner.accountId, [], sso.organizationId);
-  await service.app
-    .get(SingleSignOn)
-    .configure(
+  await commands.execute(
+    new ConfigureSsoProvider(
       { accountId: organizationOwner.accountId, via: 'session', channel: 'session', scopes: [] },
       sso.organizationId,
       { issuer: sso.provider.issuer, client_id: SSO_CLIENT, client_secret: SSO_SECRET },
-      INJECT_ORIGIN,
-    );
+    ),
+  );
   await issueRecoveryCode();
   // The organization workspace routes act in an organization of their own, with a recorded search to save from.
   await writeGenerated(service.context.observations, 'hosts', {

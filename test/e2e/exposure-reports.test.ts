@@ -8,9 +8,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
+import { CommandBus } from '@nestjs/cqrs';
 import { SAMPLE_KEV, SAMPLE_NVD } from '../../src/catalogue/sample/sample-catalogue.js';
 import { parseCatalogueText } from '../../src/catalogue/import/parse-catalogue-files.js';
-import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
+import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
+import { exposureRuns } from '../../src/exposure/commands/exposure-write.js';
 import { MAX_REPORTS_PER_SCOPE } from '../../src/exposure/domain/report.js';
 import { ExposureMonitor } from '../../src/exposure/exposure-monitor.js';
 import { ScopeErasureSweeper } from '../../src/exposure/scope-erasure-sweeper.js';
@@ -91,10 +93,10 @@ async function createScope(name: string): Promise<string> {
 
 async function refreshCompleted(scope: string, runs = 1): Promise<void> {
   await waitUntil(async () => {
-    const found = await service.app
-      .get(ExposureCommands)
-      .runs()
-      .find({ scopeId: scope, status: 'completed' });
+    const found = await exposureRuns(service.context.projections).find({
+      scopeId: scope,
+      status: 'completed',
+    });
     return found.length >= runs;
   }, 30_000);
   await waitUntil(async () => {
@@ -143,7 +145,7 @@ beforeAll(async () => {
   const created = await h.trialOrganization();
   organizationId = created.organizationId;
   owner = created.owner;
-  await service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+  await service.app.get(CommandBus).execute(new EnableExposition(organizationId, 'capacity', operator()));
   scopeId = await createScope('Reports scope');
   administrator = await h.member(organizationId, owner, 'administrator');
   analyst = await h.member(organizationId, owner, 'analyst', { spaces: [scopeId] });

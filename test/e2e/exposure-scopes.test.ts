@@ -4,8 +4,9 @@
  * so cadence limits, retries, leases and the seven-day deletion window are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { REFRESH_CADENCE, REFRESH_QUOTA } from '../../src/exposure/commands/exposure-commands.js';
-import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
+import { CommandBus } from '@nestjs/cqrs';
+import { REFRESH_CADENCE, REFRESH_QUOTA } from '../../src/exposure/commands/exposure-write.js';
+import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
 import { refreshDecider, refreshRunStreamId, runKeyHash } from '../../src/exposure/domain/refresh-run.js';
 import { subjectStreamId } from '../../src/exposure/domain/subject.js';
 import { RefreshWorkerPool } from '../../src/exposure/refresh-worker-pool.js';
@@ -150,7 +151,7 @@ async function createScope(body: Json = {}, actor: Actor = world.owner): Promise
 }
 
 async function enable(organizationId: string, billing: 'capacity' | 'credit' = 'capacity') {
-  await service.app.get(ExposureCommands).enableExposition(organizationId, billing, operator());
+  await service.app.get(CommandBus).execute(new EnableExposition(organizationId, billing, operator()));
 }
 
 /** Moves the clock past the refresh cadence (and keeps sessions alive: they idle out after two hours). */

@@ -6,8 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
-import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
-import { ExposureMonitoring } from '../../src/exposure/commands/exposure-monitoring.js';
+import { CommandBus } from '@nestjs/cqrs';
+import { exposureRuns } from '../../src/exposure/commands/exposure-write.js';
+import { SetMonitoringHandler } from '../../src/exposure/commands/monitoring.handlers.js';
+import { CancelScopeRefreshesHandler } from '../../src/exposure/commands/refresh.handlers.js';
+import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
+import { EXPOSURE_WORKER_PORTS, type ExposureWorkerPorts } from '../../src/exposure/exposure-ports.js';
 import { deliveryDecider, deliveryStreamId } from '../../src/exposure/domain/notification-delivery.js';
 import { ExposureMonitor } from '../../src/exposure/exposure-monitor.js';
 import { RefreshWorkerPool } from '../../src/exposure/refresh-worker-pool.js';
@@ -43,6 +47,8 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
    * The worker's check with its items and errors, as the service holds it; the public /health/ready shows only
    * whether it fails, since when, how often and how many items (see exports-poison.test.ts).
    */
+  /** The service's ports, for workers the test builds with its own retry policy and log. */
+  const ports = () => service.app.get<ExposureWorkerPorts>(EXPOSURE_WORKER_PORTS);
   const health = async (worker: string): Promise<BackgroundCheck | undefined> =>
     service.context.background.get(worker);
   const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -77,7 +83,7 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
     const created = await h.trialOrganization();
     organizationId = created.organizationId;
     owner = created.owner;
-    await service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+    await service.app.get(CommandBus).execute(new EnableExposition(organizationId, 'capacity', operator()));
   }, 120_000);
   afterAll(async () => {
     await service?.dispose();
@@ -85,7 +91,8 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
   });
 
   it('refresh pool: a scope whose work cannot be stopped never holds back the refresh of another; recorded, logged once, shown', async () => {
-    const commands = service.app.get(ExposureCommands);
+    const runs = exposureRuns(service.context.projections);
+    const cancelling = service.app.get(CancelScopeRefreshesHandler);
     const appPool = service.app.get(RefreshWorkerPool);
     await appPool.stop();
     const stuck = await createScope('Stuck scope');
@@ -93,25 +100,30 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
     clock.advance(1000);
     const healthy = await createScope('Healthy scope');
     // Stopping the archived scope's queued refresh keeps failing; it was requested first.
-    const cancel = commands.cancelRefreshes.bind(commands);
-    (commands as { cancelRefreshes: ExposureCommands['cancelRefreshes'] }).cancelRefreshes = async (
-      scopeId,
-      ...rest
-    ) => {
-      if (scopeId === stuck) throw new Error('the run stream refused the cancellation');
-      return cancel(scopeId, ...rest);
+    const cancel = cancelling.execute.bind(cancelling);
+    cancelling.execute = async (command) => {
+      if (command.scopeId === stuck) throw new Error('the run stream refused the cancellation');
+      return cancel(command);
     };
-    const pool = new RefreshWorkerPool(service.context, commands, service.app.get(CreditLedger), {
-      concurrency: 1,
-      leaseMs: 30_000,
-      pollIntervalMs: 20,
-      retry: { baseDelayMs: 20, maxDelayMs: 40 },
-      log,
-    });
+    const pool = new RefreshWorkerPool(
+      ports(),
+      {
+        ledger: service.app.get(CreditLedger),
+        observations: service.context.observations,
+        catalogue: service.context.catalogue,
+      },
+      {
+        concurrency: 1,
+        leaseMs: 30_000,
+        pollIntervalMs: 20,
+        retry: { baseDelayMs: 20, maxDelayMs: 40 },
+        log,
+      },
+    );
     pool.start();
     try {
       await waitUntil(
-        async () => (await commands.runs().find({ scopeId: healthy, status: 'completed' })).length > 0,
+        async () => (await runs.find({ scopeId: healthy, status: 'completed' })).length > 0,
         20_000,
       );
       await waitUntil(async () => (await health('refresh-pool'))?.ok === false, 10_000);
@@ -122,14 +134,14 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
       });
       expect(loggedAbout(`stop:${stuck}`)).toHaveLength(1);
       // Once it can be stopped, it is, and the pool is healthy again.
-      (commands as { cancelRefreshes: ExposureCommands['cancelRefreshes'] }).cancelRefreshes = cancel;
+      cancelling.execute = cancel;
       await waitUntil(
-        async () => (await commands.runs().find({ scopeId: stuck, status: 'cancelled' })).length > 0,
+        async () => (await runs.find({ scopeId: stuck, status: 'cancelled' })).length > 0,
         10_000,
       );
       await waitUntil(async () => (await health('refresh-pool'))?.ok === true, 10_000);
     } finally {
-      (commands as { cancelRefreshes: ExposureCommands['cancelRefreshes'] }).cancelRefreshes = cancel;
+      cancelling.execute = cancel;
       await pool.stop();
       appPool.start();
     }
@@ -137,18 +149,12 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
 
   it('watch scheduler: a scope whose watch cannot be requested never holds back the others; recorded, logged once, shown', async () => {
     // The service's own monitor stays out of it: this test runs its own.
-    service.app.get(ExposureMonitoring).onMonitoringChanged = () => undefined;
+    service.app.get(SetMonitoringHandler).onMonitoringChanged = () => undefined;
     const broken = await createScope('Broken watch');
     const watched = await createScope('Watched');
     for (const scopeId of [broken, watched])
       await h.ok(owner, 'PUT', org(`/clients/${scopeId}/exposure/monitoring`), { enabled: true });
-    const monitor = new ExposureMonitor(
-      service.context,
-      service.app.get(CreditLedger),
-      undefined,
-      log,
-      FAST_RETRY,
-    );
+    const monitor = new ExposureMonitor(ports(), undefined, log, FAST_RETRY);
     const steps = monitor as unknown as { requestWatch: (scope: { id: string }) => Promise<boolean> };
     const request = steps.requestWatch.bind(monitor);
     steps.requestWatch = async (scope) => {
@@ -157,10 +163,10 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
     };
     expect(await monitor.scheduleWatches()).toBeGreaterThanOrEqual(1);
     await waitForProjections(service, ['exposure-scopes']);
-    const watchRuns = await service.app
-      .get(ExposureCommands)
-      .runs()
-      .find({ scopeId: watched, trigger: 'watch' });
+    const watchRuns = await exposureRuns(service.context.projections).find({
+      scopeId: watched,
+      trigger: 'watch',
+    });
     expect(watchRuns).toHaveLength(1);
     for (let pass = 0; pass < 2; pass++) {
       await pause();
@@ -204,13 +210,7 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
       'exposure_deliveries',
     );
     const stuck = (await deliveries.find({ scopeId, runId: 'run-stuck' }))[0]!.id;
-    const monitor = new ExposureMonitor(
-      service.context,
-      service.app.get(CreditLedger),
-      undefined,
-      log,
-      FAST_RETRY,
-    );
+    const monitor = new ExposureMonitor(ports(), undefined, log, FAST_RETRY);
     const steps = monitor as unknown as { deliverOne: (delivery: { id: string }) => Promise<number> };
     const deliverOne = steps.deliverOne.bind(monitor);
     steps.deliverOne = async (delivery) => {
@@ -242,7 +242,7 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
     await changeState(erased, 'DELETE', { name: 'Erasure works' });
     clock.advance(8 * 24 * 60 * 60 * 1000);
     await waitForProjections(service, ['exposure-scopes']);
-    const sweeper = new ScopeErasureSweeper(service.context, { retry: FAST_RETRY, log });
+    const sweeper = new ScopeErasureSweeper(ports(), { retry: FAST_RETRY, log });
     const erase = sweeper.erase.bind(sweeper);
     sweeper.erase = async (scope) => {
       if (scope.id === failing) throw new Error('the event store refused to delete a stream');

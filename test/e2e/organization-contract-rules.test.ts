@@ -4,7 +4,8 @@
  * verification through a DNS server on loopback. Each test names the contract rule it proves.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
+import { CommandBus } from '@nestjs/cqrs';
+import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
 import {
   INITIAL_REFRESH_KEY,
   refreshRunStreamId,
@@ -66,7 +67,7 @@ afterAll(async () => {
 /** An organization with the Exposition product and one exposure scope whose initial refresh completed. */
 async function exposureWorld(timezone = 'UTC') {
   const { owner, organizationId } = await h.trialOrganization();
-  await service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+  await service.app.get(CommandBus).execute(new EnableExposition(organizationId, 'capacity', operator()));
   const scope = await ok(owner, 'POST', org(organizationId, '/exposure/scopes'), {
     name: `Rules scope ${unique()}`,
     domain: SCOPE_DOMAIN,

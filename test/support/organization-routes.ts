@@ -3,7 +3,8 @@
  * matrix, the role × route matrix and the object-level authorization test. Requests that consume something
  * (a member removed, a share revoked, a case archived) build a fresh one per call.
  */
-import { ExposureCommands } from '../../src/exposure/commands/exposure-commands.js';
+import { CommandBus } from '@nestjs/cqrs';
+import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
 import type { Role } from '../../src/organizations/domain/roles.js';
 import type { Actor, OrganizationHarness } from './organizations.js';
 import { operator } from './organizations.js';
@@ -93,7 +94,7 @@ export async function buildOrganizationWorld(
     email: `pending-${Date.now()}@example.com`,
     role: 'analyst',
   });
-  await h.service.app.get(ExposureCommands).enableExposition(organizationId, 'capacity', operator());
+  await h.service.app.get(CommandBus).execute(new EnableExposition(organizationId, 'capacity', operator()));
   // One stored observation in the scope, so its inventory has a subject to decide on and enrich.
   await h.service.context.observations.write('hosts', [WORLD_SCOPE_HOST]);
   const scope = await h.ok(o, 'POST', `/api/v2/organizations/${organizationId}/exposure/scopes`, {

@@ -28,13 +28,13 @@ export async function createActiveOrganization(
   organizationId: string = randomUUID(),
 ): Promise<string> {
   const run = async (command: OrganizationCommand) => {
-    const result = await context.repository.handle(
-      organizationStreamId(organizationId),
-      organizationDecider,
+    const result = await context.writer.decide({
+      stream: organizationStreamId(organizationId),
+      decider: organizationDecider,
       command,
-      { now: context.clock.now(), actorAccountId: null },
-      commandEnvelope({ actor: 'operator:test', payer: `organization:${organizationId}` }),
-    );
+      context: { now: context.clock.now(), actorAccountId: null },
+      envelope: commandEnvelope({ actor: 'operator:test', payer: `organization:${organizationId}` }),
+    });
     return result.position;
   };
   const generalSpaceId = randomUUID();
@@ -50,10 +50,10 @@ export async function createActiveOrganization(
     transfer: { transferId: randomUUID(), credits: 0 },
   });
   // General research, as the creation process opens it: staff start there (rule 2).
-  await context.repository.handle(
-    spaceStreamId(generalSpaceId),
-    spaceDecider,
-    {
+  await context.writer.decide({
+    stream: spaceStreamId(generalSpaceId),
+    decider: spaceDecider,
+    command: {
       type: 'CreateSpace',
       spaceId: generalSpaceId,
       organizationId,
@@ -62,9 +62,9 @@ export async function createActiveOrganization(
       creditLimit: null,
       monitoring: false,
     },
-    { now: context.clock.now() },
-    commandEnvelope({ actor: 'operator:test', payer: `organization:${organizationId}` }),
-  );
+    context: { now: context.clock.now() },
+    envelope: commandEnvelope({ actor: 'operator:test', payer: `organization:${organizationId}` }),
+  });
   position = (await run({ type: 'CompleteCheckout', plan: 'teams' })) ?? position;
   for (const member of members) {
     const invitationId = randomUUID();
@@ -84,6 +84,6 @@ export async function createActiveOrganization(
         email: member.email,
       })) ?? position;
   }
-  await context.readYourWrites(['sso-staff'], position);
+  await context.writer.readYourWrites(['sso-staff'], position);
   return organizationId;
 }

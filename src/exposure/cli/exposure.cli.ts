@@ -2,13 +2,25 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { commandEnvelope, operatorActor } from '../../platform/event-sourcing/command-metadata.js';
-import { eventIdFor } from '../../platform/event-store/event-id.js';
-import { spaceDecider, spaceStreamId } from '../../organizations/domain/space.js';
-import { organizationDecider, organizationStreamId } from '../../organizations/domain/organization.js';
-import { expositionDecider, expositionStreamId } from '../domain/exposition.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import {
+  DisableExposition,
+  EnableExposition,
+  ImportControlRecords,
+} from '../commands/scope-lifecycle.commands.js';
 import { BILLING_MODES, type BillingMode } from '../domain/scope-declaration.js';
-import { controlsStreamId } from '../scope-erasure-sweeper.js';
 import { checkedControlRecords } from '../domain/control-records.js';
+
+/** Runs a command; an unknown organization or scope is this message and exit code 1 (not an error trace). */
+async function unlessMissing<T>(run: () => Promise<T>, missing: string): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.code === 'not_found')) throw error;
+    process.stderr.write(`${missing}\n`);
+    return null;
+  }
+}
 
 /**
  * `exposure enable <orgId> [--billing capacity|credit]` / `exposure disable <orgId>`: the Exposition product
@@ -36,32 +48,29 @@ export function registerExposureCommands(program: Command, runtime: CliRuntime):
           process.stderr.write('--billing must be capacity or credit\n');
           return 2;
         }
-        const context = await runtime.open();
-        const organization = await context.repository.load(
-          organizationStreamId(organizationId),
-          organizationDecider,
+        const bus = await runtime.commands();
+        const result = await unlessMissing(
+          () =>
+            bus.execute(
+              new EnableExposition(
+                organizationId,
+                options.billing as BillingMode,
+                commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+              ),
+            ),
+          `no organization ${organizationId}`,
         );
-        if (!organization.state.exists) {
-          process.stderr.write(`no organization ${organizationId}\n`);
-          return 1;
-        }
-        const result = await context.repository.handle(
-          expositionStreamId(organizationId),
-          expositionDecider,
-          { type: 'EnableExposition', organizationId, billing: options.billing as BillingMode },
-          { now: context.clock.now() },
-          commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
-        );
+        if (!result) return 1;
         runtime.print(
           Boolean(options.json),
           {
             organization_id: organizationId,
             enabled: true,
             billing: options.billing,
-            changed: result.events.length > 0,
+            changed: result.changed,
           },
           () =>
-            `${organizationId}: Exposition enabled (${options.billing} billing)${result.events.length ? '' : ', unchanged'}`,
+            `${organizationId}: Exposition enabled (${options.billing} billing)${result.changed ? '' : ', unchanged'}`,
         );
       }),
     );
@@ -73,13 +82,12 @@ export function registerExposureCommands(program: Command, runtime: CliRuntime):
     .option('--json', 'machine-readable output')
     .action(
       action(runtime, async (organizationId: string, options: { json?: boolean }) => {
-        const context = await runtime.open();
-        await context.repository.handle(
-          expositionStreamId(organizationId),
-          expositionDecider,
-          { type: 'DisableExposition' },
-          { now: context.clock.now() },
-          commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+        const bus = await runtime.commands();
+        await bus.execute(
+          new DisableExposition(
+            organizationId,
+            commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+          ),
         );
         runtime.print(
           Boolean(options.json),
@@ -104,31 +112,12 @@ export function registerExposureCommands(program: Command, runtime: CliRuntime):
         // The file is read and validated before the database is opened: a bad file writes nothing.
         const text = await readFile(file, 'utf8');
         const records = checkedControlRecords(JSON.parse(text) as unknown);
-        const context = await runtime.open();
-        const space = await context.repository.load(spaceStreamId(scopeId), spaceDecider);
-        if (!space.state.exists || !space.state.exposure || space.state.deleted) {
-          process.stderr.write(`no exposure scope ${scopeId}\n`);
-          return 1;
-        }
-        const envelope = commandEnvelope({
-          actor: operatorActor(),
-          payer: `organization:${space.state.organizationId!}`,
-          scope: scopeId,
-        });
-        const result = await context.storage.eventStore.append(
-          controlsStreamId(scopeId),
-          [
-            {
-              // Same file, same event id: an idempotent re-import.
-              id: eventIdFor(`controls:${scopeId}:${JSON.stringify(records)}`, 0),
-              type: 'ControlRecordsImported',
-              schemaVersion: 1,
-              data: { scopeId, records, importedAt: context.clock.now().toISOString() },
-              metadata: envelope.metadata,
-            },
-          ],
-          { expectedVersion: 'any' },
+        const bus = await runtime.commands();
+        const result = await unlessMissing(
+          () => bus.execute(new ImportControlRecords(scopeId, records, operatorActor())),
+          `no exposure scope ${scopeId}`,
         );
+        if (!result) return 1;
         runtime.print(
           Boolean(options.json),
           { scope_id: scopeId, imported: records.length, position: result.position },

@@ -1,6 +1,6 @@
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import type {
   OrganizationAccess,
   OrganizationGate,
@@ -31,7 +31,7 @@ export interface ScopeAccess extends ExposureAccess {
  */
 export class ExposureGate {
   constructor(
-    private readonly context: ServiceContext,
+    private readonly writer: StreamWriter,
     private readonly organizations: OrganizationGate,
   ) {}
 
@@ -40,7 +40,7 @@ export class ExposureGate {
   }
 
   async exposition(organizationId: string): Promise<ExpositionState> {
-    return (await this.context.repository.load(expositionStreamId(organizationId), expositionDecider)).state;
+    return (await this.writer.load(expositionStreamId(organizationId), expositionDecider)).state;
   }
 
   /**
@@ -100,7 +100,7 @@ export class ExposureGate {
     spaceId: string,
   ): Promise<{ state: SpaceState; version: number | null }> {
     if (!isId(spaceId)) throw new ServiceError('not_found', 'no such space');
-    const loaded = await this.context.repository.load(spaceStreamId(spaceId), spaceDecider);
+    const loaded = await this.writer.load(spaceStreamId(spaceId), spaceDecider);
     if (!loaded.state.exists || loaded.state.organizationId !== access.organizationId) {
       throw new ServiceError('not_found', 'no such space');
     }

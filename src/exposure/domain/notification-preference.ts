@@ -6,6 +6,8 @@
  */
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import { memberOf, reachesSpace, type OrganizationState } from '../../organizations/domain/organization.js';
+import { isStaff } from '../../organizations/domain/roles.js';
 
 export const MAX_NOTIFICATION_RECIPIENTS = 20;
 export const NOTIFICATION_LANGUAGES = ['fr', 'en'] as const;
@@ -124,3 +126,13 @@ export const notificationPreferenceDecider: Decider<
     }
   },
 };
+
+/** Staff members who may receive a scope's email now: a member, not an external client, reaching the scope. */
+export function eligibleRecipients(state: OrganizationState, scopeId: string): Set<string> {
+  return new Set(
+    Object.keys(state.members).filter((accountId) => {
+      const member = memberOf(state, accountId);
+      return member !== undefined && isStaff(member.role) && reachesSpace(state, accountId, scopeId);
+    }),
+  );
+}

@@ -1,15 +1,19 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Inject, Param, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { optionalIfMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
-import { ExposureMonitoring } from '../commands/exposure-monitoring.js';
-import { ExposureReports, reportSummary } from '../commands/exposure-reports.js';
-import { ExposureMonitoringBody, NotificationPreferenceBody } from './exposure-reporting.dtos.js';
+import { Route } from '../../platform/http/route.js';
 import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { OPTIONAL_IF_MATCH } from '../../platform/http/openapi/if-match.js';
+import { SaveNotificationPreference, SetMonitoring } from '../commands/monitoring.commands.js';
+import { FreezeReport } from '../commands/reports.commands.js';
+import { ExposureMonitoringQueries, preferenceView } from '../queries/exposure-monitoring-queries.js';
+import { ExposureReports, reportSummary } from '../queries/exposure-reports.js';
+import { ExposureMonitoringBody, NotificationPreferenceBody } from './exposure-reporting.dtos.js';
 import {
   MONITORING,
   NOTIFICATION_PREFERENCE,
@@ -31,21 +35,25 @@ const SCOPE = ':orgId/clients/:clientId/exposure';
 
 /**
  * Frozen reports, monitoring and the email preference of an exposure scope (browser session, CSRF on unsafe
- * methods). Access (Authentication 6) is decided by the exposure gate in the commands.
+ * methods). Access (Authentication 6) is decided by the exposure gate in the handlers and queries.
  */
 @ApiTags('exposure')
 @Controller('api/v2/organizations')
 export class ExposureReportingController {
   constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(ExposureReports) private readonly reports: ExposureReports,
-    @Inject(ExposureMonitoring) private readonly monitoring: ExposureMonitoring,
+    @Inject(ExposureMonitoringQueries) private readonly monitoring: ExposureMonitoringQueries,
   ) {}
 
-  @Get(`${SCOPE}/reports`)
-  @Access(READ)
-  @ApiOperation({ summary: 'Up to 100 frozen report summaries, newest first' })
-  @ApiJson(200, REPORTS)
-  @ApiErrors(403)
+  @Route({
+    method: 'GET',
+    path: `${SCOPE}/reports`,
+    access: READ,
+    summary: 'Up to 100 frozen report summaries, newest first',
+    answer: { status: 200, schema: REPORTS },
+    errors: [403],
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -54,30 +62,29 @@ export class ExposureReportingController {
     return this.reports.list(principal, orgId, clientId);
   }
 
-  @Post(`${SCOPE}/reports`)
-  @HttpCode(201)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: `${SCOPE}/reports`,
+    access: MANAGE,
     summary:
       'Freeze the current view (at most 100 per scope, 16 MiB); runs no search, scan, guest link or email',
+    answer: { status: 201, schema: REPORT_SUMMARY, description: 'Frozen' },
+    errors: [403, 409],
   })
-  @ApiJson(201, REPORT_SUMMARY, 'Frozen')
-  @ApiErrors(403, 409)
   async freeze(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Req() request: FastifyRequest,
   ) {
-    const report = await this.reports.freeze(
-      principal,
-      orgId,
-      clientId,
-      envelopeFor(principal, String(request.id)),
+    const report = await this.commands.execute(
+      new FreezeReport(principal, orgId, clientId, envelopeFor(principal, String(request.id))),
     );
     return reportSummary(report, orgId);
   }
 
+  // Declared without Route: its answer documents the ETag header, which a RouteAnswer cannot carry (a second
+  // ApiJson for the same status would merge the two descriptions).
   @Get(`${SCOPE}/reports/:reportId`)
   @Access(READ)
   @ApiOperation({ summary: 'The saved document, under current permissions; never today\u2019s inventory' })
@@ -98,14 +105,15 @@ export class ExposureReportingController {
       .send(bytes);
   }
 
-  @Put(`${SCOPE}/monitoring`)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'PUT',
+    path: `${SCOPE}/monitoring`,
+    access: MANAGE,
     summary: 'Activate or stop scheduled observation watches (owner or administrator); optional If-Match',
+    answer: { status: 200, schema: MONITORING },
+    errors: [403, 409],
+    also: [ApiHeader(OPTIONAL_IF_MATCH)],
   })
-  @ApiHeader(OPTIONAL_IF_MATCH)
-  @ApiJson(200, MONITORING)
-  @ApiErrors(403, 409)
   async setMonitoring(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -114,21 +122,27 @@ export class ExposureReportingController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.monitoring.setMonitoring(
-      principal,
-      orgId,
-      clientId,
-      body.enabled,
-      optionalIfMatchVersion(ifMatch),
-      envelopeFor(principal, String(request.id)),
+    const space = await this.commands.execute(
+      new SetMonitoring(
+        principal,
+        orgId,
+        clientId,
+        body.enabled,
+        optionalIfMatchVersion(ifMatch),
+        envelopeFor(principal, String(request.id)),
+      ),
     );
+    return this.monitoring.afterChange(clientId, space);
   }
 
-  @Get(`${SCOPE}/notifications`)
-  @Access(READ)
-  @ApiOperation({ summary: 'The scope email preference (owner or administrator)' })
-  @ApiJson(200, NOTIFICATION_PREFERENCE)
-  @ApiErrors(403)
+  @Route({
+    method: 'GET',
+    path: `${SCOPE}/notifications`,
+    access: READ,
+    summary: 'The scope email preference (owner or administrator)',
+    answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
+    errors: [403],
+  })
   async preference(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -137,13 +151,14 @@ export class ExposureReportingController {
     return this.monitoring.preference(principal, orgId, clientId);
   }
 
-  @Put(`${SCOPE}/notifications`)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'PUT',
+    path: `${SCOPE}/notifications`,
+    access: MANAGE,
     summary: 'Save the email preference (owner or administrator; body version); confirms no delivery',
+    answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
+    errors: [403, 409],
   })
-  @ApiJson(200, NOTIFICATION_PREFERENCE)
-  @ApiErrors(403, 409)
   async savePreference(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -151,12 +166,15 @@ export class ExposureReportingController {
     @Body() body: NotificationPreferenceBody,
     @Req() request: FastifyRequest,
   ) {
-    return this.monitoring.savePreference(
-      principal,
-      orgId,
-      clientId,
-      body,
-      envelopeFor(principal, String(request.id)),
+    const saved = await this.commands.execute(
+      new SaveNotificationPreference(
+        principal,
+        orgId,
+        clientId,
+        body,
+        envelopeFor(principal, String(request.id)),
+      ),
     );
+    return preferenceView(saved);
   }
 }

@@ -1,27 +1,24 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Headers,
-  HttpCode,
-  Inject,
-  Param,
-  Patch,
-  Post,
-  Put,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENRICHMENT_NOTICE } from '../../catalogue/http/enrichment-handler.js';
-import { Access, type Principal } from '../../platform/auth/access.js';
+import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
-import { ExposureCommands } from '../commands/exposure-commands.js';
+import { Route } from '../../platform/http/route.js';
+import { ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
+import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
+import { ExposureGate } from '../commands/exposure-access.js';
+import { EnrichAsset, RecordSubjectDecision } from '../commands/decisions.commands.js';
+import { RequestManualRefresh } from '../commands/refresh.commands.js';
+import {
+  ChangeScopeTimezone,
+  CreateExposureScope,
+  DeleteClient,
+  RestoreClient,
+} from '../commands/scope-lifecycle.commands.js';
 import { ExposureQueries, OBSERVATION_NOTICE } from '../queries/exposure-queries.js';
 import {
   CreateExposureScopeBody,
@@ -30,8 +27,6 @@ import {
   RunBody,
   TimezoneBody,
 } from './exposure.dtos.js';
-import { ApiEmpty, ApiErrors, ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
-import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import {
   ASSET_ENRICHMENT,
   CONTROLS,
@@ -60,7 +55,8 @@ const READ_SCOPE_WORK = { capability: 'work.internal', write: false } as const;
 @Controller('api/v2/organizations')
 export class ExposureController {
   constructor(
-    @Inject(ExposureCommands) private readonly commands: ExposureCommands,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(ExposureGate) private readonly gate: ExposureGate,
     @Inject(ExposureQueries) private readonly queries: ExposureQueries,
   ) {}
 
@@ -70,57 +66,62 @@ export class ExposureController {
 
   // ---- Lifecycle ----
 
-  @Post(':orgId/exposure/scopes')
-  @HttpCode(201)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: ':orgId/exposure/scopes',
+    access: MANAGE,
     summary: 'Create an exposure scope (owner or administrator); capacity billing starts an initial refresh',
+    answer: { status: 201, schema: EXPOSURE_SCOPE, description: 'Created' },
+    errors: [402, 403, 409],
   })
-  @ApiJson(201, EXPOSURE_SCOPE, 'Created')
-  @ApiErrors(402, 403, 409)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
     @Body() body: CreateExposureScopeBody,
     @Req() request: FastifyRequest,
   ) {
-    const scopeId = await this.commands.createScope(
-      principal,
-      orgId,
-      {
-        name: body.name,
-        domain: body.domain,
-        timezone: body.timezone,
-        addresses: body.addresses,
-        monitoring: body.monitoring,
-        creditLimit: body.credit_limit,
-      },
-      this.envelope(principal, request),
+    const { scopeId } = await this.commands.execute(
+      new CreateExposureScope(
+        principal,
+        orgId,
+        {
+          name: body.name,
+          domain: body.domain,
+          timezone: body.timezone,
+          addresses: body.addresses,
+          monitoring: body.monitoring,
+          creditLimit: body.credit_limit,
+        },
+        this.envelope(principal, request),
+      ),
     );
     return this.queries.scope(scopeId);
   }
 
-  @Get(':orgId/clients/deleted')
-  @Access(READ)
-  @ApiOperation({ summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after' })
-  @ApiJson(200, DELETED_CLIENTS)
-  @ApiErrors(403)
+  @Route({
+    method: 'GET',
+    path: ':orgId/clients/deleted',
+    access: READ,
+    summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after',
+    answer: { status: 200, schema: DELETED_CLIENTS },
+    errors: [403],
+  })
   async deleted(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    const access = await this.commands.gate
+    const access = await this.gate
       .organizationGate()
       .require(principal, orgId, { capability: 'spaces.manage' });
     return this.queries.deleted(access);
   }
 
-  @Delete(':orgId/clients/:clientId')
-  @HttpCode(204)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'DELETE',
+    path: ':orgId/clients/:clientId',
+    access: MANAGE,
     summary: 'Delete a client (exact name as confirmation, If-Match): access ends now, erasure after 7 days',
+    answer: { status: 204, empty: 'Deleted: access ends now, erasure after erase_after' },
+    errors: [403, 409, 428],
+    also: [ApiHeader(IF_MATCH)],
   })
-  @ApiHeader(IF_MATCH)
-  @ApiEmpty(204, 'Deleted: access ends now, erasure after erase_after')
-  @ApiErrors(403, 409, 428)
   async delete(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -129,23 +130,27 @@ export class ExposureController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.commands.deleteSpace(
-      principal,
-      orgId,
-      clientId,
-      body.name,
-      ifMatchVersion(ifMatch),
-      this.envelope(principal, request),
+    await this.commands.execute(
+      new DeleteClient(
+        principal,
+        orgId,
+        clientId,
+        body.name,
+        ifMatchVersion(ifMatch),
+        this.envelope(principal, request),
+      ),
     );
   }
 
-  @Post(':orgId/clients/:clientId/restore')
-  @HttpCode(200)
-  @Access(MANAGE)
-  @ApiOperation({ summary: 'Restore a deleted client before erase_after (If-Match): it returns archived' })
-  @ApiHeader(IF_MATCH)
-  @ApiJson(200, EXPOSURE_SCOPE, 'Restored: the client is archived')
-  @ApiErrors(403, 409, 428)
+  @Route({
+    method: 'POST',
+    path: ':orgId/clients/:clientId/restore',
+    access: MANAGE,
+    summary: 'Restore a deleted client before erase_after (If-Match): it returns archived',
+    answer: { status: 200, schema: EXPOSURE_SCOPE, description: 'Restored: the client is archived' },
+    errors: [403, 409, 428],
+    also: [ApiHeader(IF_MATCH)],
+  })
   async restore(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -153,42 +158,48 @@ export class ExposureController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    await this.commands.restoreSpace(
-      principal,
-      orgId,
-      clientId,
-      ifMatchVersion(ifMatch),
-      this.envelope(principal, request),
+    await this.commands.execute(
+      new RestoreClient(
+        principal,
+        orgId,
+        clientId,
+        ifMatchVersion(ifMatch),
+        this.envelope(principal, request),
+      ),
     );
     return this.queries.scope(clientId);
   }
 
   // ---- Inventory, decisions, history ----
 
-  @Get(SCOPE)
-  @Access(READ)
-  @ApiOperation({
+  @Route({
+    method: 'GET',
+    path: SCOPE,
+    access: READ,
     summary:
       'Inventory from stored observations: fixed pages of 100 (offset 0 to 50,000), group_by=host, filter',
+    answer: { status: 200, schema: INVENTORY },
+    errors: [403],
   })
   @ApiQueryParams(INVENTORY_QUERY)
-  @ApiJson(200, INVENTORY)
-  @ApiErrors(403)
   async inventory(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
+    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.inventory(scope, query);
   }
 
-  @Patch(`${SCOPE}/subjects/:subjectId`)
-  @Access(MANAGE)
-  @ApiOperation({ summary: 'Record an attributed decision on a subject (body version, not If-Match)' })
-  @ApiJson(200, SUBJECT)
-  @ApiErrors(403, 409)
+  @Route({
+    method: 'PATCH',
+    path: `${SCOPE}/subjects/:subjectId`,
+    access: MANAGE,
+    summary: 'Record an attributed decision on a subject (body version, not If-Match)',
+    answer: { status: 200, schema: SUBJECT },
+    errors: [403, 409],
+  })
   async decide(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -197,38 +208,46 @@ export class ExposureController {
     @Body() body: DecisionBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.commands.recordDecision(
-      principal,
-      orgId,
-      clientId,
-      subjectId,
-      body,
-      this.envelope(principal, request),
+    await this.commands.execute(
+      new RecordSubjectDecision(
+        principal,
+        orgId,
+        clientId,
+        subjectId,
+        body,
+        this.envelope(principal, request),
+      ),
     );
     return this.queries.subject(clientId, subjectId);
   }
 
-  @Get(`${SCOPE}/history`)
-  @Access(READ)
-  @ApiOperation({ summary: 'Attributed history, 50 newest per page (offset 0 to 100,000), optional subject' })
+  @Route({
+    method: 'GET',
+    path: `${SCOPE}/history`,
+    access: READ,
+    summary: 'Attributed history, 50 newest per page (offset 0 to 100,000), optional subject',
+    answer: { status: 200, schema: HISTORY },
+    errors: [403],
+  })
   @ApiQueryParams(HISTORY_QUERY)
-  @ApiJson(200, HISTORY)
-  @ApiErrors(403)
   async history(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
+    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.history(scope, query);
   }
 
-  @Put(`${SCOPE}/timezone`)
-  @Access(MANAGE)
-  @ApiOperation({ summary: "Change the scope's IANA timezone (managers; version in the body)" })
-  @ApiJson(200, EXPOSURE_SCOPE)
-  @ApiErrors(403, 409)
+  @Route({
+    method: 'PUT',
+    path: `${SCOPE}/timezone`,
+    access: MANAGE,
+    summary: "Change the scope's IANA timezone (managers; version in the body)",
+    answer: { status: 200, schema: EXPOSURE_SCOPE },
+    errors: [403, 409],
+  })
   async timezone(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -236,16 +255,20 @@ export class ExposureController {
     @Body() body: TimezoneBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.commands.changeTimezone(principal, orgId, clientId, body, this.envelope(principal, request));
+    await this.commands.execute(
+      new ChangeScopeTimezone(principal, orgId, clientId, body, this.envelope(principal, request)),
+    );
     return this.queries.scope(clientId);
   }
 
-  @Post(`${SCOPE}/assets/:assetKey/enrich`)
-  @HttpCode(200)
-  @Access(MANAGE)
-  @ApiOperation({ summary: 'Catalogue association for a stored observation (no request reaches the asset)' })
-  @ApiJson(200, ASSET_ENRICHMENT)
-  @ApiErrors(403, 409, 429)
+  @Route({
+    method: 'POST',
+    path: `${SCOPE}/assets/:assetKey/enrich`,
+    access: MANAGE,
+    summary: 'Catalogue association for a stored observation (no request reaches the asset)',
+    answer: { status: 200, schema: ASSET_ENRICHMENT },
+    errors: [403, 409, 429],
+  })
   async enrich(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -253,12 +276,8 @@ export class ExposureController {
     @Param('assetKey') assetKey: string,
     @Req() request: FastifyRequest,
   ) {
-    const enriched = await this.commands.enrichAsset(
-      principal,
-      orgId,
-      clientId,
-      assetKey,
-      this.envelope(principal, request),
+    const enriched = await this.commands.execute(
+      new EnrichAsset(principal, orgId, clientId, assetKey, this.envelope(principal, request)),
     );
     const subject = await this.queries.subject(clientId, assetKey);
     return {
@@ -274,33 +293,35 @@ export class ExposureController {
     };
   }
 
-  @Get(`${SCOPE}/controls`)
-  @Access(READ)
-  @ApiOperation({
+  @Route({
+    method: 'GET',
+    path: `${SCOPE}/controls`,
+    access: READ,
     summary: 'Up to 100 historical control records (imported by operators), optional asset filter',
+    answer: { status: 200, schema: CONTROLS },
+    errors: [403],
   })
   @ApiQueryParams(CONTROLS_QUERY)
-  @ApiJson(200, CONTROLS)
-  @ApiErrors(403)
   async controls(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.commands.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
+    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
     return this.queries.controls(scope, query);
   }
 
-  @Post(`${SCOPE}/run`)
-  @Access(MANAGE)
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: `${SCOPE}/run`,
+    access: MANAGE,
     summary:
       'Refresh from stored observations with a stable key (16 to 64 characters); cadence, quota, billing',
+    answer: { status: 202, schema: RUN, description: 'Accepted: a new refresh runs in the background' },
+    errors: [402, 403, 409, 429],
+    also: [ApiJson(200, RUN, 'This key already ran: its earlier run')],
   })
-  @ApiJson(202, RUN, 'Accepted: a new refresh runs in the background')
-  @ApiJson(200, RUN, 'This key already ran: its earlier run')
-  @ApiErrors(402, 403, 409, 429)
   async run(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,
@@ -309,12 +330,8 @@ export class ExposureController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { runId, replayed } = await this.commands.requestManualRefresh(
-      principal,
-      orgId,
-      clientId,
-      body.key,
-      this.envelope(principal, request),
+    const { runId, replayed } = await this.commands.execute(
+      new RequestManualRefresh(principal, orgId, clientId, body.key, this.envelope(principal, request)),
     );
     // A new refresh is accepted (202) and runs in the background; the same key answers its earlier run (200).
     void reply.status(replayed ? 200 : 202);

@@ -22,12 +22,11 @@ import type {
   FindOptions,
   ReadDocument,
 } from '../../platform/read-store/read-store.port.js';
-import type { ServiceContext } from '../../platform/service-context.js';
 import { spaceStreamId } from '../../organizations/domain/space.js';
 import { notificationStreamId } from '../domain/notification-preference.js';
 import { MAX_REPORTS_PER_SCOPE, reportIdFor, reportStreamId } from '../domain/report.js';
 import { watchStreamId } from '../domain/watch.js';
-import type { ExposureReadSource } from './exposure-queries.js';
+import type { ExposureReadPorts, ExposureReadSource } from './exposure-queries.js';
 
 /** The read models an exposure answer is made of. */
 export const AS_OF_PROJECTIONS = [
@@ -135,8 +134,8 @@ class MemoryCollection<T extends ReadDocument> implements Collection<T> {
 }
 
 /** Every stream that can hold an event of this scope. */
-async function scopeStreams(context: ServiceContext, scopeId: string): Promise<string[]> {
-  const streams = context.projections.collection<EventStreamDocument>(
+async function scopeStreams(ports: ExposureReadPorts, scopeId: string): Promise<string[]> {
+  const streams = ports.projections.collection<EventStreamDocument>(
     'event-streams',
     EVENT_STREAMS_COLLECTION,
   );
@@ -148,7 +147,7 @@ async function scopeStreams(context: ServiceContext, scopeId: string): Promise<s
   const reports: string[] = [];
   for (let sequence = 1; sequence <= MAX_REPORTS_PER_SCOPE; sequence++) {
     const streamId = reportStreamId(reportIdFor(scopeId, sequence));
-    if ((await context.storage.eventStore.streamVersion(streamId)) === null) break;
+    if ((await ports.eventStore.streamVersion(streamId)) === null) break;
     reports.push(streamId);
   }
   return [
@@ -165,7 +164,7 @@ async function scopeStreams(context: ServiceContext, scopeId: string): Promise<s
  * Replays a scope's streams up to `asOf` into memory and returns a read source for the exposure queries.
  */
 export async function replayScopeAsOf(
-  context: ServiceContext,
+  ports: ExposureReadPorts,
   scopeId: string,
   asOf: unknown,
 ): Promise<{ source: ExposureReadSource; point: AsOfPoint }> {
@@ -175,8 +174,8 @@ export async function replayScopeAsOf(
       ? comparePositions(event.position, target.position) <= 0
       : event.recordedAt <= target.time;
   const events: RecordedEvent[] = [];
-  for (const streamId of await scopeStreams(context, scopeId)) {
-    for (const event of await context.storage.eventStore.readStream(streamId)) {
+  for (const streamId of await scopeStreams(ports, scopeId)) {
+    for (const event of await ports.eventStore.readStream(streamId)) {
       if (include(event)) events.push(event);
     }
   }

@@ -19,7 +19,9 @@ import {
 } from '../../../projections/exposure-scopes.projection.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { Collection, Filter, ReadDocument } from '../../platform/read-store/read-store.port.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { Clock } from '../../platform/clock/clock.js';
+import type { EventStore } from '../../platform/event-store/event-store.port.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import type { OrganizationAccess } from '../../organizations/commands/organization-access.js';
 import type { ScopeAccess } from '../commands/exposure-access.js';
 import { replayScopeAsOf } from './as-of-replay.js';
@@ -103,21 +105,28 @@ export interface ExposureReadSource {
   now(): Date;
 }
 
+/** What the exposure reads use: the read models, the event log (as_of replays) and the clock. */
+export interface ExposureReadPorts {
+  readonly projections: ProjectionRunner;
+  readonly eventStore: EventStore;
+  readonly clock: Clock;
+}
+
 /** Reads of the exposure context, always within the scope the gate accepted. Reading creates no job. */
 export class ExposureQueries {
   constructor(
-    private readonly context: ServiceContext,
+    private readonly ports: ExposureReadPorts,
     private readonly source?: ExposureReadSource,
   ) {}
 
   private collection<T extends ReadDocument>(projection: string, name: string) {
     return this.source
       ? this.source.collection<T>(projection, name)
-      : this.context.projections.collection<T>(projection, name);
+      : this.ports.projections.collection<T>(projection, name);
   }
 
   private now(): Date {
-    return this.source ? this.source.now() : this.context.clock.now();
+    return this.source ? this.source.now() : this.ports.clock.now();
   }
 
   scopes() {
@@ -173,8 +182,8 @@ export class ExposureQueries {
   ) {
     if (query.as_of !== undefined && !this.source) {
       // For auditors: the same answer, from the event log replayed up to that moment (as-of-replay.ts).
-      const { source, point } = await replayScopeAsOf(this.context, scope.scopeId, query.as_of);
-      const past = await new ExposureQueries(this.context, source).inventoryView(scope, query);
+      const { source, point } = await replayScopeAsOf(this.ports, scope.scopeId, query.as_of);
+      const past = await new ExposureQueries(this.ports, source).inventoryView(scope, query);
       return { ...past, as_of: point };
     }
     return this.inventoryView(scope, query);
@@ -362,8 +371,8 @@ export class ExposureQueries {
 
   async history(scope: ScopeAccess, query: { offset?: unknown; subject?: unknown; as_of?: unknown }) {
     if (query.as_of !== undefined && !this.source) {
-      const { source, point } = await replayScopeAsOf(this.context, scope.scopeId, query.as_of);
-      const past = await new ExposureQueries(this.context, source).historyView(scope, query);
+      const { source, point } = await replayScopeAsOf(this.ports, scope.scopeId, query.as_of);
+      const past = await new ExposureQueries(this.ports, source).historyView(scope, query);
       return { ...past, as_of: point };
     }
     return this.historyView(scope, query);

@@ -1,13 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { AccountsModule } from '../../accounts/accounts.module.js';
-import { AccountDirectory } from '../../accounts/queries/account-directory.js';
-import { ServiceSecrets } from '../../platform/auth/secrets.js';
-import { SessionStore } from '../../platform/auth/sessions.js';
 import { PASSWORD_SIGN_IN_GATE } from '../../platform/auth/sign-in-gate.js';
-import { ServiceContext } from '../../platform/service-context.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
 import { OrganizationsModule } from '../organizations.module.js';
+import { SignInFlows } from './commands/sign-in-flows.js';
 import { SingleSignOn } from './commands/single-sign-on.js';
+import { SsoStream } from './commands/sso-facts.js';
+import { SsoProvider } from './commands/sso-provider.js';
+import { ssoCommandHandlers } from './commands/sso.handlers.js';
 import { SsoSettingsController, SsoSignInController } from './http/sso.controllers.js';
 
 /**
@@ -19,18 +18,12 @@ import { SsoSettingsController, SsoSignInController } from './http/sso.controlle
   imports: [AccountsModule, OrganizationsModule],
   controllers: [SsoSettingsController, SsoSignInController],
   providers: [
-    {
-      provide: SingleSignOn,
-      inject: [ServiceContext, ServiceSecrets, AccountDirectory, SessionStore, OrganizationWorkspace],
-      useFactory: (
-        context: ServiceContext,
-        secrets: ServiceSecrets,
-        accounts: AccountDirectory,
-        sessions: SessionStore,
-        workspace: OrganizationWorkspace,
-      ) => new SingleSignOn(context, secrets, accounts, sessions, workspace),
-    },
+    SsoStream,
+    SsoProvider,
+    SignInFlows,
+    SingleSignOn,
     { provide: PASSWORD_SIGN_IN_GATE, useExisting: SingleSignOn },
+    ...ssoCommandHandlers,
   ],
   exports: [SingleSignOn, PASSWORD_SIGN_IN_GATE],
 })

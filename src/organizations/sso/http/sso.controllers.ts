@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { CommandBus, type Command } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, type Principal } from '../../../platform/auth/access.js';
@@ -10,8 +11,19 @@ import { ServiceSecrets } from '../../../platform/auth/secrets.js';
 import { SessionStore } from '../../../platform/auth/sessions.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../../platform/rate-limit/rate-limiter.port.js';
-import { SingleSignOn, type SsoSettingsView } from '../commands/single-sign-on.js';
-import { hashRecoveryCode } from '../domain/recovery-code.js';
+import { Route } from '../../../platform/http/route.js';
+import { SingleSignOn } from '../commands/single-sign-on.js';
+import { settingsView, type SsoSettingsView } from '../commands/sso-facts.js';
+import type { SsoState } from '../domain/sso.js';
+import {
+  AcknowledgeSsoRecoveryCode,
+  CompleteSsoSignIn,
+  ConfigureSsoProvider,
+  IssueSsoRecoveryCode,
+  SetSsoEnforcement,
+  SignInWithRecoveryCode,
+  TestSsoRecoveryCode,
+} from '../commands/sso.commands.js';
 import { ConfigureSsoBody, EnforcementBody, RecoveryCodeBody, RecoverySignInBody } from './sso.dtos.js';
 import { SESSION_COOKIES } from '../../../accounts/http/accounts.openapi.js';
 import { ApiErrors, ApiJson, ApiQueryParams, ApiRedirect } from '../../../platform/http/openapi/responses.js';
@@ -40,17 +52,35 @@ function redirectUri(request: FastifyRequest, organizationId: string): string {
   return new URL(`${request.protocol}://${request.host}${path}`).href;
 }
 
+const OWNER = { surface: 'session', permission: 'organization.manage' } as const;
+
 /** Rule 12, settings: owner only (the roles table's `sso.manage`), browser session with CSRF on writes. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations/:orgId/sso')
 export class SsoSettingsController {
-  constructor(@Inject(SingleSignOn) private readonly sso: SingleSignOn) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(SingleSignOn) private readonly sso: SingleSignOn,
+  ) {}
 
-  @Get()
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({ summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)' })
-  @ApiJson(200, SSO_SETTINGS)
-  @ApiErrors(403)
+  /** Runs an owner's command on the SSO stream and answers the settings it leaves. */
+  private async settingsAfter(
+    request: FastifyRequest,
+    organizationId: string,
+    command: Command<SsoState>,
+  ): Promise<SsoSettingsView> {
+    const state = await this.commands.execute(command);
+    return settingsView(organizationId, state, redirectUri(request, organizationId));
+  }
+
+  @Route({
+    method: 'GET',
+    path: '',
+    access: OWNER,
+    summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)',
+    answer: { status: 200, schema: SSO_SETTINGS },
+    errors: [403],
+  })
   settings(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -59,34 +89,39 @@ export class SsoSettingsController {
     return this.sso.settings(principal, organizationId, redirectUri(request, organizationId));
   }
 
-  @Put()
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({
+  @Route({
+    method: 'PUT',
+    path: '',
+    access: OWNER,
     summary: 'Configure the OpenID Connect provider (issuer, client id, client secret) (owner)',
+    answer: { status: 200, schema: SSO_SETTINGS },
+    errors: [403, 409],
   })
-  @ApiJson(200, SSO_SETTINGS)
-  @ApiErrors(403, 409)
-  configure(
+  async configure(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
     @Body() body: ConfigureSsoBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    return this.sso.configure(
-      principal,
+    return this.settingsAfter(
+      request,
       organizationId,
-      body,
-      redirectUri(request, organizationId),
-      String(request.id),
+      new ConfigureSsoProvider(principal, organizationId, body, String(request.id)),
     );
   }
 
-  @Post('recovery-code')
-  @HttpCode(201)
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({ summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)' })
-  @ApiJson(201, ISSUED_RECOVERY_CODE, 'Issued: the code is in this answer only')
-  @ApiErrors(403, 409)
+  @Route({
+    method: 'POST',
+    path: 'recovery-code',
+    access: OWNER,
+    summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)',
+    answer: {
+      status: 201,
+      schema: ISSUED_RECOVERY_CODE,
+      description: 'Issued: the code is in this answer only',
+    },
+    errors: [403, 409],
+  })
   async issueRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
@@ -94,74 +129,74 @@ export class SsoSettingsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ recovery_code: string; settings: SsoSettingsView }> {
     void reply.header('cache-control', 'no-store');
-    return this.sso.issueRecoveryCode(
-      principal,
-      organizationId,
-      redirectUri(request, organizationId),
-      String(request.id),
+    const issued = await this.commands.execute(
+      new IssueSsoRecoveryCode(principal, organizationId, String(request.id)),
     );
+    return {
+      recovery_code: issued.recoveryCode,
+      settings: settingsView(organizationId, issued.state, redirectUri(request, organizationId)),
+    };
   }
 
-  @Post('recovery-code/test')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({ summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)' })
-  @ApiJson(200, SSO_SETTINGS)
-  @ApiErrors(403, 409)
-  testRecoveryCode(
+  @Route({
+    method: 'POST',
+    path: 'recovery-code/test',
+    access: OWNER,
+    summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)',
+    answer: { status: 200, schema: SSO_SETTINGS },
+    errors: [403, 409],
+  })
+  async testRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
     @Body() body: RecoveryCodeBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    return this.sso.run(
-      principal,
+    return this.settingsAfter(
+      request,
       organizationId,
-      { type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(body.recovery_code) },
-      redirectUri(request, organizationId),
-      String(request.id),
+      new TestSsoRecoveryCode(principal, organizationId, body.recovery_code, String(request.id)),
     );
   }
 
-  @Post('recovery-code/saved')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({ summary: 'Confirm the recovery code is saved somewhere safe (owner)' })
-  @ApiJson(200, SSO_SETTINGS)
-  @ApiErrors(403, 409)
-  acknowledgeRecoveryCode(
+  @Route({
+    method: 'POST',
+    path: 'recovery-code/saved',
+    access: OWNER,
+    summary: 'Confirm the recovery code is saved somewhere safe (owner)',
+    answer: { status: 200, schema: SSO_SETTINGS },
+    errors: [403, 409],
+  })
+  async acknowledgeRecoveryCode(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    return this.sso.run(
-      principal,
+    return this.settingsAfter(
+      request,
       organizationId,
-      { type: 'AcknowledgeRecoveryCode' },
-      redirectUri(request, organizationId),
-      String(request.id),
+      new AcknowledgeSsoRecoveryCode(principal, organizationId, String(request.id)),
     );
   }
 
-  @Put('enforcement')
-  @Access({ surface: 'session', permission: 'organization.manage' })
-  @ApiOperation({
+  @Route({
+    method: 'PUT',
+    path: 'enforcement',
+    access: OWNER,
     summary: 'Turn staff SSO enforcement on or off (owner); on needs a tested and saved recovery code',
+    answer: { status: 200, schema: SSO_SETTINGS },
+    errors: [403, 409],
   })
-  @ApiJson(200, SSO_SETTINGS)
-  @ApiErrors(403, 409)
-  setEnforcement(
+  async setEnforcement(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') organizationId: string,
     @Body() body: EnforcementBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
-    return this.sso.run(
-      principal,
+    return this.settingsAfter(
+      request,
       organizationId,
-      { type: body.enforced ? 'EnableEnforcement' : 'DisableEnforcement' },
-      redirectUri(request, organizationId),
-      String(request.id),
+      new SetSsoEnforcement(principal, organizationId, body.enforced, String(request.id)),
     );
   }
 }
@@ -171,6 +206,7 @@ export class SsoSettingsController {
 @Controller('api/v2/auth/sso/:orgId')
 export class SsoSignInController {
   constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(SingleSignOn) private readonly sso: SingleSignOn,
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
@@ -225,7 +261,9 @@ export class SsoSignInController {
     const clearFlow = `${SSO_FLOW_COOKIE}=; Path=${FLOW_COOKIE_PATH}; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
     let signedIn: { accountId: string; returnTo: string };
     try {
-      signedIn = await this.sso.complete(organizationId, cookies[SSO_FLOW_COOKIE], query, String(request.id));
+      signedIn = await this.commands.execute(
+        new CompleteSsoSignIn(organizationId, cookies[SSO_FLOW_COOKIE], query, String(request.id)),
+      );
     } catch (error) {
       void reply.header('set-cookie', clearFlow);
       throw error;
@@ -237,6 +275,8 @@ export class SsoSignInController {
       .redirect(signedIn.returnTo, 303);
   }
 
+  // The start, the callback and this route document headers (a redirect's Location, session cookies), which a
+  // RouteAnswer cannot carry: they keep their decorators.
   @Post('recovery')
   @HttpCode(200)
   @Access({ surface: 'public', permission: 'auth.login' })
@@ -266,7 +306,9 @@ export class SsoSignInController {
       await this.rateLimiter.consume(RECOVERY_RULE, `${organizationId}|${email}|${request.ip}`),
       'too many recovery attempts; wait before retrying',
     );
-    const { accountId } = await this.sso.recover(organizationId, { ...body, email }, String(request.id));
+    const { accountId } = await this.commands.execute(
+      new SignInWithRecoveryCode(organizationId, { ...body, email }, String(request.id)),
+    );
     const session = await this.openSession(request, accountId, organizationId);
     void reply.header('cache-control', 'no-store').header('set-cookie', session.cookies);
     return {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, gzipSync } from 'node:zlib';
-import { ACCOUNTS, type AccountDocument } from '../../../projections/accounts.projection.js';
+import { createGunzip } from 'node:zlib';
 import {
   EXPOSURE_HISTORY,
   type ExposureHistoryDocument,
@@ -16,33 +15,26 @@ import {
 } from '../../../projections/exposure-reports.projection.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { ExportFileStore } from '../../exports/files/export-file-store.port.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import type { ExposureGate, ScopeAccess } from '../commands/exposure-access.js';
 import {
   isReportId,
   MAX_REPORT_BYTES,
   MAX_REPORT_HISTORY,
   MAX_REPORTS_PER_SCOPE,
   REPORT_FORMAT,
-  reportDecider,
-  reportIdFor,
-  reportLimitReached,
-  reportStreamId,
   reportTooLarge,
   type ReportContents,
 } from '../domain/report.js';
 import {
-  ExposureQueries,
   historyEntryView,
   OBSERVATION_NOTICE,
   scopeView,
   subjectView,
-} from '../queries/exposure-queries.js';
-import type { ExposureGate, ScopeAccess } from './exposure-access.js';
-import { EXPOSURE_PROJECTIONS } from './exposure-commands.js';
+  type ExposureQueries,
+} from './exposure-queries.js';
 
-/** Projections a report is read from and written to (read-your-writes). */
-export const REPORT_PROJECTIONS = [...EXPOSURE_PROJECTIONS, 'exposure-reports'];
 const PAGE = 1000;
 
 export const REPORT_NOTICE =
@@ -84,107 +76,19 @@ export function reportSummary(report: ExposureReportDocument, organizationId: st
 }
 
 /**
- * Frozen reports (issue 8, item 6): POST freezes the scope's current view into one immutable document, stored
- * gzip-compressed behind the file store port and referenced by its `ReportFrozen` event with its SHA-256. It
- * reads the read models only: no search, no scan, no guest link, no email.
+ * Reads of frozen reports (issue 8, item 6), and the document a freeze saves, built from the read models only:
+ * no search, no scan, no guest link, no email. Freezing itself is the FreezeReport command.
  */
 export class ExposureReports {
-  private readonly queries: ExposureQueries;
-
   constructor(
-    private readonly context: ServiceContext,
     private readonly gate: ExposureGate,
-  ) {
-    this.queries = new ExposureQueries(context);
-  }
+    private readonly projections: ProjectionRunner,
+    private readonly reportFiles: ExportFileStore,
+    private readonly queries: ExposureQueries,
+  ) {}
 
   reports() {
-    return this.context.projections.collection<ExposureReportDocument>('exposure-reports', EXPOSURE_REPORTS);
-  }
-
-  async freeze(
-    principal: Principal,
-    organizationId: string,
-    scopeId: string,
-    envelope: CommandEnvelope,
-  ): Promise<ExposureReportDocument> {
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
-      write: true,
-    });
-    let sequence = (await this.reports().count({ scopeId })) + 1;
-    if (sequence > MAX_REPORTS_PER_SCOPE) throw reportLimitReached();
-    // The view as of everything committed so far: the read models first catch up with the last committed event.
-    const head = await this.context.storage.eventStore.lastCommittedPosition();
-    await this.context.readYourWrites(REPORT_PROJECTIONS, head);
-    const referenceTime = this.context.clock.now().toISOString();
-    const author = await this.context.projections
-      .collection<AccountDocument>('accounts', ACCOUNTS)
-      .get(principal.accountId);
-    const body = await this.documentBody(scope, {
-      referenceTime,
-      referencePosition: head,
-      author: { account_id: principal.accountId, email: author?.email ?? null },
-    });
-    const files = this.context.storage.reportFiles;
-    for (; sequence <= MAX_REPORTS_PER_SCOPE; sequence++) {
-      const reportId = reportIdFor(scopeId, sequence);
-      const streamId = reportStreamId(reportId);
-      if ((await this.context.storage.eventStore.streamVersion(streamId)) !== null) continue;
-      const document = this.withIdentity(body, reportId, sequence);
-      const key = `report-${reportId}-${document.sha256.slice(0, 16)}`;
-      const compressed = gzipSync(document.bytes);
-      const pending = await files.create(key);
-      try {
-        pending.sink.end(compressed);
-        await pending.commit();
-      } catch (error) {
-        await pending.abort();
-        throw error;
-      }
-      try {
-        const result = await this.context.repository.handle(
-          streamId,
-          reportDecider,
-          {
-            type: 'FreezeReport',
-            reportId,
-            scopeId,
-            organizationId,
-            sequence,
-            authorId: principal.accountId,
-            scopeName: scope.space.name,
-            timezone: scope.exposure.timezone,
-            referenceTime,
-            referencePosition: head,
-            blob: {
-              key,
-              sha256: document.sha256,
-              bytes: document.bytes.length,
-              storedBytes: compressed.length,
-            },
-            contents: document.contents,
-          },
-          { now: this.context.clock.now() },
-          {
-            commandId: envelope.commandId,
-            metadata: { ...envelope.metadata, payer: `organization:${organizationId}`, scope: scopeId },
-          },
-        );
-        await this.context.readYourWrites(REPORT_PROJECTIONS, result.position);
-        const saved = await this.reports().get(reportId);
-        if (!saved) throw new ServiceError('not_ready', 'the report was saved; list the reports to see it');
-        return saved;
-      } catch (error) {
-        // Another freeze took this slot between the check and the append: its document stays, ours goes.
-        if (error instanceof ServiceError && error.code === 'already_exists') {
-          await files.delete(key);
-          continue;
-        }
-        throw error;
-      }
-    }
-    throw reportLimitReached();
+    return this.projections.collection<ExposureReportDocument>('exposure-reports', EXPOSURE_REPORTS);
   }
 
   async list(principal: Principal, organizationId: string, scopeId: string) {
@@ -213,7 +117,7 @@ export class ExposureReports {
     await this.gate.scope(principal, organizationId, scopeId, { capability: 'work.internal', write: false });
     const report = isReportId(reportId) ? await this.reports().get(reportId) : null;
     if (!report || report.scopeId !== scopeId) throw new ServiceError('not_found', 'no such report');
-    const stored = await this.context.storage.reportFiles.open(report.blob.key);
+    const stored = await this.reportFiles.open(report.blob.key);
     if (!stored) {
       throw new ServiceError('report_integrity_failed', 'the stored report document is missing', {
         report_id: reportId,
@@ -234,18 +138,11 @@ export class ExposureReports {
     return { bytes, summary: report };
   }
 
-  /** Deletes the stored documents of a scope's reports (erasure). */
-  async deleteDocuments(scopeId: string): Promise<string[]> {
-    const reports = await this.reports().find({ scopeId }, { limit: MAX_REPORTS_PER_SCOPE * 2 });
-    for (const report of reports) await this.context.storage.reportFiles.delete(report.blob.key);
-    return reports.map((report) => reportStreamId(report.id));
-  }
-
   /**
    * Everything but the report's id and sequence, as JSON text parts, built page by page: a scope too large for
    * 16 MiB is refused as soon as the parts pass it, without building the rest.
    */
-  private async documentBody(
+  async documentBody(
     scope: ScopeAccess,
     frozen: {
       referenceTime: string;
@@ -264,7 +161,7 @@ export class ExposureReports {
       bytes += Buffer.byteLength(text);
       if (bytes > MAX_REPORT_BYTES) throw reportTooLarge(bytes);
     };
-    const history = this.context.projections.collection<ExposureHistoryDocument>(
+    const history = this.projections.collection<ExposureHistoryDocument>(
       'exposure-history',
       EXPOSURE_HISTORY,
     );
@@ -288,7 +185,7 @@ export class ExposureReports {
         '"observations":[',
       ].join(','),
     );
-    const subjects = this.context.projections.collection<ExposureSubjectDocument>(
+    const subjects = this.projections.collection<ExposureSubjectDocument>(
       'exposure-inventory',
       EXPOSURE_SUBJECTS,
     );
@@ -325,7 +222,7 @@ export class ExposureReports {
     };
   }
 
-  private withIdentity(
+  withIdentity(
     body: { parts: string[]; contents: ReportContents },
     reportId: string,
     sequence: number,
