@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
 import { ServiceContext } from '../platform/service-context.js';
-import { accountCommandHandlers } from './commands/account-command.handlers.js';
+import { accountCommandHandlers } from './commands/account.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
 import { ApiKeysController } from './http/api-keys.controller.js';
 import { AuthSessionController } from './http/auth-session.controller.js';

@@ -2,6 +2,9 @@ import { Command } from '@nestjs/cqrs';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { PlanId } from '../domain/plans.js';
 
+/** Buying credits is a ledger command; kept importable from here, where account operations were. */
+export { PurchaseCredits } from '../../credits/commands/credit.commands.js';
+
 /** Account creation is an operator action (the contract does not show sign-up): `accounts create`. */
 export class RegisterAccount extends Command<{ accountId: string }> {
   constructor(
@@ -18,6 +21,21 @@ export class ChangePlan extends Command<{ changed: boolean }> {
   constructor(
     readonly accountId: string,
     readonly plan: PlanId,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+/**
+ * After a sign-in proved `password` against `verifiedHash`: replaces a hash made with weaker parameters than
+ * today's (appends PasswordSet like SetPassword); nothing when the hash is current or changed since.
+ */
+export class RehashPassword extends Command<{ rehashed: boolean }> {
+  constructor(
+    readonly accountId: string,
+    readonly password: string,
+    readonly verifiedHash: string,
     readonly envelope: CommandEnvelope,
   ) {
     super();
@@ -56,16 +74,6 @@ export class RevokeApiKey extends Command<{ revoked: boolean }> {
     /** When given, the key must belong to this account (a session revoking its own key); else 404. */
     readonly ownerAccountId: string | undefined,
     readonly keyId: string,
-    readonly envelope: CommandEnvelope,
-  ) {
-    super();
-  }
-}
-
-export class PurchaseCredits extends Command<{ position: string | null }> {
-  constructor(
-    readonly accountId: string,
-    readonly credits: number,
     readonly envelope: CommandEnvelope,
   ) {
     super();

@@ -3,19 +3,20 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
-import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import { generateApiKey } from '../../platform/auth/api-keys.js';
-import { hashPassword } from '../../platform/auth/passwords.js';
+import { hashPassword, passwordNeedsRehash } from '../../platform/auth/passwords.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
-import { eventIdFor } from '../../platform/event-store/event-id.js';
-import { ServiceContext } from '../../platform/service-context.js';
-import { accountDecider, accountStreamId } from '../domain/account.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { accountDecider, accountStreamId, type AccountCommand } from '../domain/account.js';
 import {
   ChangePlan,
   IssueApiKey,
-  PurchaseCredits,
   RegisterAccount,
+  RehashPassword,
   RevokeApiKey,
   SetPassword,
 } from './account.commands.js';
@@ -24,36 +25,54 @@ import {
 export const emailClaimStreamId = (email: string): string =>
   `email-${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)}`;
 
+/** Decides on an account's stream through the one write path, waiting for the projections named. */
+function decideOnAccount(
+  writer: StreamWriter,
+  clock: Clock,
+  accountId: string,
+  command: AccountCommand,
+  envelope: CommandEnvelope,
+  readYourWrites: readonly string[],
+  expectedVersion?: number,
+) {
+  return writer.decide({
+    stream: accountStreamId(accountId),
+    decider: accountDecider,
+    command,
+    context: { now: clock.now() },
+    envelope,
+    readYourWrites,
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+  });
+}
+
 @CommandHandler(RegisterAccount)
 export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, { accountId: string }> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async execute(command: RegisterAccount): Promise<{ accountId: string }> {
     const accountId = randomUUID();
     const email = command.email.trim().toLowerCase();
     const passwordHash = command.password === undefined ? undefined : await hashPassword(command.password);
-    try {
-      await this.context.storage.eventStore.append(
-        emailClaimStreamId(email),
-        [
-          {
-            id: eventIdFor(`${command.envelope.commandId}@email`, 0),
-            type: 'EmailClaimed',
-            schemaVersion: 1,
-            data: { accountId },
-            metadata: { ...command.envelope.metadata, payer: `account:${accountId}` },
-          },
-        ],
-        { expectedVersion: 'no_stream' },
-      );
-    } catch (error) {
-      if (error instanceof WrongExpectedVersion)
-        throw new ServiceError('already_exists', `an account already uses ${email}`);
-      throw error;
-    }
-    const result = await this.context.repository.handle(
-      accountStreamId(accountId),
-      accountDecider,
+    const envelope = {
+      ...command.envelope,
+      metadata: { ...command.envelope.metadata, payer: `account:${accountId}` },
+    };
+    const claim = await this.writer.onceOnly({
+      stream: emailClaimStreamId(email),
+      type: 'EmailClaimed',
+      data: { accountId },
+      idKey: `${command.envelope.commandId}@email`,
+      metadata: envelope.metadata,
+    });
+    if (!claim.appended) throw new ServiceError('already_exists', `an account already uses ${email}`);
+    await decideOnAccount(
+      this.writer,
+      this.clock,
+      accountId,
       {
         type: 'RegisterAccount',
         accountId,
@@ -61,59 +80,101 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
         plan: command.plan,
         ...(passwordHash ? { passwordHash } : {}),
       },
-      { now: this.context.clock.now() },
-      { ...command.envelope, metadata: { ...command.envelope.metadata, payer: `account:${accountId}` } },
+      envelope,
+      ['accounts'],
     );
-    await this.context.readYourWrites(['accounts'], result.position);
     return { accountId };
   }
 }
 
 @CommandHandler(ChangePlan)
 export class ChangePlanHandler implements ICommandHandler<ChangePlan, { changed: boolean }> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async execute(command: ChangePlan): Promise<{ changed: boolean }> {
-    const result = await this.context.repository.handle(
-      accountStreamId(command.accountId),
-      accountDecider,
+    const result = await decideOnAccount(
+      this.writer,
+      this.clock,
+      command.accountId,
       { type: 'ChangePlan', plan: command.plan },
-      { now: this.context.clock.now() },
       command.envelope,
+      ['accounts'],
     );
-    await this.context.readYourWrites(['accounts'], result.position);
     return { changed: result.events.length > 0 };
   }
 }
 
 @CommandHandler(SetPassword)
 export class SetPasswordHandler implements ICommandHandler<SetPassword, void> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async execute(command: SetPassword): Promise<void> {
     const passwordHash = await hashPassword(command.password);
-    const result = await this.context.repository.handle(
-      accountStreamId(command.accountId),
-      accountDecider,
+    await decideOnAccount(
+      this.writer,
+      this.clock,
+      command.accountId,
       { type: 'SetPassword', passwordHash },
-      { now: this.context.clock.now() },
       command.envelope,
+      ['accounts'],
     );
-    await this.context.readYourWrites(['accounts'], result.position);
+  }
+}
+
+@CommandHandler(RehashPassword)
+export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { rehashed: boolean }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RehashPassword): Promise<{ rehashed: boolean }> {
+    if (!passwordNeedsRehash(command.verifiedHash)) return { rehashed: false };
+    const { state, version } = await this.writer.load(accountStreamId(command.accountId), accountDecider);
+    // Only the hash the password was verified against is replaced: a password changed since stays.
+    if (version === null || state.passwordHash !== command.verifiedHash) return { rehashed: false };
+    const passwordHash = await hashPassword(command.password);
+    try {
+      const result = await decideOnAccount(
+        this.writer,
+        this.clock,
+        command.accountId,
+        { type: 'SetPassword', passwordHash },
+        command.envelope,
+        ['accounts'],
+        version,
+      );
+      return { rehashed: result.events.length > 0 };
+    } catch (error) {
+      // Another write reached the account first: the next sign-in upgrades the hash.
+      if (error instanceof WrongExpectedVersion) return { rehashed: false };
+      throw error;
+    }
   }
 }
 
 @CommandHandler(IssueApiKey)
 export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async execute(
     command: IssueApiKey,
   ): Promise<{ keyId: string; prefix: string; key: string; label: string; issuedAt: string }> {
     const generated = generateApiKey();
-    const result = await this.context.repository.handle(
-      accountStreamId(command.accountId),
-      accountDecider,
+    // The key must work as soon as the caller has it.
+    const result = await decideOnAccount(
+      this.writer,
+      this.clock,
+      command.accountId,
       {
         type: 'IssueApiKey',
         keyId: generated.keyId,
@@ -121,62 +182,44 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
         secretHash: generated.secretHash,
         label: command.label,
       },
-      { now: this.context.clock.now() },
       command.envelope,
+      ['api-keys'],
     );
-    // The key must work as soon as the caller has it.
-    await this.context.readYourWrites(['api-keys'], result.position);
     const issued = result.events[0]?.data as { issuedAt: string } | undefined;
     return {
       keyId: generated.keyId,
       prefix: generated.prefix,
       key: generated.key,
       label: command.label,
-      issuedAt: issued?.issuedAt ?? this.context.clock.now().toISOString(),
+      issuedAt: issued?.issuedAt ?? this.clock.now().toISOString(),
     };
   }
 }
 
 @CommandHandler(RevokeApiKey)
 export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { revoked: boolean }> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   async execute(command: RevokeApiKey): Promise<{ revoked: boolean }> {
-    const key = await this.context.projections
-      .collection<ApiKeyDocument>('api-keys', API_KEYS)
-      .get(command.keyId);
+    const key = await this.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(command.keyId);
     // Another account's key is reported exactly like a missing one.
     if (!key || (command.ownerAccountId !== undefined && key.accountId !== command.ownerAccountId)) {
       throw new ServiceError('not_found', 'no such API key');
     }
-    const result = await this.context.repository.handle(
-      accountStreamId(key.accountId),
-      accountDecider,
-      { type: 'RevokeApiKey', keyId: command.keyId },
-      { now: this.context.clock.now() },
-      command.envelope,
-    );
     // Revocation takes effect before the caller hears it did.
-    await this.context.readYourWrites(['api-keys'], result.position);
-    return { revoked: result.events.length > 0 };
-  }
-}
-
-@CommandHandler(PurchaseCredits)
-export class PurchaseCreditsHandler implements ICommandHandler<PurchaseCredits, { position: string | null }> {
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
-
-  async execute(command: PurchaseCredits): Promise<{ position: string | null }> {
-    if (!Number.isInteger(command.credits) || command.credits < 1 || command.credits > 100_000_000) {
-      throw new ServiceError('invalid_input', 'credits must be an integer from 1 to 100,000,000');
-    }
-    const position = await new CreditLedger(this.context).purchase(
-      `account:${command.accountId}`,
-      command.credits,
+    const result = await decideOnAccount(
+      this.writer,
+      this.clock,
+      key.accountId,
+      { type: 'RevokeApiKey', keyId: command.keyId },
       command.envelope,
+      ['api-keys'],
     );
-    await this.context.readYourWrites(['credit-state'], position);
-    return { position };
+    return { revoked: result.events.length > 0 };
   }
 }
 
@@ -184,7 +227,7 @@ export const accountCommandHandlers = [
   RegisterAccountHandler,
   ChangePlanHandler,
   SetPasswordHandler,
+  RehashPasswordHandler,
   IssueApiKeyHandler,
   RevokeApiKeyHandler,
-  PurchaseCreditsHandler,
 ];

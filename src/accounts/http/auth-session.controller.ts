@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Optional, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -17,9 +18,11 @@ import { SessionStore } from '../../platform/auth/sessions.js';
 import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/auth/sign-in-gate.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
 import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
+import { RehashPassword } from '../commands/account.commands.js';
 import { AccountDirectory } from '../queries/account-directory.js';
 import { LoginBody } from './account.dtos.js';
 
@@ -38,6 +41,7 @@ const LOGIN_ADDRESS_RULE = { name: 'login-address', limit: 100, windowSeconds: 1
 @Controller('api/v2/auth')
 export class AuthSessionController {
   constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
@@ -69,10 +73,21 @@ export class AuthSessionController {
     const account = await this.accounts.findByEmail(email);
     // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
     const valid = await verifyPassword(body.password, account?.passwordHash ?? null);
-    if (!account || !valid) throw new ServiceError('unauthenticated', 'the email or password is wrong');
+    if (!account?.passwordHash || !valid)
+      throw new ServiceError('unauthenticated', 'the email or password is wrong');
     // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
     // password is proven, so the answer tells a stranger nothing).
     await this.gate?.check(account.id);
+    // A hash made with older parameters is replaced now that the password is known.
+    const self = `account:${account.id}` as const;
+    await this.commands.execute(
+      new RehashPassword(
+        account.id,
+        body.password,
+        account.passwordHash,
+        commandEnvelope({ actor: self, payer: self }),
+      ),
+    );
     // A session id is never reused across a login (fixation): end whatever session the browser brought.
     const previous = parseCookies(request.headers.cookie)[SESSION_COOKIE];
     if (previous) await this.sessions.revoke(previous);
