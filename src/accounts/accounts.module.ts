@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { accountCommandHandlers } from './commands/account.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
 import { ApiKeysController } from './http/api-keys.controller.js';
@@ -12,8 +12,8 @@ import { AccountDirectory } from './queries/account-directory.js';
   providers: [
     {
       provide: AccountDirectory,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new AccountDirectory(context),
+      inject: [ProjectionRunner],
+      useFactory: (projections: ProjectionRunner) => new AccountDirectory({ projections }),
     },
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,

@@ -4,7 +4,7 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
 import { CLOCK, type Clock } from '../platform/clock/clock.js';
 import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { CreditLedger } from './commands/credit-ledger.js';
 import { creditCommandHandlers } from './commands/credit.handlers.js';
 import { CreditsController, PersonalCreditsController } from './http/credits.controller.js';
@@ -24,9 +24,9 @@ import { CreditQueries } from './queries/credit-queries.js';
     ...creditCommandHandlers,
     {
       provide: CreditQueries,
-      inject: [ServiceContext, AccountDirectory],
-      useFactory: (context: ServiceContext, accounts: AccountDirectory) =>
-        new CreditQueries(context, accounts),
+      inject: [ProjectionRunner, CLOCK, AccountDirectory],
+      useFactory: (projections: ProjectionRunner, clock: Clock, accounts: AccountDirectory) =>
+        new CreditQueries({ projections, clock }, accounts),
     },
   ],
   exports: [CreditLedger, CreditQueries],
