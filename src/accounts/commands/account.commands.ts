@@ -79,3 +79,32 @@ export class RevokeApiKey extends Command<{ revoked: boolean }> {
     super();
   }
 }
+
+/** Browser sign-in: proves the password and opens a new session (a session id is never reused across logins). */
+export class SignInWithPassword extends Command<{
+  accountId: string;
+  sessionId: string;
+  csrfToken: string;
+  expiresAt: Date;
+  /** Seconds the session cookies live: the session's remaining absolute lifetime. */
+  maxAgeSeconds: number;
+}> {
+  constructor(
+    readonly email: string,
+    readonly password: string,
+    /** The caller's address: attempts are limited per address and per email and address. */
+    readonly ip: string,
+    readonly userAgent: string,
+    /** The session the browser brought, ended at login (fixation). */
+    readonly previousSessionId: string | undefined,
+  ) {
+    super();
+  }
+}
+
+/** Ends a browser session server-side. */
+export class SignOut extends Command<void> {
+  constructor(readonly sessionId: string | undefined) {
+    super();
+  }
+}
