@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { accountCommandHandlers } from './commands/account.handlers.js';
-import { signInCommandHandlers } from './commands/sign-in.handlers.js';
+import { sessionCommandHandlers } from './commands/session.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
 import { ApiKeysController } from './http/api-keys.controller.js';
 import { AuthSessionController } from './http/auth-session.controller.js';
@@ -18,7 +18,7 @@ import { AccountDirectory } from './queries/account-directory.js';
     },
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,
-    ...signInCommandHandlers,
+    ...sessionCommandHandlers,
   ],
   exports: [AccountDirectory, PRINCIPAL_DIRECTORY],
 })

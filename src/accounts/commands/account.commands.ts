@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import type { AccessTokenClient, IssuedAccessToken } from '../../platform/auth/access-tokens.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { PlanId } from '../domain/plans.js';
 
@@ -105,6 +106,18 @@ export class SignInWithPassword extends Command<{
 /** Ends a browser session server-side. */
 export class SignOut extends Command<void> {
   constructor(readonly sessionId: string | undefined) {
+    super();
+  }
+}
+
+/** An access token (JWT) for the personal API, created from a session when the account's entitlement allows. */
+export class CreateAccessToken extends Command<IssuedAccessToken> {
+  constructor(
+    readonly accountId: string,
+    readonly scopes: readonly string[],
+    readonly client: AccessTokenClient,
+    readonly ttlSeconds: number,
+  ) {
     super();
   }
 }

@@ -1,5 +1,7 @@
+/** What a browser session does: sign in with a password, sign out, create personal API access tokens. */
 import { Inject, Optional } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { AccessTokens, type IssuedAccessToken } from '../../platform/auth/access-tokens.js';
 import { csrfTokenFor } from '../../platform/auth/csrf.js';
 import { verifyPassword } from '../../platform/auth/passwords.js';
 import { ServiceSecrets } from '../../platform/auth/secrets.js';
@@ -9,8 +11,9 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
+import { accessTokenDecision } from '../domain/entitlements.js';
 import { AccountDirectory } from '../queries/account-directory.js';
-import { RehashPassword, SignInWithPassword, SignOut } from './account.commands.js';
+import { CreateAccessToken, RehashPassword, SignInWithPassword, SignOut } from './account.commands.js';
 
 /**
  * Ten password attempts per email and address per 15 minutes, and 100 per address, across every instance.
@@ -86,4 +89,26 @@ export class SignOutHandler implements ICommandHandler<SignOut, void> {
   }
 }
 
-export const signInCommandHandlers = [SignInWithPasswordHandler, SignOutHandler];
+@CommandHandler(CreateAccessToken)
+export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessToken, IssuedAccessToken> {
+  constructor(
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(AccessTokens) private readonly tokens: AccessTokens,
+  ) {}
+
+  async execute(command: CreateAccessToken): Promise<IssuedAccessToken> {
+    const account = await this.accounts.account(command.accountId);
+    if (!account) throw new ServiceError('unauthenticated', 'the session belongs to no account');
+    const plan = this.accounts.plan(account);
+    const decision = accessTokenDecision(plan, await this.accounts.purchasedBalance(command.accountId));
+    if (!decision.allowed) throw new ServiceError('entitlement_required', decision.message, decision.details);
+    return this.tokens.issue({
+      accountId: command.accountId,
+      scopes: command.scopes,
+      client: command.client,
+      ttlSeconds: command.ttlSeconds,
+    });
+  }
+}
+
+export const sessionCommandHandlers = [SignInWithPasswordHandler, SignOutHandler, CreateAccessTokenHandler];
