@@ -25,25 +25,15 @@ import {
 export const emailClaimStreamId = (email: string): string =>
   `email-${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)}`;
 
-/** Decides on an account's stream through the one write path, waiting for the projections named. */
-function decideOnAccount(
-  writer: StreamWriter,
-  clock: Clock,
-  accountId: string,
-  command: AccountCommand,
-  envelope: CommandEnvelope,
-  readYourWrites: readonly string[],
-  expectedVersion?: number,
-) {
-  return writer.decide({
+/** A decision on an account's stream, for `StreamWriter.decide`. */
+function onAccount(accountId: string, command: AccountCommand, clock: Clock, envelope: CommandEnvelope) {
+  return {
     stream: accountStreamId(accountId),
     decider: accountDecider,
     command,
     context: { now: clock.now() },
     envelope,
-    readYourWrites,
-    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-  });
+  };
 }
 
 @CommandHandler(RegisterAccount)
@@ -69,20 +59,21 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       metadata: envelope.metadata,
     });
     if (!claim.appended) throw new ServiceError('already_exists', `an account already uses ${email}`);
-    await decideOnAccount(
-      this.writer,
-      this.clock,
-      accountId,
-      {
-        type: 'RegisterAccount',
+    await this.writer.decide({
+      ...onAccount(
         accountId,
-        email,
-        plan: command.plan,
-        ...(passwordHash ? { passwordHash } : {}),
-      },
-      envelope,
-      ['accounts'],
-    );
+        {
+          type: 'RegisterAccount',
+          accountId,
+          email,
+          plan: command.plan,
+          ...(passwordHash ? { passwordHash } : {}),
+        },
+        this.clock,
+        envelope,
+      ),
+      readYourWrites: ['accounts'],
+    });
     return { accountId };
   }
 }
@@ -95,14 +86,15 @@ export class ChangePlanHandler implements ICommandHandler<ChangePlan, { changed:
   ) {}
 
   async execute(command: ChangePlan): Promise<{ changed: boolean }> {
-    const result = await decideOnAccount(
-      this.writer,
-      this.clock,
-      command.accountId,
-      { type: 'ChangePlan', plan: command.plan },
-      command.envelope,
-      ['accounts'],
-    );
+    const result = await this.writer.decide({
+      ...onAccount(
+        command.accountId,
+        { type: 'ChangePlan', plan: command.plan },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['accounts'],
+    });
     return { changed: result.events.length > 0 };
   }
 }
@@ -116,14 +108,10 @@ export class SetPasswordHandler implements ICommandHandler<SetPassword, void> {
 
   async execute(command: SetPassword): Promise<void> {
     const passwordHash = await hashPassword(command.password);
-    await decideOnAccount(
-      this.writer,
-      this.clock,
-      command.accountId,
-      { type: 'SetPassword', passwordHash },
-      command.envelope,
-      ['accounts'],
-    );
+    await this.writer.decide({
+      ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+      readYourWrites: ['accounts'],
+    });
   }
 }
 
@@ -141,15 +129,11 @@ export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { 
     if (version === null || state.passwordHash !== command.verifiedHash) return { rehashed: false };
     const passwordHash = await hashPassword(command.password);
     try {
-      const result = await decideOnAccount(
-        this.writer,
-        this.clock,
-        command.accountId,
-        { type: 'SetPassword', passwordHash },
-        command.envelope,
-        ['accounts'],
-        version,
-      );
+      const result = await this.writer.decide({
+        ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+        readYourWrites: ['accounts'],
+        expectedVersion: version,
+      });
       return { rehashed: result.events.length > 0 };
     } catch (error) {
       // Another write reached the account first: the next sign-in upgrades the hash.
@@ -171,20 +155,21 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
   ): Promise<{ keyId: string; prefix: string; key: string; label: string; issuedAt: string }> {
     const generated = generateApiKey();
     // The key must work as soon as the caller has it.
-    const result = await decideOnAccount(
-      this.writer,
-      this.clock,
-      command.accountId,
-      {
-        type: 'IssueApiKey',
-        keyId: generated.keyId,
-        prefix: generated.prefix,
-        secretHash: generated.secretHash,
-        label: command.label,
-      },
-      command.envelope,
-      ['api-keys'],
-    );
+    const result = await this.writer.decide({
+      ...onAccount(
+        command.accountId,
+        {
+          type: 'IssueApiKey',
+          keyId: generated.keyId,
+          prefix: generated.prefix,
+          secretHash: generated.secretHash,
+          label: command.label,
+        },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['api-keys'],
+    });
     const issued = result.events[0]?.data as { issuedAt: string } | undefined;
     return {
       keyId: generated.keyId,
@@ -211,14 +196,15 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { revo
       throw new ServiceError('not_found', 'no such API key');
     }
     // Revocation takes effect before the caller hears it did.
-    const result = await decideOnAccount(
-      this.writer,
-      this.clock,
-      key.accountId,
-      { type: 'RevokeApiKey', keyId: command.keyId },
-      command.envelope,
-      ['api-keys'],
-    );
+    const result = await this.writer.decide({
+      ...onAccount(
+        key.accountId,
+        { type: 'RevokeApiKey', keyId: command.keyId },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['api-keys'],
+    });
     return { revoked: result.events.length > 0 };
   }
 }
