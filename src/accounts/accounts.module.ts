@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
-import { ServiceContext } from '../platform/service-context.js';
-import { accountCommandHandlers } from './commands/account-command.handlers.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { accountCommandHandlers } from './commands/account.handlers.js';
+import { sessionCommandHandlers } from './commands/session.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
 import { ApiKeysController } from './http/api-keys.controller.js';
 import { AuthSessionController } from './http/auth-session.controller.js';
@@ -12,11 +13,12 @@ import { AccountDirectory } from './queries/account-directory.js';
   providers: [
     {
       provide: AccountDirectory,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new AccountDirectory(context),
+      inject: [ProjectionRunner],
+      useFactory: (projections: ProjectionRunner) => new AccountDirectory({ projections }),
     },
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,
+    ...sessionCommandHandlers,
   ],
   exports: [AccountDirectory, PRINCIPAL_DIRECTORY],
 })

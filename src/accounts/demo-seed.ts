@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CommandBus } from '@nestjs/cqrs';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import type { ServiceContext } from '../platform/service-context.js';
-import { emailClaimStreamId } from './commands/account-command.handlers.js';
+import { emailClaimStreamId } from './commands/account.handlers.js';
 import { IssueApiKey, PurchaseCredits, RegisterAccount } from './commands/account.commands.js';
 
 export const DEMO_EMAIL = 'demo@example.com';

@@ -2,8 +2,11 @@ import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { CreditLedger } from './commands/credit-ledger.js';
+import { creditCommandHandlers } from './commands/credit.handlers.js';
 import { CreditsController, PersonalCreditsController } from './http/credits.controller.js';
 import { ServiceCreditsInterceptor } from './http/service-credits.interceptor.js';
 import { CreditQueries } from './queries/credit-queries.js';
@@ -15,14 +18,15 @@ import { CreditQueries } from './queries/credit-queries.js';
     { provide: APP_INTERCEPTOR, useClass: ServiceCreditsInterceptor },
     {
       provide: CreditLedger,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new CreditLedger(context),
+      inject: [StreamWriter, CLOCK],
+      useFactory: (writer: StreamWriter, clock: Clock) => new CreditLedger({ writer, clock }),
     },
+    ...creditCommandHandlers,
     {
       provide: CreditQueries,
-      inject: [ServiceContext, AccountDirectory],
-      useFactory: (context: ServiceContext, accounts: AccountDirectory) =>
-        new CreditQueries(context, accounts),
+      inject: [ProjectionRunner, CLOCK, AccountDirectory],
+      useFactory: (projections: ProjectionRunner, clock: Clock, accounts: AccountDirectory) =>
+        new CreditQueries({ projections, clock }, accounts),
     },
   ],
   exports: [CreditLedger, CreditQueries],

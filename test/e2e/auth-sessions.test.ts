@@ -3,6 +3,7 @@
  * login rate limit, personal API keys and access tokens created from a session, and service_credits on session
  * responses. The real service in-process, on a clock the tests move.
  */
+import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
@@ -11,6 +12,7 @@ import {
   PurchaseCredits,
   RegisterAccount,
 } from '../../src/accounts/commands/account.commands.js';
+import { accountDecider, accountStreamId } from '../../src/accounts/domain/account.js';
 import type { PlanId } from '../../src/accounts/domain/plans.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
@@ -144,6 +146,38 @@ describe('browser sessions, keys and tokens', () => {
       // Once Retry-After has passed, one more attempt is admitted.
       clock.advance(Number(retryAfter) * 1000);
       expect((await loginRequest(account.email)).statusCode).toBe(200);
+    });
+  });
+
+  describe('password hashes of older parameters', () => {
+    it('an N=2^15 hash signs in and is replaced by one at today’s parameters, once', async () => {
+      const account = await register('rehash');
+      const salt = randomBytes(16);
+      const key = scryptSync(PASSWORD, salt, 64, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+      const former = `scrypt$32768$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+      const stream = accountStreamId(account.accountId);
+      // The account as a 2025 sign-up left it: its password hash made with the former parameters.
+      await service.context.writer.decide({
+        stream,
+        decider: accountDecider,
+        command: { type: 'SetPassword', passwordHash: former },
+        context: { now: clock.now() },
+        envelope: operator(),
+        readYourWrites: ['accounts'],
+      });
+
+      await login(account);
+      const upgraded = await service.context.writer.load(stream, accountDecider);
+      expect(upgraded.state.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
+      const events = await service.context.storage.eventStore.readStream(stream);
+      expect(events.at(-1)).toMatchObject({
+        type: 'PasswordSet',
+        metadata: { actor: `account:${account.accountId}`, payer: `account:${account.accountId}` },
+      });
+
+      // The new hash signs in too, and is current: nothing more is appended.
+      expect((await loginRequest(account.email)).statusCode).toBe(200);
+      expect((await service.context.storage.eventStore.readStream(stream)).length).toBe(events.length);
     });
   });
 

@@ -1,6 +1,10 @@
 import { Command } from '@nestjs/cqrs';
+import type { AccessTokenClient, IssuedAccessToken } from '../../platform/auth/access-tokens.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { PlanId } from '../domain/plans.js';
+
+/** Buying credits is a ledger command; kept importable from here, where account operations were. */
+export { PurchaseCredits } from '../../credits/commands/credit.commands.js';
 
 /** Account creation is an operator action (the contract does not show sign-up): `accounts create`. */
 export class RegisterAccount extends Command<{ accountId: string }> {
@@ -18,6 +22,21 @@ export class ChangePlan extends Command<{ changed: boolean }> {
   constructor(
     readonly accountId: string,
     readonly plan: PlanId,
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}
+
+/**
+ * After a sign-in proved `password` against `verifiedHash`: replaces a hash made with weaker parameters than
+ * today's (appends PasswordSet like SetPassword); nothing when the hash is current or changed since.
+ */
+export class RehashPassword extends Command<{ rehashed: boolean }> {
+  constructor(
+    readonly accountId: string,
+    readonly password: string,
+    readonly verifiedHash: string,
     readonly envelope: CommandEnvelope,
   ) {
     super();
@@ -62,11 +81,42 @@ export class RevokeApiKey extends Command<{ revoked: boolean }> {
   }
 }
 
-export class PurchaseCredits extends Command<{ position: string | null }> {
+/** Browser sign-in: proves the password and opens a new session (a session id is never reused across logins). */
+export class SignInWithPassword extends Command<{
+  accountId: string;
+  sessionId: string;
+  csrfToken: string;
+  expiresAt: Date;
+  /** Seconds the session cookies live: the session's remaining absolute lifetime. */
+  maxAgeSeconds: number;
+}> {
+  constructor(
+    readonly email: string,
+    readonly password: string,
+    /** The caller's address: attempts are limited per address and per email and address. */
+    readonly ip: string,
+    readonly userAgent: string,
+    /** The session the browser brought, ended at login (fixation). */
+    readonly previousSessionId: string | undefined,
+  ) {
+    super();
+  }
+}
+
+/** Ends a browser session server-side. */
+export class SignOut extends Command<void> {
+  constructor(readonly sessionId: string | undefined) {
+    super();
+  }
+}
+
+/** An access token (JWT) for the personal API, created from a session when the account's entitlement allows. */
+export class CreateAccessToken extends Command<IssuedAccessToken> {
   constructor(
     readonly accountId: string,
-    readonly credits: number,
-    readonly envelope: CommandEnvelope,
+    readonly scopes: readonly string[],
+    readonly client: AccessTokenClient,
+    readonly ttlSeconds: number,
   ) {
     super();
   }

@@ -1,11 +1,9 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, SERVICE_SCOPE, type Principal } from '../../platform/auth/access.js';
-import { AccessTokens } from '../../platform/auth/access-tokens.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ServiceError } from '../../platform/errors/service-error.js';
-import { accessTokenDecision } from '../domain/entitlements.js';
-import { AccountDirectory } from '../queries/account-directory.js';
+import { CreateAccessToken } from '../commands/account.commands.js';
 import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { ACCESS_TOKEN } from './accounts.openapi.js';
 import { CreateAccessTokenBody } from './account.dtos.js';
@@ -14,10 +12,7 @@ import { CreateAccessTokenBody } from './account.dtos.js';
 @ApiTags('auth')
 @Controller('api/v2/auth/tokens')
 export class AccessTokensController {
-  constructor(
-    @Inject(AccessTokens) private readonly tokens: AccessTokens,
-    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
-  ) {}
+  constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
   @Post()
   @Access({ surface: 'session', permission: 'tokens.create' })
@@ -36,19 +31,11 @@ export class AccessTokensController {
     expires_at: string;
     scope: string;
   }> {
-    const account = await this.accounts.account(principal.accountId);
-    if (!account) throw new ServiceError('unauthenticated', 'the session belongs to no account');
-    const plan = this.accounts.plan(account);
-    const decision = accessTokenDecision(plan, await this.accounts.purchasedBalance(principal.accountId));
-    if (!decision.allowed) throw new ServiceError('entitlement_required', decision.message, decision.details);
     const scopes = body.scopes ?? [SERVICE_SCOPE];
     const expiresIn = body.expires_in ?? 3600;
-    const issued = await this.tokens.issue({
-      accountId: principal.accountId,
-      scopes,
-      client: body.client ?? 'api',
-      ttlSeconds: expiresIn,
-    });
+    const issued = await this.commands.execute(
+      new CreateAccessToken(principal.accountId, scopes, body.client ?? 'api', expiresIn),
+    );
     return {
       access_token: issued.token,
       token_type: 'Bearer',

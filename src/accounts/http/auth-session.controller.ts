@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Optional, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -9,26 +10,11 @@ import {
   SESSION_COOKIE,
   sessionCookies,
 } from '../../platform/auth/cookies.js';
-import { csrfTokenFor } from '../../platform/auth/csrf.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { verifyPassword } from '../../platform/auth/passwords.js';
-import { ServiceSecrets } from '../../platform/auth/secrets.js';
-import { SessionStore } from '../../platform/auth/sessions.js';
-import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/auth/sign-in-gate.js';
-import { CLOCK, type Clock } from '../../platform/clock/clock.js';
-import { ServiceError } from '../../platform/errors/service-error.js';
-import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
 import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { SignInWithPassword, SignOut } from '../commands/account.commands.js';
 import { SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
-import { AccountDirectory } from '../queries/account-directory.js';
 import { LoginBody } from './account.dtos.js';
-
-/**
- * Ten password attempts per email and address per 15 minutes, and 100 per address, across every instance.
- * Keying on the email alone would let anyone lock a known user out of sign-in.
- */
-const LOGIN_RULE = { name: 'login', limit: 10, windowSeconds: 15 * 60 } as const;
-const LOGIN_ADDRESS_RULE = { name: 'login-address', limit: 100, windowSeconds: 15 * 60 } as const;
 
 /**
  * Browser sign-in. Login flows are "not shown" in the contract: email and password set the session and CSRF
@@ -37,14 +23,7 @@ const LOGIN_ADDRESS_RULE = { name: 'login-address', limit: 100, windowSeconds: 1
 @ApiTags('auth')
 @Controller('api/v2/auth')
 export class AuthSessionController {
-  constructor(
-    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
-    @Inject(SessionStore) private readonly sessions: SessionStore,
-    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
-    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Optional() @Inject(PASSWORD_SIGN_IN_GATE) private readonly gate?: PasswordSignInGate,
-  ) {}
+  constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
   @Post('login')
   @HttpCode(200)
@@ -57,32 +36,24 @@ export class AuthSessionController {
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ account_id: string; csrf_token: string; expires_at: string }> {
-    const email = body.email.trim().toLowerCase();
-    enforce(
-      await this.rateLimiter.consume(LOGIN_ADDRESS_RULE, request.ip),
-      'too many sign-in attempts from this address; wait before retrying',
+    const signedIn = await this.commands.execute(
+      new SignInWithPassword(
+        body.email,
+        body.password,
+        request.ip,
+        String(request.headers['user-agent'] ?? ''),
+        parseCookies(request.headers.cookie)[SESSION_COOKIE],
+      ),
     );
-    enforce(
-      await this.rateLimiter.consume(LOGIN_RULE, `${email}|${request.ip}`),
-      'too many sign-in attempts for this email; wait before retrying',
+    void reply.header(
+      'set-cookie',
+      sessionCookies(signedIn.sessionId, signedIn.csrfToken, signedIn.maxAgeSeconds),
     );
-    const account = await this.accounts.findByEmail(email);
-    // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
-    const valid = await verifyPassword(body.password, account?.passwordHash ?? null);
-    if (!account || !valid) throw new ServiceError('unauthenticated', 'the email or password is wrong');
-    // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
-    // password is proven, so the answer tells a stranger nothing).
-    await this.gate?.check(account.id);
-    // A session id is never reused across a login (fixation): end whatever session the browser brought.
-    const previous = parseCookies(request.headers.cookie)[SESSION_COOKIE];
-    if (previous) await this.sessions.revoke(previous);
-    const session = await this.sessions.create(account.id, {
-      userAgent: String(request.headers['user-agent'] ?? ''),
-    });
-    const csrfToken = csrfTokenFor(session.sessionId, this.secrets.csrfSecret);
-    const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000));
-    void reply.header('set-cookie', sessionCookies(session.sessionId, csrfToken, maxAge));
-    return { account_id: account.id, csrf_token: csrfToken, expires_at: session.expiresAt.toISOString() };
+    return {
+      account_id: signedIn.accountId,
+      csrf_token: signedIn.csrfToken,
+      expires_at: signedIn.expiresAt.toISOString(),
+    };
   }
 
   @Post('logout')
@@ -94,7 +65,7 @@ export class AuthSessionController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    if (principal.sessionId) await this.sessions.revoke(principal.sessionId);
+    await this.commands.execute(new SignOut(principal.sessionId));
     void reply.header('set-cookie', clearedSessionCookies());
   }
 }

@@ -5,18 +5,23 @@ import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { CreditStateDocument } from '../../../projections/credit-state.projection.js';
 import { CREDIT_STATES } from '../../../projections/credit-state.projection.js';
 import type { PersonalDataStanding, PrincipalDirectory } from '../../platform/auth/access.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { personalDataDecision } from '../domain/entitlements.js';
 import { isPlanId, planById, type Plan } from '../domain/plans.js';
 
 /** Account lookups from the read models: sign-in, credentials and entitlement. */
 export class AccountDirectory implements PrincipalDirectory {
-  constructor(private readonly context: ServiceContext) {}
+  private readonly projections: ProjectionRunner;
+
+  /** Takes the read models (a ServiceContext has them, for the CLI). */
+  constructor(ports: { readonly projections: ProjectionRunner }) {
+    this.projections = ports.projections;
+  }
 
   async findApiKey(
     keyId: string,
   ): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null> {
-    const key = await this.context.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(keyId);
+    const key = await this.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(keyId);
     return key
       ? { accountId: key.accountId, secretHash: key.secretHash, revoked: key.revokedAt !== null }
       : null;
@@ -33,24 +38,24 @@ export class AccountDirectory implements PrincipalDirectory {
   }
 
   async account(accountId: string): Promise<AccountDocument | null> {
-    return this.context.projections.collection<AccountDocument>('accounts', ACCOUNTS).get(accountId);
+    return this.projections.collection<AccountDocument>('accounts', ACCOUNTS).get(accountId);
   }
 
   async findByEmail(email: string): Promise<AccountDocument | null> {
-    const [account] = await this.context.projections
+    const [account] = await this.projections
       .collection<AccountDocument>('accounts', ACCOUNTS)
       .find({ email: email.trim().toLowerCase() }, { limit: 1 });
     return account ?? null;
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyDocument[]> {
-    return this.context.projections
+    return this.projections
       .collection<ApiKeyDocument>('api-keys', API_KEYS)
       .find({ accountId }, { sort: [['issuedAt', -1]], limit: 100 });
   }
 
   async purchasedBalance(accountId: string): Promise<number> {
-    const state = await this.context.projections
+    const state = await this.projections
       .collection<CreditStateDocument>('credit-state', CREDIT_STATES)
       .get(`account:${accountId}`);
     return state?.purchasedBalance ?? 0;

@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { accountDecider, accountStreamId } from '../../accounts/domain/account.js';
 import { billingCycle, planById } from '../../accounts/domain/plans.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import type { Clock } from '../../platform/clock/clock.js';
 import { causedBy, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import {
   available,
   ledgerDecider,
   ledgerStreamId,
   type Channel,
   type CreditEnvelope,
+  type LedgerCommand,
   type LedgerContext,
   type LedgerState,
   type UsageCategory,
@@ -28,21 +30,31 @@ export interface Reservation {
 /** Reservations abandoned by a crashed request are released by the sweeper after this long. */
 export const DEFAULT_RESERVATION_TTL_MS = 5 * 60 * 1000;
 
+/** What the ledger uses (a ServiceContext has both). */
+export interface CreditLedgerPorts {
+  readonly writer: StreamWriter;
+  readonly clock: Clock;
+}
+
 /**
  * The application side of the credit ledger: computes the payer's context (plan allowance and billing cycle)
- * and runs ledger commands through the repository. Every rule lives in the pure ledger decider.
+ * and runs ledger commands through the StreamWriter. Every rule lives in the pure ledger decider. Work that
+ * charges (search, exports, exposure refreshes) and the credit command handlers call it.
  */
 export class CreditLedger {
-  constructor(private readonly context: ServiceContext) {}
+  private readonly writer: StreamWriter;
+  private readonly clock: Clock;
+
+  constructor(ports: CreditLedgerPorts) {
+    this.writer = ports.writer;
+    this.clock = ports.clock;
+  }
 
   /** The allowance and cycle a payer's ledger decides with, now. */
   async ledgerContext(payer: string): Promise<LedgerContext> {
-    const now = this.context.clock.now();
+    const now = this.clock.now();
     if (payer.startsWith('account:')) {
-      const account = await this.context.repository.load(
-        accountStreamId(payer.slice('account:'.length)),
-        accountDecider,
-      );
+      const account = await this.writer.load(accountStreamId(payer.slice('account:'.length)), accountDecider);
       if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
       const plan = planById(account.state.plan);
       return { now, cycle: billingCycle(account.state.cycleAnchor, now), allowance: plan.monthlyCredits };
@@ -57,7 +69,7 @@ export class CreditLedger {
   }
 
   async state(payer: string): Promise<LedgerState> {
-    return (await this.context.repository.load(ledgerStreamId(payer), ledgerDecider)).state;
+    return (await this.writer.load(ledgerStreamId(payer), ledgerDecider)).state;
   }
 
   async available(payer: string): Promise<number> {
@@ -153,21 +165,38 @@ export class CreditLedger {
     return this.run(payer, { type: 'ExpireReservations' }, envelope);
   }
 
-  private async run(
+  /** Moves purchased credits out of `payer` to `to` (once per transfer id). */
+  async transferOut(
     payer: string,
-    command: Parameters<typeof ledgerDecider.decide>[0],
+    transfer: { transferId: string; credits: number; to: string },
     envelope: CommandEnvelope,
   ): Promise<string | null> {
-    const context = await this.ledgerContext(payer);
-    const result = await this.context.repository.handle(
-      ledgerStreamId(payer),
-      ledgerDecider,
+    return this.run(payer, { type: 'TransferOut', ...transfer }, envelope);
+  }
+
+  /** Credits `payer` with credits from another payer or a grant such as a trial (once per transfer id). */
+  async transferIn(
+    payer: string,
+    transfer: { transferId: string; credits: number; from: string },
+    envelope: CommandEnvelope,
+  ): Promise<string | null> {
+    return this.run(payer, { type: 'TransferIn', ...transfer }, envelope);
+  }
+
+  private async run(
+    payer: string,
+    command: LedgerCommand,
+    envelope: CommandEnvelope,
+  ): Promise<string | null> {
+    const result = await this.writer.decide({
+      stream: ledgerStreamId(payer),
+      decider: ledgerDecider,
       command,
-      context,
-      { ...envelope, metadata: { ...envelope.metadata, payer } },
+      context: await this.ledgerContext(payer),
+      envelope: { ...envelope, metadata: { ...envelope.metadata, payer } },
       // The client sent no version: a conflict with another instance's append is ours to retry.
-      { conflictRetries: 25 },
-    );
+      conflictRetries: 25,
+    });
     return result.position;
   }
 }

@@ -9,7 +9,8 @@ import { hasPersonalDataEntitlement } from '../../accounts/domain/entitlements.j
 import { billingCycle } from '../../accounts/domain/plans.js';
 import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { Clock } from '../../platform/clock/clock.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { USAGE_CATEGORIES } from '../domain/ledger.js';
 
 /** GET /api/v2/auth/credits, as the contract names its fields. */
@@ -31,19 +32,31 @@ export interface CreditUsageView {
   readonly usage_mcp: ReadonlyArray<{ category: string; credits: number }>;
 }
 
+/** What the credit queries read (a ServiceContext has both). */
+export interface CreditQueryPorts {
+  readonly projections: ProjectionRunner;
+  readonly clock: Clock;
+}
+
 /** Credit state and usage of a personal account, from the credit read models. */
 export class CreditQueries {
+  private readonly projections: ProjectionRunner;
+  private readonly clock: Clock;
+
   constructor(
-    private readonly context: ServiceContext,
+    ports: CreditQueryPorts,
     private readonly accounts: AccountDirectory,
-  ) {}
+  ) {
+    this.projections = ports.projections;
+    this.clock = ports.clock;
+  }
 
   async creditState(accountId: string): Promise<CreditStateView> {
     const account = await this.accounts.account(accountId);
     if (!account) throw new ServiceError('not_found', 'no such account');
     const plan = this.accounts.plan(account);
-    const cycle = billingCycle(account.cycleAnchor, this.context.clock.now());
-    const state = await this.context.projections
+    const cycle = billingCycle(account.cycleAnchor, this.clock.now());
+    const state = await this.projections
       .collection<CreditStateDocument>('credit-state', CREDIT_STATES)
       .get(`account:${accountId}`);
     // A ledger untouched since an earlier cycle has used nothing of the current one.
@@ -65,8 +78,8 @@ export class CreditQueries {
   async usage(accountId: string): Promise<CreditUsageView> {
     const account = await this.accounts.account(accountId);
     if (!account) throw new ServiceError('not_found', 'no such account');
-    const cycle = billingCycle(account.cycleAnchor, this.context.clock.now());
-    const document = await this.context.projections
+    const cycle = billingCycle(account.cycleAnchor, this.clock.now());
+    const document = await this.projections
       .collection<CreditUsageDocument>('credit-usage', CREDIT_USAGE)
       .get(creditUsageId(`account:${accountId}`, cycle.start));
     const list = (counts: Readonly<Record<string, number>> | undefined) =>

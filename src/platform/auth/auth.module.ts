@@ -1,36 +1,34 @@
 import { Global, Module } from '@nestjs/common';
-import { RATE_LIMITER } from '../rate-limit/rate-limiter.port.js';
-import { ServiceContext } from '../service-context.js';
+import { CLOCK, type Clock } from '../clock/clock.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
 import { AccessTokens } from './access-tokens.js';
 import { ServiceSecrets } from './secrets.js';
 import { SessionStore } from './sessions.js';
 
-/** Credentials the guard and the auth routes share: secrets, sessions, access tokens, rate limits. */
+/**
+ * Credentials the guard and the auth routes share: secrets, sessions, access tokens. Rate limits are the
+ * platform's RATE_LIMITER port.
+ */
 @Global()
 @Module({
   providers: [
     {
       provide: ServiceSecrets,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => ServiceSecrets.load(context.config.dataDir),
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ServiceSecrets.load(config.dataDir),
     },
     {
       provide: SessionStore,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new SessionStore(context.storage.readStore, context.clock),
+      inject: [READ_STORE, CLOCK],
+      useFactory: (readStore: ReadStore, clock: Clock) => new SessionStore(readStore, clock),
     },
     {
       provide: AccessTokens,
-      inject: [ServiceSecrets, ServiceContext],
-      useFactory: (secrets: ServiceSecrets, context: ServiceContext) =>
-        new AccessTokens(secrets, context.clock),
-    },
-    {
-      provide: RATE_LIMITER,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => context.rateLimiter,
+      inject: [ServiceSecrets, CLOCK],
+      useFactory: (secrets: ServiceSecrets, clock: Clock) => new AccessTokens(secrets, clock),
     },
   ],
-  exports: [ServiceSecrets, SessionStore, AccessTokens, RATE_LIMITER],
+  exports: [ServiceSecrets, SessionStore, AccessTokens],
 })
 export class AuthModule {}

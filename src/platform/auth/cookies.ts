@@ -9,6 +9,8 @@
  * Both carry Max-Age = the session's absolute lifetime, and are cleared together with Max-Age=0.
  */
 
+import { parseCookie } from 'cookie';
+
 export const SESSION_COOKIE = '__Host-ps';
 export const CSRF_COOKIE = '__Host-pc';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -36,31 +38,29 @@ export function clearedSessionCookies(): string[] {
 }
 
 /**
- * Parses a Cookie request header. Tolerant and total: never throws; pairs without `=` or with an empty name
- * are skipped; surrounding whitespace and double quotes are removed; percent-escapes are decoded when
- * valid; the first occurrence of a name wins (a planted duplicate later in the header cannot override).
- * The result has no prototype, so names such as `__proto__` are plain keys.
+ * Parses a Cookie request header with the `cookie` package. Tolerant and total: never throws; pairs without `=`
+ * or with an empty name are skipped; surrounding whitespace and double quotes are removed; percent-escapes are
+ * decoded when valid; the first occurrence of a name wins (a planted duplicate later in the header cannot
+ * override). The result has no prototype, so names such as `__proto__` are plain keys.
  */
 export function parseCookies(header: string | undefined | null): Record<string, string> {
   const cookies: Record<string, string> = Object.create(null) as Record<string, string>;
   if (typeof header !== 'string' || header.length === 0) return cookies;
-  for (const pair of header.split(';')) {
-    const separator = pair.indexOf('=');
-    if (separator <= 0) continue;
-    const name = pair.slice(0, separator).trim();
-    if (name.length === 0 || Object.hasOwn(cookies, name)) continue;
-    let value = pair.slice(separator + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    cookies[name] = decodeValue(value);
+  const parsed = parseCookie(header, { decode: unquoteAndDecode });
+  for (const name of Object.keys(parsed)) {
+    const value = parsed[name];
+    if (name.length > 0 && value !== undefined) cookies[name] = value;
   }
   return cookies;
 }
 
-function decodeValue(value: string): string {
-  if (!value.includes('%')) return value;
+function unquoteAndDecode(value: string): string {
+  const unquoted =
+    value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  if (!unquoted.includes('%')) return unquoted;
   try {
-    return decodeURIComponent(value);
+    return decodeURIComponent(unquoted);
   } catch {
-    return value;
+    return unquoted;
   }
 }

@@ -8,6 +8,7 @@ import {
 } from '../../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../../src/accounts/domain/plans.js';
 import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
+import { GrantCredits } from '../../../src/credits/commands/credit.commands.js';
 import { CreditQueries } from '../../../src/credits/queries/credit-queries.js';
 import { ReservationSweeper } from '../../../src/credits/reservation-sweeper.js';
 import { ledgerStreamId } from '../../../src/credits/domain/ledger.js';
@@ -123,6 +124,29 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
     ).rejects.toMatchObject({
       code: 'insufficient_credits',
     });
+  });
+
+  it('purchases and grants are commands; a grant retried with its id credits once; purchases outside 1..100,000,000 are refused', async () => {
+    service = await startTestService(kind);
+    const bus = service.app.get(CommandBus);
+    const queries = service.app.get(CreditQueries);
+    const { id, payer } = await account(service, 'free', 7);
+    await expect(bus.execute(new PurchaseCredits(id, 0, operator()))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(bus.execute(new PurchaseCredits(id, 100_000_001, operator()))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await bus.execute(new GrantCredits(payer, 'welcome', 20, 'trial', operator()));
+    await bus.execute(new GrantCredits(payer, 'welcome', 20, 'trial', operator()));
+    expect(await queries.creditState(id)).toMatchObject({ purchased_credits: 27, lifetime_purchased: 7 });
+    const events = await service.context.storage.eventStore.readStream(ledgerStreamId(payer));
+    expect(events.filter((event) => event.type === 'CreditsTransferredIn')).toEqual([
+      expect.objectContaining({
+        data: { transferId: 'welcome', credits: 20, from: 'trial' },
+        metadata: expect.objectContaining({ actor: 'operator:test', payer }),
+      }),
+    ]);
   });
 
   it('the sweeper releases a reservation abandoned by a crashed request once its time is up', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../../src/platform/auth/passwords.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
@@ -5,7 +6,7 @@ import { ServiceError } from '../../../src/platform/errors/service-error.js';
 describe('passwords', () => {
   it('hashes with scrypt parameters and a fresh salt, and verifies', async () => {
     const encoded = await hashPassword('correct horse battery');
-    expect(encoded).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{86}==$/);
+    expect(encoded).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{86}==$/);
     expect(await verifyPassword('correct horse battery', encoded)).toBe(true);
     expect(await verifyPassword('correct horse batterY', encoded)).toBe(false);
     expect(await hashPassword('correct horse battery')).not.toBe(encoded);
@@ -43,5 +44,19 @@ describe('passwords', () => {
     expect(passwordNeedsRehash('scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + 'A'.repeat(86) + '==')).toBe(
       true,
     );
+  });
+
+  it('still verifies a hash made with the former parameters (N=2^15) and asks for its replacement', async () => {
+    const salt = randomBytes(16);
+    const hash = scryptSync('a password from 2025', salt, 64, {
+      N: 2 ** 15,
+      r: 8,
+      p: 1,
+      maxmem: 64 * 1024 * 1024,
+    });
+    const former = `scrypt$32768$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
+    expect(await verifyPassword('a password from 2025', former)).toBe(true);
+    expect(await verifyPassword('another password', former)).toBe(false);
+    expect(passwordNeedsRehash(former)).toBe(true);
   });
 });

@@ -1,0 +1,219 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { API_KEYS } from '../../../projections/api-keys.projection.js';
+import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
+import { generateApiKey } from '../../platform/auth/api-keys.js';
+import { hashPassword, passwordNeedsRehash } from '../../platform/auth/passwords.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { accountDecider, accountStreamId, type AccountCommand } from '../domain/account.js';
+import {
+  ChangePlan,
+  IssueApiKey,
+  RegisterAccount,
+  RehashPassword,
+  RevokeApiKey,
+  SetPassword,
+} from './account.commands.js';
+
+/** One account per email: the claim is a stream of its own that can only be created once. */
+export const emailClaimStreamId = (email: string): string =>
+  `email-${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)}`;
+
+/** A decision on an account's stream, for `StreamWriter.decide`. */
+function onAccount(accountId: string, command: AccountCommand, clock: Clock, envelope: CommandEnvelope) {
+  return {
+    stream: accountStreamId(accountId),
+    decider: accountDecider,
+    command,
+    context: { now: clock.now() },
+    envelope,
+  };
+}
+
+@CommandHandler(RegisterAccount)
+export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, { accountId: string }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RegisterAccount): Promise<{ accountId: string }> {
+    const accountId = randomUUID();
+    const email = command.email.trim().toLowerCase();
+    const passwordHash = command.password === undefined ? undefined : await hashPassword(command.password);
+    const envelope = {
+      ...command.envelope,
+      metadata: { ...command.envelope.metadata, payer: `account:${accountId}` },
+    };
+    const claim = await this.writer.onceOnly({
+      stream: emailClaimStreamId(email),
+      type: 'EmailClaimed',
+      data: { accountId },
+      idKey: `${command.envelope.commandId}@email`,
+      metadata: envelope.metadata,
+    });
+    if (!claim.appended) throw new ServiceError('already_exists', `an account already uses ${email}`);
+    await this.writer.decide({
+      ...onAccount(
+        accountId,
+        {
+          type: 'RegisterAccount',
+          accountId,
+          email,
+          plan: command.plan,
+          ...(passwordHash ? { passwordHash } : {}),
+        },
+        this.clock,
+        envelope,
+      ),
+      readYourWrites: ['accounts'],
+    });
+    return { accountId };
+  }
+}
+
+@CommandHandler(ChangePlan)
+export class ChangePlanHandler implements ICommandHandler<ChangePlan, { changed: boolean }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: ChangePlan): Promise<{ changed: boolean }> {
+    const result = await this.writer.decide({
+      ...onAccount(
+        command.accountId,
+        { type: 'ChangePlan', plan: command.plan },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['accounts'],
+    });
+    return { changed: result.events.length > 0 };
+  }
+}
+
+@CommandHandler(SetPassword)
+export class SetPasswordHandler implements ICommandHandler<SetPassword, void> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: SetPassword): Promise<void> {
+    const passwordHash = await hashPassword(command.password);
+    await this.writer.decide({
+      ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+      readYourWrites: ['accounts'],
+    });
+  }
+}
+
+@CommandHandler(RehashPassword)
+export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { rehashed: boolean }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RehashPassword): Promise<{ rehashed: boolean }> {
+    if (!passwordNeedsRehash(command.verifiedHash)) return { rehashed: false };
+    const { state, version } = await this.writer.load(accountStreamId(command.accountId), accountDecider);
+    // Only the hash the password was verified against is replaced: a password changed since stays.
+    if (version === null || state.passwordHash !== command.verifiedHash) return { rehashed: false };
+    const passwordHash = await hashPassword(command.password);
+    try {
+      const result = await this.writer.decide({
+        ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+        readYourWrites: ['accounts'],
+        expectedVersion: version,
+      });
+      return { rehashed: result.events.length > 0 };
+    } catch (error) {
+      // Another write reached the account first: the next sign-in upgrades the hash.
+      if (error instanceof WrongExpectedVersion) return { rehashed: false };
+      throw error;
+    }
+  }
+}
+
+@CommandHandler(IssueApiKey)
+export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(
+    command: IssueApiKey,
+  ): Promise<{ keyId: string; prefix: string; key: string; label: string; issuedAt: string }> {
+    const generated = generateApiKey();
+    // The key must work as soon as the caller has it.
+    const result = await this.writer.decide({
+      ...onAccount(
+        command.accountId,
+        {
+          type: 'IssueApiKey',
+          keyId: generated.keyId,
+          prefix: generated.prefix,
+          secretHash: generated.secretHash,
+          label: command.label,
+        },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['api-keys'],
+    });
+    const issued = result.events[0]?.data as { issuedAt: string } | undefined;
+    return {
+      keyId: generated.keyId,
+      prefix: generated.prefix,
+      key: generated.key,
+      label: command.label,
+      issuedAt: issued?.issuedAt ?? this.clock.now().toISOString(),
+    };
+  }
+}
+
+@CommandHandler(RevokeApiKey)
+export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { revoked: boolean }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RevokeApiKey): Promise<{ revoked: boolean }> {
+    const key = await this.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(command.keyId);
+    // Another account's key is reported exactly like a missing one.
+    if (!key || (command.ownerAccountId !== undefined && key.accountId !== command.ownerAccountId)) {
+      throw new ServiceError('not_found', 'no such API key');
+    }
+    // Revocation takes effect before the caller hears it did.
+    const result = await this.writer.decide({
+      ...onAccount(
+        key.accountId,
+        { type: 'RevokeApiKey', keyId: command.keyId },
+        this.clock,
+        command.envelope,
+      ),
+      readYourWrites: ['api-keys'],
+    });
+    return { revoked: result.events.length > 0 };
+  }
+}
+
+export const accountCommandHandlers = [
+  RegisterAccountHandler,
+  ChangePlanHandler,
+  SetPasswordHandler,
+  RehashPasswordHandler,
+  IssueApiKeyHandler,
+  RevokeApiKeyHandler,
+];

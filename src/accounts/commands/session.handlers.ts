@@ -1,0 +1,114 @@
+/** What a browser session does: sign in with a password, sign out, create personal API access tokens. */
+import { Inject, Optional } from '@nestjs/common';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { AccessTokens, type IssuedAccessToken } from '../../platform/auth/access-tokens.js';
+import { csrfTokenFor } from '../../platform/auth/csrf.js';
+import { verifyPassword } from '../../platform/auth/passwords.js';
+import { ServiceSecrets } from '../../platform/auth/secrets.js';
+import { SessionStore } from '../../platform/auth/sessions.js';
+import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/auth/sign-in-gate.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
+import { accessTokenDecision } from '../domain/entitlements.js';
+import { AccountDirectory } from '../queries/account-directory.js';
+import { CreateAccessToken, RehashPassword, SignInWithPassword, SignOut } from './account.commands.js';
+
+/**
+ * Ten password attempts per email and address per 15 minutes, and 100 per address, across every instance.
+ * Keying on the email alone would let anyone lock a known user out of sign-in.
+ */
+const LOGIN_RULE = { name: 'login', limit: 10, windowSeconds: 15 * 60 } as const;
+const LOGIN_ADDRESS_RULE = { name: 'login-address', limit: 100, windowSeconds: 15 * 60 } as const;
+
+@CommandHandler(SignInWithPassword)
+export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPassword> {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(PASSWORD_SIGN_IN_GATE) private readonly gate?: PasswordSignInGate,
+  ) {}
+
+  async execute(command: SignInWithPassword) {
+    const email = command.email.trim().toLowerCase();
+    enforce(
+      await this.rateLimiter.consume(LOGIN_ADDRESS_RULE, command.ip),
+      'too many sign-in attempts from this address; wait before retrying',
+    );
+    enforce(
+      await this.rateLimiter.consume(LOGIN_RULE, `${email}|${command.ip}`),
+      'too many sign-in attempts for this email; wait before retrying',
+    );
+    const account = await this.accounts.findByEmail(email);
+    // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
+    const valid = await verifyPassword(command.password, account?.passwordHash ?? null);
+    if (!account?.passwordHash || !valid) {
+      throw new ServiceError('unauthenticated', 'the email or password is wrong');
+    }
+    // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
+    // password is proven, so the answer tells a stranger nothing).
+    await this.gate?.check(account.id);
+    // A hash made with older parameters is replaced now that the password is known.
+    const self = `account:${account.id}` as const;
+    await this.commands.execute(
+      new RehashPassword(
+        account.id,
+        command.password,
+        account.passwordHash,
+        commandEnvelope({ actor: self, payer: self }),
+      ),
+    );
+    // A session id is never reused across a login (fixation): end whatever session the browser brought.
+    if (command.previousSessionId) await this.sessions.revoke(command.previousSessionId);
+    const session = await this.sessions.create(account.id, { userAgent: command.userAgent });
+    const maxAgeSeconds = Math.max(
+      1,
+      Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000),
+    );
+    return {
+      accountId: account.id,
+      sessionId: session.sessionId,
+      csrfToken: csrfTokenFor(session.sessionId, this.secrets.csrfSecret),
+      expiresAt: session.expiresAt,
+      maxAgeSeconds,
+    };
+  }
+}
+
+@CommandHandler(SignOut)
+export class SignOutHandler implements ICommandHandler<SignOut, void> {
+  constructor(@Inject(SessionStore) private readonly sessions: SessionStore) {}
+
+  async execute(command: SignOut): Promise<void> {
+    if (command.sessionId) await this.sessions.revoke(command.sessionId);
+  }
+}
+
+@CommandHandler(CreateAccessToken)
+export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessToken, IssuedAccessToken> {
+  constructor(
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(AccessTokens) private readonly tokens: AccessTokens,
+  ) {}
+
+  async execute(command: CreateAccessToken): Promise<IssuedAccessToken> {
+    const account = await this.accounts.account(command.accountId);
+    if (!account) throw new ServiceError('unauthenticated', 'the session belongs to no account');
+    const plan = this.accounts.plan(account);
+    const decision = accessTokenDecision(plan, await this.accounts.purchasedBalance(command.accountId));
+    if (!decision.allowed) throw new ServiceError('entitlement_required', decision.message, decision.details);
+    return this.tokens.issue({
+      accountId: command.accountId,
+      scopes: command.scopes,
+      client: command.client,
+      ttlSeconds: command.ttlSeconds,
+    });
+  }
+}
+
+export const sessionCommandHandlers = [SignInWithPasswordHandler, SignOutHandler, CreateAccessTokenHandler];
