@@ -1,8 +1,5 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 import type { ExportEvent } from '../src/exports/domain/export-job.js';
 
 /**
@@ -44,7 +41,7 @@ export interface ExportDocument {
 
 const exportId = (event: RecordedEvent): string => event.streamId.slice('export-'.length);
 
-export const exportsProjection: ProjectionDefinition = {
+export const exportsProjection: ProjectionDefinition<ExportEvent> = {
   name: 'exports',
   version: 2,
   collections: {
@@ -82,9 +79,8 @@ export const exportsProjection: ProjectionDefinition = {
     'ExportDeleted',
   ],
   reads: (event) => [{ collection: EXPORTS, id: exportId(event) }],
-  apply(recorded: RecordedEvent, view: ProjectionView): void {
-    const id = exportId(recorded);
-    const event = { type: recorded.type, data: recorded.data } as ExportEvent;
+  apply(event, view) {
+    const id = exportId(event);
     if (event.type === 'ExportRequested') {
       const data = event.data;
       const document: ExportDocument = {
