@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { serviceComposition } from '../../src/composition/service-composition.js';
 import type { Clock } from '../../src/platform/clock/clock.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
@@ -50,6 +51,7 @@ export async function startTestService(
     ...options.env,
   });
   const context = await ServiceContext.open(config, {
+    ...serviceComposition,
     pollIntervalMs: 20,
     dropGraceMs: 50,
     ...(options.clock ? { clock: options.clock } : {}),
