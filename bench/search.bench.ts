@@ -9,6 +9,7 @@ import { IssueApiKey, RegisterAccount } from '../src/accounts/commands/account.c
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { createHttpApp } from '../src/platform/http/create-http-app.js';
+import { AppModule } from '../src/app.module.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { writeGenerated } from '../src/search/data/demo-corpus.js';
@@ -65,7 +66,7 @@ export async function benchSearch(hosts: number): Promise<Measurement[]> {
     }),
     { ...serviceComposition, serveSocket: false },
   );
-  const app = await createHttpApp(context, { logger: false });
+  const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
   try {
     await context.projections.start();
     const present = await context.observations.count('hosts');

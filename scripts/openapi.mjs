@@ -20,6 +20,7 @@ const { createHttpApp, buildOpenApiDocument } = await import(
 );
 const { ServiceContext } = await import(new URL('platform/service-context.js', dist).href);
 const { serviceComposition } = await import(new URL('composition/service-composition.js', dist).href);
+const { AppModule } = await import(new URL('app.module.js', dist).href);
 
 const lint = process.argv[2] === '--lint';
 const target = lint ? undefined : process.argv[2];
@@ -35,7 +36,7 @@ try {
   const context = await ServiceContext.open(config, { ...serviceComposition, serveSocket: false });
   let document;
   try {
-    const app = await createHttpApp(context, { logger: false });
+    const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
     document = buildOpenApiDocument(app);
     await app.close();
   } finally {

@@ -18,6 +18,7 @@ import type { Clock } from '../../src/platform/clock/clock.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
+import { AppModule } from '../../src/app.module.js';
 import { serviceComposition } from '../../src/composition/service-composition.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
@@ -242,7 +243,7 @@ export async function durableStorage(kind: TestDatabaseKind): Promise<DurableSto
         clock,
       });
       await context.projections.start();
-      const app = await createHttpApp(context, { logger: false });
+      const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
       return {
         context,
         app,
