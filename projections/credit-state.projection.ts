@@ -1,5 +1,6 @@
 import type { LedgerEvent } from '../src/credits/domain/ledger.js';
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { eventTypes } from './event-types.js';
 import { payerOfLedgerStream } from './credit-ledger.support.js';
 
 /** The balance of one payer (account or organization), as GET /api/v2/auth/credits shows it. */
@@ -39,16 +40,16 @@ export const creditStateProjection: ProjectionDefinition<LedgerEvent> = {
   name: 'credit-state',
   version: 1,
   collections: { [CREDIT_STATES]: {} },
-  handles: [
-    'CreditsPurchased',
-    'CycleStarted',
-    'AllowanceAdjusted',
-    'CreditsReserved',
-    'ReservationSettled',
-    'ReservationReleased',
-    'CreditsTransferredOut',
-    'CreditsTransferredIn',
-  ],
+  handles: eventTypes<LedgerEvent>({
+    CreditsPurchased: true,
+    CycleStarted: true,
+    AllowanceAdjusted: true,
+    CreditsReserved: true,
+    ReservationSettled: true,
+    ReservationReleased: true,
+    CreditsTransferredOut: true,
+    CreditsTransferredIn: true,
+  }),
   reads: (event) => [{ collection: CREDIT_STATES, id: payerOfLedgerStream(event.streamId) }],
   apply(event, view) {
     const id = payerOfLedgerStream(event.streamId);

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { eventTypes } from './event-types.js';
 import type { ExportEvent } from '../src/exports/domain/export-job.js';
 
 /**
@@ -65,19 +66,19 @@ export const exportsProjection: ProjectionDefinition<ExportEvent> = {
       ],
     },
   },
-  handles: [
-    'ExportRequested',
-    'ExportStarted',
-    'ExportProgressed',
-    'ExportTruncated',
-    'ExportCompleted',
-    'ExportFailed',
-    'ExportAttemptAbandoned',
-    'ExportCancelled',
-    'ExportCharged',
-    'ExportFileExpired',
-    'ExportDeleted',
-  ],
+  handles: eventTypes<ExportEvent>({
+    ExportRequested: true,
+    ExportStarted: true,
+    ExportProgressed: true,
+    ExportTruncated: true,
+    ExportCompleted: true,
+    ExportFailed: true,
+    ExportAttemptAbandoned: true,
+    ExportCancelled: true,
+    ExportCharged: true,
+    ExportFileExpired: true,
+    ExportDeleted: true,
+  }),
   reads: (event) => [{ collection: EXPORTS, id: exportId(event) }],
   apply(event, view) {
     const id = exportId(event);

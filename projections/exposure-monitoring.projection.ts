@@ -7,6 +7,7 @@ import type {
   ProjectionView,
   RecordedEventOf,
 } from '../src/platform/projections/projection-definition.js';
+import { eventTypes, isOneOf } from './event-types.js';
 
 /**
  * Monitoring of exposure scopes (issue 8): `exposure_watch`, one document per scope with its baseline and what
@@ -58,19 +59,19 @@ type WatchOrDelivery = WatchEvent | Exclude<DeliveryEvent, DeliveryClaimed>;
  * DeliveryClaimed (the delivery worker's lease) is deliberately not followed: the lease lives in the delivery
  * stream, which the worker folds before it sends; the read model shows each recipient's outcome only.
  */
-const WATCH_EVENTS: readonly WatchEvent['type'][] = [
-  'WatchRunRequested',
-  'WatchBaselineEstablished',
-  'WatchRunCompared',
-  'WatchRunInconclusive',
-];
-const DELIVERY_EVENTS: readonly Exclude<DeliveryEvent, DeliveryClaimed>['type'][] = [
-  'NotificationQueued',
-  'NotificationSent',
-  'NotificationSkipped',
-  'NotificationAttemptFailed',
-  'NotificationCancelled',
-];
+const WATCH_EVENTS = eventTypes<WatchEvent>({
+  WatchRunRequested: true,
+  WatchBaselineEstablished: true,
+  WatchRunCompared: true,
+  WatchRunInconclusive: true,
+});
+const DELIVERY_EVENTS = eventTypes<Exclude<DeliveryEvent, DeliveryClaimed>>({
+  NotificationQueued: true,
+  NotificationSent: true,
+  NotificationSkipped: true,
+  NotificationAttemptFailed: true,
+  NotificationCancelled: true,
+});
 
 function deliveryId(event: Pick<RecordedEvent, 'streamId'>): string {
   // `exposure-delivery-<scopeId (36)>-<runId>`
@@ -80,7 +81,7 @@ function deliveryId(event: Pick<RecordedEvent, 'streamId'>): string {
 
 const isWatchEvent = (
   event: RecordedEventOf<WatchOrDelivery | ScopeErased>,
-): event is RecordedEventOf<WatchEvent> => (WATCH_EVENTS as readonly string[]).includes(event.type);
+): event is RecordedEventOf<WatchEvent> => isOneOf(event, WATCH_EVENTS);
 
 export const exposureMonitoringProjection: ProjectionDefinition<WatchOrDelivery | ScopeErased> = {
   name: 'exposure-monitoring',

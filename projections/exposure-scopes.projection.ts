@@ -9,7 +9,7 @@ import { declarationKey, type LatestRefresh } from '../src/exposure/domain/cover
 import type { RefreshEvent, RefreshServicesRecorded } from '../src/exposure/domain/refresh-run.js';
 import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
 import type { SpaceEvent } from '../src/organizations/domain/space.js';
-import { isOneOf } from './event-types.js';
+import { eventTypes, isOneOf } from './event-types.js';
 
 /**
  * Scope lifecycle and refresh tasks (issue 8). `exposure_scopes`: one document per client space of any kind
@@ -76,31 +76,31 @@ export interface ExposureRunDocument extends LatestRefresh {
 /** A refresh's recorded services feed the inventory; a task's document does not change with them. */
 type RunEvent = Exclude<RefreshEvent, RefreshServicesRecorded>;
 
-const SPACE_EVENTS: readonly SpaceEvent['type'][] = [
-  'SpaceCreated',
-  'ExposureScopeDeclared',
-  'SpaceRenamed',
-  'SpaceArchived',
-  'SpaceRestored',
-  'CreditLimitSet',
-  'MonitoringActivated',
-  'MonitoringStopped',
-  'ShareCreated',
-  'ShareRevoked',
-  'ExposureTimezoneChanged',
-  'SpaceDeleted',
-  'SpaceDeletionCancelled',
-  'SpaceErasureStarted',
-];
-const RUN_EVENTS: readonly RunEvent['type'][] = [
-  'RefreshRequested',
-  'RefreshStarted',
-  'RefreshLeaseRenewed',
-  'RefreshCompleted',
-  'RefreshRetryScheduled',
-  'RefreshFailed',
-  'RefreshCancelled',
-];
+const SPACE_EVENTS = eventTypes<SpaceEvent>({
+  SpaceCreated: true,
+  ExposureScopeDeclared: true,
+  SpaceRenamed: true,
+  SpaceArchived: true,
+  SpaceRestored: true,
+  CreditLimitSet: true,
+  MonitoringActivated: true,
+  MonitoringStopped: true,
+  ShareCreated: true,
+  ShareRevoked: true,
+  ExposureTimezoneChanged: true,
+  SpaceDeleted: true,
+  SpaceDeletionCancelled: true,
+  SpaceErasureStarted: true,
+});
+const RUN_EVENTS = eventTypes<RunEvent>({
+  RefreshRequested: true,
+  RefreshStarted: true,
+  RefreshLeaseRenewed: true,
+  RefreshCompleted: true,
+  RefreshRetryScheduled: true,
+  RefreshFailed: true,
+  RefreshCancelled: true,
+});
 
 export const runDocumentId = (scopeId: string, runId: string): string => `${scopeId}:${runId}`;
 

@@ -11,7 +11,7 @@ import type {
   ProjectionView,
   RecordedEventOf,
 } from '../src/platform/projections/projection-definition.js';
-import { isOneOf } from './event-types.js';
+import { eventTypes, isOneOf } from './event-types.js';
 
 /**
  * The organization workspace read models: organizations, members (one document per organization and account),
@@ -50,58 +50,65 @@ const suffix = (event: Pick<RecordedEvent, 'streamId'>, prefix: string): string 
   event.streamId.slice(prefix.length);
 const memberId = (organizationId: string, accountId: string): string => `${organizationId}:${accountId}`;
 
-const ORGANIZATION_EVENTS: readonly FollowedOrganizationEvent['type'][] = [
-  'OrganizationCreated',
-  'DomainVerificationRequested',
-  'AccountTransitionCompleted',
-  'DomainVerified',
-  'ApprovalRequested',
-  'TrialStarted',
-  'TrialEnded',
-  'PlanRequested',
-  'CheckoutCompleted',
-  'OrganizationStatusChanged',
-  'OrganizationRenamed',
-  'MemberInvited',
-  'InvitationRevoked',
-  'MemberAdded',
-  'MemberRemoved',
-  'MemberRoleChanged',
-  'SpaceAssigned',
-  'SpaceUnassigned',
-  'PortionSet',
-  'OwnershipTransferOffered',
-  'OwnershipTransferDeclined',
-  'OwnershipTransferAccepted',
-];
-const SPACE_EVENTS: readonly SpaceEvent['type'][] = [
-  'SpaceCreated',
-  'SpaceRenamed',
-  'SpaceArchived',
-  'SpaceRestored',
-  'CreditLimitSet',
-  'MonitoringActivated',
-  'MonitoringStopped',
-  'ShareCreated',
-  'ShareRevoked',
-  'ExposureScopeDeclared',
-  'ExposureTimezoneChanged',
-  'SpaceDeleted',
-  'SpaceDeletionCancelled',
-  'SpaceErasureStarted',
-];
-const CASE_EVENTS: readonly CaseEvent['type'][] = ['CaseOpened', 'CaseArchived', 'EvidenceSaved'];
-const REVIEW_ITEM_EVENTS: readonly ReviewItemEvent['type'][] = [
-  'ReviewItemAdded',
-  'ReviewItemAssigned',
-  'ReviewItemDueDateSet',
-  'ReviewItemTiedToSource',
-];
-const COMPARISON_EVENTS: readonly ComparisonEvent['type'][] = ['ComparisonPrepared', 'ComparisonPublished'];
-const CREATION_EVENTS: readonly OrganizationCreationEvent['type'][] = [
-  'OrganizationCreationStarted',
-  'OrganizationCreationAbandoned',
-];
+const ORGANIZATION_EVENTS = eventTypes<FollowedOrganizationEvent>({
+  OrganizationCreated: true,
+  DomainVerificationRequested: true,
+  AccountTransitionCompleted: true,
+  DomainVerified: true,
+  ApprovalRequested: true,
+  TrialStarted: true,
+  TrialEnded: true,
+  PlanRequested: true,
+  CheckoutCompleted: true,
+  OrganizationStatusChanged: true,
+  OrganizationRenamed: true,
+  MemberInvited: true,
+  InvitationRevoked: true,
+  MemberAdded: true,
+  MemberRemoved: true,
+  MemberRoleChanged: true,
+  SpaceAssigned: true,
+  SpaceUnassigned: true,
+  PortionSet: true,
+  OwnershipTransferOffered: true,
+  OwnershipTransferDeclined: true,
+  OwnershipTransferAccepted: true,
+});
+const SPACE_EVENTS = eventTypes<SpaceEvent>({
+  SpaceCreated: true,
+  SpaceRenamed: true,
+  SpaceArchived: true,
+  SpaceRestored: true,
+  CreditLimitSet: true,
+  MonitoringActivated: true,
+  MonitoringStopped: true,
+  ShareCreated: true,
+  ShareRevoked: true,
+  ExposureScopeDeclared: true,
+  ExposureTimezoneChanged: true,
+  SpaceDeleted: true,
+  SpaceDeletionCancelled: true,
+  SpaceErasureStarted: true,
+});
+const CASE_EVENTS = eventTypes<CaseEvent>({
+  CaseOpened: true,
+  CaseArchived: true,
+  EvidenceSaved: true,
+});
+const REVIEW_ITEM_EVENTS = eventTypes<ReviewItemEvent>({
+  ReviewItemAdded: true,
+  ReviewItemAssigned: true,
+  ReviewItemDueDateSet: true,
+  ReviewItemTiedToSource: true,
+});
+const COMPARISON_EVENTS = eventTypes<ComparisonEvent>({
+  ComparisonPrepared: true,
+  ComparisonPublished: true,
+});
+const CREATION_EVENTS = eventTypes<OrganizationCreationEvent>({
+  OrganizationCreationStarted: true,
+  OrganizationCreationAbandoned: true,
+});
 
 /** The accounts whose member documents an organization event may read or change. */
 function accountsIn(event: RecordedEventOf<FollowedOrganizationEvent>): string[] {
