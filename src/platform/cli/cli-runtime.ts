@@ -6,7 +6,7 @@ import { describeThrown } from '../errors/describe-thrown.js';
 import { ServiceContext, type ServiceContextOptions } from '../service-context.js';
 
 /** What the CLI's process is made of (src/cli.ts passes serviceComposition). */
-export type CliComposition = Pick<ServiceContextOptions, 'projections' | 'features'>;
+export type CliComposition = Pick<ServiceContextOptions, 'projections' | 'features' | 'upcasters'>;
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
 export class CliRuntime {
