@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { layersPlugin } from './eslint.layers.js';
+
+/** The feature folders: each a bounded context with its domain, commands, queries and HTTP/CLI adapters. */
+const FEATURES = '(accounts|catalogue|credits|exports|exposure|organizations|search)';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/results/**'] },
@@ -27,6 +31,46 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'projections/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/no-import-cycle': 'error' },
+  },
+  {
+    // The platform is the features' foundation: it names none of them. The composition roots (src/main.ts,
+    // src/cli.ts, src/composition/, src/app.module.ts) put the two together.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'layers/boundaries': [
+        'error',
+        {
+          layer: 'src/platform',
+          deny: [`^src/${FEATURES}/`, '^src/composition/', '^src/[^/]+\\.ts$', '^projections/'],
+        },
+      ],
+    },
+  },
+  {
+    // Read models: pure functions of domain events, written through the platform's projection port.
+    files: ['projections/**/*.ts'],
+    rules: {
+      'layers/boundaries': [
+        'error',
+        {
+          layer: 'projections',
+          allow: [
+            '^projections/',
+            '^src/[^/]+/domain/',
+            '^src/platform/projections/projection-definition\\.ts$',
+            '^src/platform/event-store/event-store\\.port\\.ts$',
+            '^src/platform/read-store/read-store\\.port\\.ts$',
+            '^src/platform/event-sourcing/decider\\.ts$',
+          ],
+          allowPackages: false,
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/domain/**/*.ts'],
     rules: {
       // Domain code is pure: the clock and ids come in as arguments.
@@ -42,12 +86,37 @@ export default tseslint.config(
             'node:fs*',
             'node:net',
             'node:http*',
+            'node:dns*',
+            'node:dgram',
+            'node:tls',
+            'node:child_process',
+            'node:worker_threads',
             'pg',
             'mongodb',
+            'nodemailer',
+            'openid-client',
+            'pino',
+            'fastify',
+            '@fastify/*',
             '@electric-sql/*',
             '@eventstore/*',
             '@nestjs/*',
           ],
+        },
+      ],
+      // …and so is everything it imports from the project: other domains and the platform's pure pieces. A
+      // type-only import (a port's record type) loads nothing. The query language's parsers are pure.
+      'layers/boundaries': [
+        'error',
+        {
+          layer: 'domain',
+          allow: [
+            '^src/[^/]+/domain/',
+            '^src/platform/event-sourcing/decider\\.ts$',
+            '^src/platform/errors/',
+            '^src/search/query-language/(validation|ast)\\.ts$',
+          ],
+          typesFrom: ['^src/'],
         },
       ],
     },

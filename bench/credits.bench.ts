@@ -11,6 +11,7 @@ import { CreditLedger } from '../src/credits/commands/credit-ledger.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { eventIdFor } from '../src/platform/event-store/event-id.js';
+import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import type { Measurement } from './bench-support.js';
 
@@ -41,7 +42,7 @@ export async function benchCredits(target: 'pglite' | 'postgres', pairs: number)
       LOG_LEVEL: 'silent',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     }),
-    { serveSocket: false },
+    { ...serviceComposition, serveSocket: false },
   );
   const app = await NestFactory.createApplicationContext(AppModule.forContext(context), { logger: false });
   try {

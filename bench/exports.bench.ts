@@ -14,6 +14,7 @@ import { ExportJobs } from '../src/exports/commands/export-jobs.js';
 import { ExportWorkerPool } from '../src/exports/export-worker-pool.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
+import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { writeGenerated } from '../src/search/data/demo-corpus.js';
 import type { Measurement } from './bench-support.js';
@@ -35,7 +36,7 @@ export async function benchExports(hosts: number): Promise<Measurement[]> {
       LOG_LEVEL: 'silent',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     }),
-    { serveSocket: false },
+    { ...serviceComposition, serveSocket: false },
   );
   const app = await NestFactory.createApplicationContext(AppModule.forContext(context), { logger: false });
   try {

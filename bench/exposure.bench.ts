@@ -16,6 +16,7 @@ import { spaceDecider, spaceStreamId } from '../src/organizations/domain/space.j
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { physicalCollectionName } from '../src/platform/projections/projection-definition.js';
+import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { validateRecord } from '../src/search/domain/records.js';
 import type { Measurement } from './bench-support.js';
@@ -58,7 +59,7 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       LOG_LEVEL: 'silent',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     }),
-    { serveSocket: false },
+    { ...serviceComposition, serveSocket: false },
   );
   const app = await NestFactory.createApplicationContext(AppModule.forContext(context), { logger: false });
   const measurements: Measurement[] = [];

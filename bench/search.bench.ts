@@ -9,6 +9,8 @@ import { IssueApiKey, RegisterAccount } from '../src/accounts/commands/account.c
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { createHttpApp } from '../src/platform/http/create-http-app.js';
+import { AppModule } from '../src/app.module.js';
+import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { writeGenerated } from '../src/search/data/demo-corpus.js';
 import type { Measurement } from './bench-support.js';
@@ -62,9 +64,9 @@ export async function benchSearch(hosts: number): Promise<Measurement[]> {
       LOG_LEVEL: 'silent',
       SEARCH_DEADLINE_MS: '60000',
     }),
-    { serveSocket: false },
+    { ...serviceComposition, serveSocket: false },
   );
-  const app = await createHttpApp(context, { logger: false });
+  const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
   try {
     await context.projections.start();
     const present = await context.observations.count('hosts');

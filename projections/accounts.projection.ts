@@ -1,8 +1,6 @@
+import type { AccountRegistered, PasswordSet, PlanChanged } from '../src/accounts/domain/account.js';
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 
 /** One document per account: sign-in lookup by email, plan and billing anchor for credit state. */
 export interface AccountDocument {
@@ -19,17 +17,17 @@ export const ACCOUNTS = 'accounts';
 
 const accountId = (event: RecordedEvent): string => event.streamId.slice('account-'.length);
 
-export const accountsProjection: ProjectionDefinition = {
+export const accountsProjection: ProjectionDefinition<AccountRegistered | PasswordSet | PlanChanged> = {
   name: 'accounts',
   version: 1,
   collections: { [ACCOUNTS]: { indexes: [{ name: 'by_email', fields: [['email', 1]], unique: true }] } },
   handles: ['AccountRegistered', 'PasswordSet', 'PlanChanged'],
   reads: (event) => [{ collection: ACCOUNTS, id: accountId(event) }],
-  apply(event: RecordedEvent, view: ProjectionView): void {
+  apply(event, view) {
     const id = accountId(event);
     switch (event.type) {
       case 'AccountRegistered': {
-        const data = event.data as { email: string; plan: string; cycleAnchor: string };
+        const data = event.data;
         view.put(ACCOUNTS, {
           id,
           email: data.email,
@@ -41,11 +39,10 @@ export const accountsProjection: ProjectionDefinition = {
         return;
       }
       case 'PasswordSet':
-        if (view.get(ACCOUNTS, id))
-          view.patch(ACCOUNTS, id, { passwordHash: (event.data as { passwordHash: string }).passwordHash });
+        if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { passwordHash: event.data.passwordHash });
         return;
       case 'PlanChanged':
-        if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { plan: (event.data as { to: string }).to });
+        if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { plan: event.data.to });
         return;
     }
   },

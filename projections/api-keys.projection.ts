@@ -1,8 +1,5 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
+import type { ApiKeyIssued, ApiKeyRevoked } from '../src/accounts/domain/account.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 
 /** Personal API keys by key id (the visible prefix): only the secret's hash is ever stored. */
 export interface ApiKeyDocument {
@@ -18,7 +15,7 @@ export interface ApiKeyDocument {
 
 export const API_KEYS = 'api_keys';
 
-export const apiKeysProjection: ProjectionDefinition = {
+export const apiKeysProjection: ProjectionDefinition<ApiKeyIssued | ApiKeyRevoked> = {
   name: 'api-keys',
   version: 1,
   collections: {
@@ -35,17 +32,11 @@ export const apiKeysProjection: ProjectionDefinition = {
     },
   },
   handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
-  reads: (event) => [{ collection: API_KEYS, id: (event.data as { keyId: string }).keyId }],
-  apply(event: RecordedEvent, view: ProjectionView): void {
+  reads: (event) => [{ collection: API_KEYS, id: event.data.keyId }],
+  apply(event, view) {
     const accountId = event.streamId.slice('account-'.length);
     if (event.type === 'ApiKeyIssued') {
-      const data = event.data as {
-        keyId: string;
-        prefix: string;
-        label: string;
-        secretHash: string;
-        issuedAt: string;
-      };
+      const data = event.data;
       view.put(API_KEYS, {
         id: data.keyId,
         accountId,
@@ -56,7 +47,7 @@ export const apiKeysProjection: ProjectionDefinition = {
         revokedAt: null,
       });
     } else {
-      const data = event.data as { keyId: string; revokedAt: string };
+      const data = event.data;
       if (view.get(API_KEYS, data.keyId)) view.patch(API_KEYS, data.keyId, { revokedAt: data.revokedAt });
     }
   },

@@ -1,9 +1,7 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
-import { payerOfLedgerStream, type SettledData } from './credit-ledger.support.js';
+import type { LedgerEvent } from '../src/credits/domain/ledger.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { eventTypes } from './event-types.js';
+import { payerOfLedgerStream } from './credit-ledger.support.js';
 
 /** The balance of one payer (account or organization), as GET /api/v2/auth/credits shows it. */
 export interface CreditStateDocument {
@@ -38,29 +36,29 @@ const empty = (id: string): CreditStateDocument => ({
   openReservations: {},
 });
 
-export const creditStateProjection: ProjectionDefinition = {
+export const creditStateProjection: ProjectionDefinition<LedgerEvent> = {
   name: 'credit-state',
   version: 1,
   collections: { [CREDIT_STATES]: {} },
-  handles: [
-    'CreditsPurchased',
-    'CycleStarted',
-    'AllowanceAdjusted',
-    'CreditsReserved',
-    'ReservationSettled',
-    'ReservationReleased',
-    'CreditsTransferredOut',
-    'CreditsTransferredIn',
-  ],
+  handles: eventTypes<LedgerEvent>({
+    CreditsPurchased: true,
+    CycleStarted: true,
+    AllowanceAdjusted: true,
+    CreditsReserved: true,
+    ReservationSettled: true,
+    ReservationReleased: true,
+    CreditsTransferredOut: true,
+    CreditsTransferredIn: true,
+  }),
   reads: (event) => [{ collection: CREDIT_STATES, id: payerOfLedgerStream(event.streamId) }],
-  apply(event: RecordedEvent, view: ProjectionView): void {
+  apply(event, view) {
     const id = payerOfLedgerStream(event.streamId);
     const state = view.get<CreditStateDocument>(CREDIT_STATES, id) ?? empty(id);
     const open = { ...state.openReservations };
     let next: CreditStateDocument = state;
     switch (event.type) {
       case 'CreditsPurchased': {
-        const { credits } = event.data as { credits: number };
+        const { credits } = event.data;
         next = {
           ...state,
           purchasedBalance: state.purchasedBalance + credits,
@@ -69,7 +67,7 @@ export const creditStateProjection: ProjectionDefinition = {
         break;
       }
       case 'CycleStarted': {
-        const data = event.data as { cycleStart: string; cycleEnd: string; allowance: number };
+        const data = event.data;
         next = {
           ...state,
           cycleStart: data.cycleStart,
@@ -81,16 +79,16 @@ export const creditStateProjection: ProjectionDefinition = {
         break;
       }
       case 'AllowanceAdjusted':
-        next = { ...state, allowance: (event.data as { allowance: number }).allowance };
+        next = { ...state, allowance: event.data.allowance };
         break;
       case 'CreditsReserved': {
-        const { reservationId, amount } = event.data as { reservationId: string; amount: number };
+        const { reservationId, amount } = event.data;
         open[reservationId] = amount;
         next = { ...state, reserved: state.reserved + amount, openReservations: open };
         break;
       }
       case 'ReservationSettled': {
-        const data = event.data as SettledData;
+        const data = event.data;
         const held = open[data.reservationId] ?? 0;
         delete open[data.reservationId];
         next = {
@@ -104,7 +102,7 @@ export const creditStateProjection: ProjectionDefinition = {
         break;
       }
       case 'ReservationReleased': {
-        const { reservationId } = event.data as { reservationId: string };
+        const { reservationId } = event.data;
         const held = open[reservationId] ?? 0;
         delete open[reservationId];
         next = { ...state, reserved: state.reserved - held, openReservations: open };
@@ -113,11 +111,11 @@ export const creditStateProjection: ProjectionDefinition = {
       case 'CreditsTransferredOut':
         next = {
           ...state,
-          purchasedBalance: state.purchasedBalance - (event.data as { credits: number }).credits,
+          purchasedBalance: state.purchasedBalance - event.data.credits,
         };
         break;
       case 'CreditsTransferredIn': {
-        const { credits } = event.data as { credits: number };
+        const { credits } = event.data;
         next = {
           ...state,
           purchasedBalance: state.purchasedBalance + credits,

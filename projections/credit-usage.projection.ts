@@ -1,9 +1,6 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
-import { payerOfLedgerStream, type SettledData } from './credit-ledger.support.js';
+import type { ReservationSettled } from '../src/credits/domain/ledger.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { payerOfLedgerStream } from './credit-ledger.support.js';
 
 /**
  * Credits spent per payer, cycle and usage category. `usageMcp` counts the part of `usage` spent through an
@@ -22,7 +19,7 @@ export const CREDIT_USAGE = 'credit_usage';
 
 export const creditUsageId = (payer: string, cycleStart: string): string => `${payer}|${cycleStart}`;
 
-export const creditUsageProjection: ProjectionDefinition = {
+export const creditUsageProjection: ProjectionDefinition<ReservationSettled> = {
   name: 'credit-usage',
   version: 1,
   collections: {
@@ -42,11 +39,11 @@ export const creditUsageProjection: ProjectionDefinition = {
   reads: (event) => [
     {
       collection: CREDIT_USAGE,
-      id: creditUsageId(payerOfLedgerStream(event.streamId), (event.data as SettledData).cycleStart),
+      id: creditUsageId(payerOfLedgerStream(event.streamId), event.data.cycleStart),
     },
   ],
-  apply(event: RecordedEvent, view: ProjectionView): void {
-    const data = event.data as SettledData;
+  apply(event, view) {
+    const data = event.data;
     const spent = data.fromAllowance + data.fromPurchased;
     if (spent === 0) return;
     const payer = payerOfLedgerStream(event.streamId);

@@ -47,9 +47,11 @@ export const eventStreamsProjection: ProjectionDefinition = {
   reads: (event: RecordedEvent) => [{ collection: EVENT_STREAMS_COLLECTION, id: event.streamId }],
   apply(event: RecordedEvent, view: ProjectionView): void {
     // Erased streams are gone from the log: their documents go too, so a rebuild gives the same view.
-    const erased = (event.data as { erasedStreams?: unknown }).erasedStreams;
+    const data = event.data;
+    const erased =
+      typeof data === 'object' && data !== null && 'erasedStreams' in data ? data.erasedStreams : undefined;
     if (event.type === 'ScopeErased' && Array.isArray(erased)) {
-      for (const streamId of erased)
+      for (const streamId of erased as unknown[])
         if (typeof streamId === 'string') view.delete(EVENT_STREAMS_COLLECTION, streamId);
     }
     const current = view.get<EventStreamDocument>(EVENT_STREAMS_COLLECTION, event.streamId);

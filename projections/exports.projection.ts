@@ -1,8 +1,6 @@
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { eventTypes } from './event-types.js';
 import type { ExportEvent } from '../src/exports/domain/export-job.js';
 
 /**
@@ -44,7 +42,7 @@ export interface ExportDocument {
 
 const exportId = (event: RecordedEvent): string => event.streamId.slice('export-'.length);
 
-export const exportsProjection: ProjectionDefinition = {
+export const exportsProjection: ProjectionDefinition<ExportEvent> = {
   name: 'exports',
   version: 2,
   collections: {
@@ -68,23 +66,22 @@ export const exportsProjection: ProjectionDefinition = {
       ],
     },
   },
-  handles: [
-    'ExportRequested',
-    'ExportStarted',
-    'ExportProgressed',
-    'ExportTruncated',
-    'ExportCompleted',
-    'ExportFailed',
-    'ExportAttemptAbandoned',
-    'ExportCancelled',
-    'ExportCharged',
-    'ExportFileExpired',
-    'ExportDeleted',
-  ],
+  handles: eventTypes<ExportEvent>({
+    ExportRequested: true,
+    ExportStarted: true,
+    ExportProgressed: true,
+    ExportTruncated: true,
+    ExportCompleted: true,
+    ExportFailed: true,
+    ExportAttemptAbandoned: true,
+    ExportCancelled: true,
+    ExportCharged: true,
+    ExportFileExpired: true,
+    ExportDeleted: true,
+  }),
   reads: (event) => [{ collection: EXPORTS, id: exportId(event) }],
-  apply(recorded: RecordedEvent, view: ProjectionView): void {
-    const id = exportId(recorded);
-    const event = { type: recorded.type, data: recorded.data } as ExportEvent;
+  apply(event, view) {
+    const id = exportId(event);
     if (event.type === 'ExportRequested') {
       const data = event.data;
       const document: ExportDocument = {

@@ -1,5 +1,21 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import type { ControlRecordsImported } from '../src/exposure/domain/control-records.js';
+import type { DeliveryClaimed, DeliveryEvent } from '../src/exposure/domain/notification-delivery.js';
+import type { NotificationPreferenceSaved } from '../src/exposure/domain/notification-preference.js';
+import type {
+  RefreshEvent,
+  RefreshLeaseRenewed,
+  RefreshServicesRecorded,
+  RefreshStarted,
+} from '../src/exposure/domain/refresh-run.js';
+import type { ReportFrozen } from '../src/exposure/domain/report.js';
+import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
+import type { SubjectEvent } from '../src/exposure/domain/subject.js';
+import type { WatchEvent } from '../src/exposure/domain/watch.js';
+import type { SpaceEvent } from '../src/organizations/domain/space.js';
+import type {
+  ProjectionDefinition,
+  RecordedEventOf,
+} from '../src/platform/projections/projection-definition.js';
 
 /**
  * A scope's history (issue 8): one attributed entry per lifecycle change, decision, refresh, enrichment, control
@@ -24,13 +40,27 @@ export interface ExposureHistoryDocument {
   readonly [field: string]: unknown;
 }
 
-type Data = Record<string, unknown>;
+/**
+ * The events a scope's history shows. Left out: a refresh attempt's start, lease and recorded services (the
+ * attempt's outcome is the entry) and a delivery's lease (DeliveryClaimed).
+ */
+type HistoryEvent =
+  | SpaceEvent
+  | Exclude<RefreshEvent, RefreshStarted | RefreshLeaseRenewed | RefreshServicesRecorded>
+  | SubjectEvent
+  | ControlRecordsImported
+  | ReportFrozen
+  | NotificationPreferenceSaved
+  | WatchEvent
+  | Exclude<DeliveryEvent, DeliveryClaimed>;
+type HistoryType = HistoryEvent['type'];
+type DataOf<T extends HistoryType> = Extract<HistoryEvent, { type: T }>['data'];
 
 /** What each event says in the history, in words that never claim a check was executed. */
-const SUMMARIES: Readonly<Record<string, (data: Data) => string>> = {
+const SUMMARIES: { readonly [T in HistoryType]: (data: DataOf<T>) => string } = {
   SpaceCreated: (d) => `scope created: ${String(d.name)}`,
   ExposureScopeDeclared: (d) =>
-    `declared ${String(d.domain)} with ${(d.addresses as unknown[]).length} address(es), timezone ${String(d.timezone)}, ${String(d.billing)} billing`,
+    `declared ${String(d.domain)} with ${d.addresses.length} address(es), timezone ${String(d.timezone)}, ${String(d.billing)} billing`,
   SpaceRenamed: (d) => `renamed from ${String(d.from)} to ${String(d.to)}`,
   SpaceArchived: () => 'archived: queued and running refreshes and monitoring stopped, guest links revoked',
   SpaceRestored: () => 'reactivated (no schedule restarted)',
@@ -60,16 +90,16 @@ const SUMMARIES: Readonly<Record<string, (data: Data) => string>> = {
     `decision: ${String(d.decision)}${d.conclusion ? ` (${String(d.conclusion)})` : ''} (was ${String(d.previous)})`,
   SubjectReopened: (d) => `reopened by a later observation (was ${String(d.previous)})`,
   AssetEnriched: (d) =>
-    `catalogue association of the stored observation: ${String((d.evaluation as Data).result)} (${String((d.evaluation as Data).coverage)})`,
-  ControlRecordsImported: (d) => `${(d.records as unknown[]).length} historical control record(s) imported`,
+    `catalogue association of the stored observation: ${String(d.evaluation.result)} (${String(d.evaluation.coverage)})`,
+  ControlRecordsImported: (d) => `${d.records.length} historical control record(s) imported`,
   // Reports, monitoring and notifications (src/exposure/domain/report.ts, watch.ts, notification-*.ts).
   ReportFrozen: (d) => {
-    const contents = d.contents as Data;
+    const contents = d.contents;
     return `report #${String(d.sequence)} frozen: ${String(contents.observations)} observation(s), ${String(contents.historyEntries)} history entr${contents.historyEntries === 1 ? 'y' : 'ies'}${contents.historyPartial ? ' (history truncated)' : ''}`;
   },
   NotificationPreferenceSaved: (d) =>
     d.enabled
-      ? `email notifications enabled for ${(d.recipients as unknown[]).length} recipient(s), in ${String(d.language)}`
+      ? `email notifications enabled for ${d.recipients.length} recipient(s), in ${String(d.language)}`
       : 'email notifications disabled',
   WatchRunRequested: () => 'scheduled watch run requested',
   WatchBaselineEstablished: (d) =>
@@ -80,8 +110,7 @@ const SUMMARIES: Readonly<Record<string, (data: Data) => string>> = {
     d.reason === 'partial_before_baseline'
       ? 'watch run partial: no baseline established (missing data proves nothing)'
       : `watch run ${String(d.reason)}: nothing compared (missing data proves nothing)`,
-  NotificationQueued: (d) =>
-    `email notification queued for ${(d.recipients as unknown[]).length} recipient(s)`,
+  NotificationQueued: (d) => `email notification queued for ${d.recipients.length} recipient(s)`,
   NotificationSent: () => 'email notification handed to the mail relay',
   NotificationSkipped: (d) => `email notification skipped for a recipient (${String(d.reason)})`,
   NotificationAttemptFailed: (d) =>
@@ -101,14 +130,20 @@ const OMITTED = new Set([
   'newKevListed',
 ]);
 
-function scopeOf(event: RecordedEvent): string | null {
+const HISTORY_TYPES = Object.keys(SUMMARIES) as HistoryType[];
+
+function scopeOf(event: RecordedEventOf<HistoryEvent>): string | null {
   if (event.streamId.startsWith('client-')) return event.streamId.slice('client-'.length);
-  const data = event.data as Data;
-  if (typeof data.scopeId === 'string') return data.scopeId;
+  const data = event.data;
+  if ('scopeId' in data && typeof data.scopeId === 'string') return data.scopeId;
   return event.metadata.scope;
 }
 
-export const exposureHistoryProjection: ProjectionDefinition = {
+function summarize<T extends HistoryType>(type: T, data: DataOf<T>): string {
+  return SUMMARIES[type](data);
+}
+
+export const exposureHistoryProjection: ProjectionDefinition<HistoryEvent | ScopeErased> = {
   name: 'exposure-history',
   version: 1,
   collections: {
@@ -132,36 +167,34 @@ export const exposureHistoryProjection: ProjectionDefinition = {
       ],
     },
   },
-  handles: [...Object.keys(SUMMARIES), 'ScopeErased'],
+  handles: [...HISTORY_TYPES, 'ScopeErased'],
   reads: () => [],
   apply(event, view) {
-    const data = event.data as Data;
     if (event.type === 'ScopeErased') {
-      view.deleteWhere(EXPOSURE_HISTORY, { scopeId: data.scopeId as string });
+      view.deleteWhere(EXPOSURE_HISTORY, { scopeId: event.data.scopeId });
       return;
     }
-    if (event.type === 'SpaceCreated' && data.kind === 'general') return;
+    if (event.type === 'SpaceCreated' && event.data.kind === 'general') return;
     const scopeId = scopeOf(event);
-    const summary = SUMMARIES[event.type];
-    if (!scopeId || !summary) return;
-    const details: Data = {};
+    if (!scopeId) return;
+    const data = event.data;
+    const details: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(data)) if (!OMITTED.has(key)) details[key] = value;
     if (event.type === 'AssetEnriched') {
-      const evaluation = data.evaluation as Data;
-      details.result = evaluation.result;
-      details.coverage = evaluation.coverage;
+      details.result = event.data.evaluation.result;
+      details.coverage = event.data.evaluation.coverage;
     }
     const entry: ExposureHistoryDocument = {
       id: event.id,
       scopeId,
-      subjectId: typeof data.subjectId === 'string' ? data.subjectId : null,
+      subjectId: 'subjectId' in data && typeof data.subjectId === 'string' ? data.subjectId : null,
       position: event.position,
       at: event.recordedAt,
       type: event.type,
       actor: event.metadata.actor,
       payer: event.metadata.payer,
       correlationId: event.metadata.correlationId,
-      summary: summary(data),
+      summary: summarize(event.type, event.data),
       details,
     };
     view.put(EXPOSURE_HISTORY, entry);

@@ -1,8 +1,8 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import type {
   DocumentRef,
   ProjectionDefinition,
   ProjectionView,
+  RecordedEventOf,
 } from '../src/platform/projections/projection-definition.js';
 import {
   resultRank,
@@ -10,8 +10,15 @@ import {
   type ResultState,
   type ServiceEvaluation,
 } from '../src/exposure/domain/coverage.js';
-import type { RefreshedDomain, RefreshedService } from '../src/exposure/domain/refresh-run.js';
-import type { DecisionState } from '../src/exposure/domain/subject.js';
+import type { ControlRecordsImported } from '../src/exposure/domain/control-records.js';
+import type { RefreshServicesRecorded } from '../src/exposure/domain/refresh-run.js';
+import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
+import type {
+  AssetEnriched,
+  DecisionRecorded,
+  DecisionState,
+  SubjectReopened,
+} from '../src/exposure/domain/subject.js';
 
 /**
  * A scope's inventory (issue 8), from refresh batches (`RefreshServicesRecorded`), asset enrichments and
@@ -145,7 +152,13 @@ export interface ExposureSubjectDocument {
   readonly [field: string]: unknown;
 }
 
-type Data = Record<string, unknown>;
+type InventoryEvent =
+  | RefreshServicesRecorded
+  | DecisionRecorded
+  | SubjectReopened
+  | AssetEnriched
+  | ControlRecordsImported
+  | ScopeErased;
 
 export const subjectDocumentId = (scopeId: string, subjectId: string): string => `${scopeId}:${subjectId}`;
 export const hostDocumentId = (scopeId: string, host: string): string => `${scopeId}:${host}`;
@@ -171,7 +184,7 @@ function orderOf(
   return `${resultRank(result)}|${host ?? '~'}|${String(port ?? 0).padStart(5, '0')}|${subjectId}`;
 }
 
-export const exposureInventoryProjection: ProjectionDefinition = {
+export const exposureInventoryProjection: ProjectionDefinition<InventoryEvent> = {
   name: 'exposure-inventory',
   // 2: a service observed but not evaluated keeps its recorded evaluation; summaries count evaluation inputs.
   version: 2,
@@ -235,12 +248,9 @@ export const exposureInventoryProjection: ProjectionDefinition = {
     'ScopeErased',
   ],
   reads(event): DocumentRef[] {
-    const data = event.data as Data;
     switch (event.type) {
       case 'RefreshServicesRecorded': {
-        const scopeId = data.scopeId as string;
-        const services = data.services as RefreshedService[];
-        const domains = data.domains as RefreshedDomain[];
+        const { scopeId, services, domains } = event.data;
         return [
           { collection: EXPOSURE_SUMMARIES, id: scopeId },
           ...services.map((s) => ({
@@ -263,27 +273,27 @@ export const exposureInventoryProjection: ProjectionDefinition = {
         return [
           {
             collection: EXPOSURE_SUBJECTS,
-            id: subjectDocumentId(data.scopeId as string, data.subjectId as string),
+            id: subjectDocumentId(event.data.scopeId, event.data.subjectId),
           },
-          { collection: EXPOSURE_SUMMARIES, id: data.scopeId as string },
+          { collection: EXPOSURE_SUMMARIES, id: event.data.scopeId },
         ];
       default:
         return [];
     }
   },
   apply(event, view) {
-    const data = event.data as Data;
     switch (event.type) {
       case 'RefreshServicesRecorded':
-        return applyRefresh(data, view);
+        return applyRefresh(event.data, view);
       case 'DecisionRecorded':
       case 'SubjectReopened':
-        return applyDecision(event, data, view);
+        return applyDecision(event, view);
       case 'AssetEnriched':
-        return applyEnrichment(event, data, view);
+        return applyEnrichment(event, view);
       case 'ControlRecordsImported': {
-        const scopeId = data.scopeId as string;
-        for (const record of data.records as Array<Data & { id: string }>) {
+        const data = event.data;
+        const scopeId = data.scopeId;
+        for (const record of data.records) {
           view.put(EXPOSURE_CONTROLS, {
             ...record,
             id: `${scopeId}:${record.id}`,
@@ -296,7 +306,7 @@ export const exposureInventoryProjection: ProjectionDefinition = {
         return;
       }
       case 'ScopeErased': {
-        const scopeId = data.scopeId as string;
+        const scopeId = event.data.scopeId;
         view.deleteWhere(EXPOSURE_SUBJECTS, { scopeId });
         view.deleteWhere(EXPOSURE_HOSTS, { scopeId });
         view.deleteWhere(EXPOSURE_CONTROLS, { scopeId });
@@ -307,14 +317,12 @@ export const exposureInventoryProjection: ProjectionDefinition = {
   },
 };
 
-function applyRefresh(data: Data, view: ProjectionView): void {
-  const scopeId = data.scopeId as string;
-  const runId = data.runId as string;
-  const input = data.input as string;
-  const at = data.recordedAt as string;
+function applyRefresh(data: RefreshServicesRecorded['data'], view: ProjectionView): void {
+  const { scopeId, runId, input } = data;
+  const at = data.recordedAt;
   const hostCounts = new Map<string, { added: number; hostnames: Set<string> }>();
   const summary = new SummaryChanges(view);
-  for (const service of data.services as RefreshedService[]) {
+  for (const service of data.services) {
     const id = subjectDocumentId(scopeId, service.subjectId);
     const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
     const { subjectId, evaluation, ...observation } = service;
@@ -374,7 +382,7 @@ function applyRefresh(data: Data, view: ProjectionView): void {
     });
     if (!current) summary.addHost(scopeId);
   }
-  for (const domain of data.domains as RefreshedDomain[]) {
+  for (const domain of data.domains) {
     const id = subjectDocumentId(scopeId, domain.subjectId);
     const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
     const { subjectId, ...observation } = domain;
@@ -403,40 +411,45 @@ function applyRefresh(data: Data, view: ProjectionView): void {
   summary.write();
 }
 
-function applyDecision(event: RecordedEvent, data: Data, view: ProjectionView): void {
-  const id = subjectDocumentId(data.scopeId as string, data.subjectId as string);
+function applyDecision(
+  event: RecordedEventOf<DecisionRecorded | SubjectReopened>,
+  view: ProjectionView,
+): void {
+  const id = subjectDocumentId(event.data.scopeId, event.data.subjectId);
   const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
   if (!current) return;
   const version = event.streamVersion + 1;
   if (event.type === 'DecisionRecorded') {
+    const data = event.data;
     const decision: SubjectDecision = {
-      state: data.decision as DecisionState,
-      conclusion: (data.conclusion as string | null) ?? null,
-      according_to: (data.according_to as string | null) ?? null,
-      note: (data.note as string | null) ?? null,
-      announced_date: (data.announced_date as string | null) ?? null,
-      renewal: (data.renewal as string | null) ?? null,
+      state: data.decision,
+      conclusion: data.conclusion ?? null,
+      according_to: data.according_to ?? null,
+      note: data.note ?? null,
+      announced_date: data.announced_date ?? null,
+      renewal: data.renewal ?? null,
       decided_by: event.metadata.actor,
-      decided_at: data.decidedAt as string,
+      decided_at: data.decidedAt,
       reopened_at: null,
     };
     replaceSubject(view, current, { ...current, decision, decisionState: decision.state, version });
   } else {
     replaceSubject(view, current, {
       ...current,
-      decision: { ...current.decision, state: 'new', reopened_at: data.reopenedAt as string },
+      decision: { ...current.decision, state: 'new', reopened_at: event.data.reopenedAt },
       decisionState: 'new',
       version,
     });
   }
 }
 
-function applyEnrichment(event: RecordedEvent, data: Data, view: ProjectionView): void {
-  const id = subjectDocumentId(data.scopeId as string, data.subjectId as string);
+function applyEnrichment(event: RecordedEventOf<AssetEnriched>, view: ProjectionView): void {
+  const data = event.data;
+  const id = subjectDocumentId(data.scopeId, data.subjectId);
   const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);
   if (!current || current.kind !== 'service') return;
-  const evaluation = data.evaluation as ServiceEvaluation;
-  const at = data.enrichedAt as string;
+  const evaluation = data.evaluation;
+  const at = data.enrichedAt;
   const sameResult = current.evaluation?.result === evaluation.result;
   replaceSubject(view, current, {
     ...current,
@@ -454,7 +467,7 @@ function applyEnrichment(event: RecordedEvent, data: Data, view: ProjectionView)
       resultAt: sameResult && current.evaluation ? current.evaluation.resultAt : at,
       evaluatedAt: at,
       runId: current.evaluation?.runId ?? null,
-      input: (data.input as string | null) ?? null,
+      input: data.input ?? null,
       source: 'enrichment',
     },
     version: event.streamVersion + 1,

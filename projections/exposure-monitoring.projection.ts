@@ -1,5 +1,13 @@
+import type { DeliveryClaimed, DeliveryEvent } from '../src/exposure/domain/notification-delivery.js';
+import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
+import type { WatchEvent } from '../src/exposure/domain/watch.js';
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
-import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import type {
+  ProjectionDefinition,
+  ProjectionView,
+  RecordedEventOf,
+} from '../src/platform/projections/projection-definition.js';
+import { eventTypes, isOneOf } from './event-types.js';
 
 /**
  * Monitoring of exposure scopes (issue 8): `exposure_watch`, one document per scope with its baseline and what
@@ -45,29 +53,37 @@ export interface ExposureDeliveryDocument {
   readonly [field: string]: unknown;
 }
 
-type Data = Record<string, unknown>;
+type WatchOrDelivery = WatchEvent | Exclude<DeliveryEvent, DeliveryClaimed>;
 
-const WATCH_EVENTS = [
-  'WatchRunRequested',
-  'WatchBaselineEstablished',
-  'WatchRunCompared',
-  'WatchRunInconclusive',
-];
-const DELIVERY_EVENTS = [
-  'NotificationQueued',
-  'NotificationSent',
-  'NotificationSkipped',
-  'NotificationAttemptFailed',
-  'NotificationCancelled',
-];
+/**
+ * DeliveryClaimed (the delivery worker's lease) is deliberately not followed: the lease lives in the delivery
+ * stream, which the worker folds before it sends; the read model shows each recipient's outcome only.
+ */
+const WATCH_EVENTS = eventTypes<WatchEvent>({
+  WatchRunRequested: true,
+  WatchBaselineEstablished: true,
+  WatchRunCompared: true,
+  WatchRunInconclusive: true,
+});
+const DELIVERY_EVENTS = eventTypes<Exclude<DeliveryEvent, DeliveryClaimed>>({
+  NotificationQueued: true,
+  NotificationSent: true,
+  NotificationSkipped: true,
+  NotificationAttemptFailed: true,
+  NotificationCancelled: true,
+});
 
-function deliveryId(event: RecordedEvent): string {
+function deliveryId(event: Pick<RecordedEvent, 'streamId'>): string {
   // `exposure-delivery-<scopeId (36)>-<runId>`
   const rest = event.streamId.slice('exposure-delivery-'.length);
   return `${rest.slice(0, 36)}:${rest.slice(37)}`;
 }
 
-export const exposureMonitoringProjection: ProjectionDefinition = {
+const isWatchEvent = (
+  event: RecordedEventOf<WatchOrDelivery | ScopeErased>,
+): event is RecordedEventOf<WatchEvent> => isOneOf(event, WATCH_EVENTS);
+
+export const exposureMonitoringProjection: ProjectionDefinition<WatchOrDelivery | ScopeErased> = {
   name: 'exposure-monitoring',
   version: 1,
   collections: {
@@ -86,8 +102,8 @@ export const exposureMonitoringProjection: ProjectionDefinition = {
   },
   handles: [...WATCH_EVENTS, ...DELIVERY_EVENTS, 'ScopeErased'],
   reads(event) {
-    if (event.streamId.startsWith('exposure-watch-')) {
-      return [{ collection: EXPOSURE_WATCH, id: (event.data as Data).scopeId as string }];
+    if (event.streamId.startsWith('exposure-watch-') && isWatchEvent(event)) {
+      return [{ collection: EXPOSURE_WATCH, id: event.data.scopeId }];
     }
     if (event.streamId.startsWith('exposure-delivery-')) {
       return [{ collection: EXPOSURE_DELIVERIES, id: deliveryId(event) }];
@@ -95,87 +111,26 @@ export const exposureMonitoringProjection: ProjectionDefinition = {
     return [];
   },
   apply(event, view) {
-    const data = event.data as Data;
     if (event.type === 'ScopeErased') {
-      view.delete(EXPOSURE_WATCH, data.scopeId as string);
-      view.deleteWhere(EXPOSURE_DELIVERIES, { scopeId: data.scopeId as string });
+      view.delete(EXPOSURE_WATCH, event.data.scopeId);
+      view.deleteWhere(EXPOSURE_DELIVERIES, { scopeId: event.data.scopeId });
       return;
     }
-    if (event.streamId.startsWith('exposure-watch-')) {
-      const scopeId = data.scopeId as string;
-      const current = view.get<ExposureWatchDocument>(EXPOSURE_WATCH, scopeId) ?? {
-        id: scopeId,
-        scopeId,
-        scheduleId: null,
-        baseline: null,
-        latest: null,
-        requested: 0,
-      };
-      const scheduleId = data.scheduleId as string;
-      // A new schedule (monitoring stopped, then activated again) establishes its own baseline.
-      const baseline = current.scheduleId === scheduleId ? current.baseline : null;
-      const latest = (outcome: LatestWatch['outcome'], fields: Partial<LatestWatch> = {}): LatestWatch => ({
-        runId: data.runId as string,
-        outcome,
-        finishedAt: data.finishedAt as string,
-        services: (data.services as number | undefined) ?? null,
-        newServices: 0,
-        newKev: 0,
-        notObserved: 0,
-        partial: false,
-        reason: null,
-        ...fields,
-      });
-      let next: ExposureWatchDocument;
-      switch (event.type) {
-        case 'WatchRunRequested':
-          next = { ...current, scheduleId, baseline, requested: current.requested + 1 };
-          break;
-        case 'WatchBaselineEstablished':
-          next = {
-            ...current,
-            scheduleId,
-            baseline: {
-              runId: data.runId as string,
-              finishedAt: data.finishedAt as string,
-              services: data.services as number,
-            },
-            latest: latest('baseline'),
-          };
-          break;
-        case 'WatchRunCompared':
-          next = {
-            ...current,
-            scheduleId,
-            baseline,
-            latest: latest('compared', {
-              newServices: data.newServices as number,
-              newKev: data.newKev as number,
-              notObserved: data.notObserved as number,
-              partial: data.partial as boolean,
-            }),
-          };
-          break;
-        default:
-          next = {
-            ...current,
-            scheduleId,
-            baseline,
-            latest: latest('inconclusive', { reason: data.reason as string }),
-          };
-      }
-      view.put(EXPOSURE_WATCH, next);
+    if (event.streamId.startsWith('exposure-watch-') && isWatchEvent(event)) {
+      view.put(EXPOSURE_WATCH, nextWatch(event, view));
       return;
     }
+    if (isWatchEvent(event)) return;
     const id = deliveryId(event);
     if (event.type === 'NotificationQueued') {
+      const data = event.data;
       const document: ExposureDeliveryDocument = {
         id,
-        scopeId: data.scopeId as string,
-        runId: data.runId as string,
+        scopeId: data.scopeId,
+        runId: data.runId,
         status: 'pending',
-        recipients: Object.fromEntries((data.recipients as string[]).map((r) => [r, 'pending'])),
-        queuedAt: data.queuedAt as string,
+        recipients: Object.fromEntries(data.recipients.map((r) => [r, 'pending'])),
+        queuedAt: data.queuedAt,
       };
       view.put(EXPOSURE_DELIVERIES, document);
       return;
@@ -185,16 +140,16 @@ export const exposureMonitoringProjection: ProjectionDefinition = {
     const recipients: Record<string, string> = { ...current.recipients };
     switch (event.type) {
       case 'NotificationSent':
-        recipients[data.recipient as string] = 'sent';
+        recipients[event.data.recipient] = 'sent';
         break;
       case 'NotificationSkipped':
-        recipients[data.recipient as string] = `skipped:${String(data.reason)}`;
+        recipients[event.data.recipient] = `skipped:${String(event.data.reason)}`;
         break;
       case 'NotificationAttemptFailed':
-        if (data.final) recipients[data.recipient as string] = 'failed';
+        if (event.data.final) recipients[event.data.recipient] = 'failed';
         break;
       case 'NotificationCancelled':
-        for (const recipient of data.recipients as string[]) recipients[recipient] = 'cancelled';
+        for (const recipient of event.data.recipients) recipients[recipient] = 'cancelled';
         break;
     }
     const pending = Object.values(recipients).some((status) => status === 'pending');
@@ -202,3 +157,61 @@ export const exposureMonitoringProjection: ProjectionDefinition = {
     view.put(EXPOSURE_DELIVERIES, { ...current, recipients, status });
   },
 };
+
+function nextWatch(event: RecordedEventOf<WatchEvent>, view: ProjectionView): ExposureWatchDocument {
+  const { scopeId, scheduleId } = event.data;
+  const current = view.get<ExposureWatchDocument>(EXPOSURE_WATCH, scopeId) ?? {
+    id: scopeId,
+    scopeId,
+    scheduleId: null,
+    baseline: null,
+    latest: null,
+    requested: 0,
+  };
+  // A new schedule (monitoring stopped, then activated again) establishes its own baseline.
+  const baseline = current.scheduleId === scheduleId ? current.baseline : null;
+  if (event.type === 'WatchRunRequested') {
+    return { ...current, scheduleId, baseline, requested: current.requested + 1 };
+  }
+  const data = event.data;
+  const latest = (outcome: LatestWatch['outcome'], fields: Partial<LatestWatch> = {}): LatestWatch => ({
+    runId: data.runId,
+    outcome,
+    finishedAt: data.finishedAt,
+    services: 'services' in data ? data.services : null,
+    newServices: 0,
+    newKev: 0,
+    notObserved: 0,
+    partial: false,
+    reason: null,
+    ...fields,
+  });
+  switch (event.type) {
+    case 'WatchBaselineEstablished':
+      return {
+        ...current,
+        scheduleId,
+        baseline: { runId: data.runId, finishedAt: data.finishedAt, services: event.data.services },
+        latest: latest('baseline'),
+      };
+    case 'WatchRunCompared':
+      return {
+        ...current,
+        scheduleId,
+        baseline,
+        latest: latest('compared', {
+          newServices: event.data.newServices,
+          newKev: event.data.newKev,
+          notObserved: event.data.notObserved,
+          partial: event.data.partial,
+        }),
+      };
+    case 'WatchRunInconclusive':
+      return {
+        ...current,
+        scheduleId,
+        baseline,
+        latest: latest('inconclusive', { reason: event.data.reason }),
+      };
+  }
+}

@@ -1,5 +1,6 @@
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
-import type { ReportBlob, ReportContents } from '../src/exposure/domain/report.js';
+import type { ReportBlob, ReportContents, ReportFrozen } from '../src/exposure/domain/report.js';
+import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
 
 /**
  * Frozen reports of exposure scopes (issue 8): one summary per `ReportFrozen`, the list GET …/reports reads
@@ -26,7 +27,7 @@ export interface ExposureReportDocument {
   readonly [field: string]: unknown;
 }
 
-export const exposureReportsProjection: ProjectionDefinition = {
+export const exposureReportsProjection: ProjectionDefinition<ReportFrozen | ScopeErased> = {
   name: 'exposure-reports',
   version: 1,
   collections: {
@@ -45,25 +46,25 @@ export const exposureReportsProjection: ProjectionDefinition = {
   handles: ['ReportFrozen', 'ScopeErased'],
   reads: () => [],
   apply(event, view) {
-    const data = event.data as Record<string, unknown>;
     if (event.type === 'ScopeErased') {
-      view.deleteWhere(EXPOSURE_REPORTS, { scopeId: data.scopeId as string });
+      view.deleteWhere(EXPOSURE_REPORTS, { scopeId: event.data.scopeId });
       return;
     }
+    const data = event.data;
     const document: ExposureReportDocument = {
-      id: data.reportId as string,
-      scopeId: data.scopeId as string,
-      organizationId: data.organizationId as string,
-      sequence: data.sequence as number,
-      authorId: data.authorId as string,
-      scopeName: data.scopeName as string,
-      timezone: data.timezone as string,
-      referenceTime: data.referenceTime as string,
-      referencePosition: (data.referencePosition as string | null) ?? null,
-      frozenAt: data.frozenAt as string,
+      id: data.reportId,
+      scopeId: data.scopeId,
+      organizationId: data.organizationId,
+      sequence: data.sequence,
+      authorId: data.authorId,
+      scopeName: data.scopeName,
+      timezone: data.timezone,
+      referenceTime: data.referenceTime,
+      referencePosition: data.referencePosition ?? null,
+      frozenAt: data.frozenAt,
       position: event.position,
-      blob: data.blob as ReportBlob,
-      contents: data.contents as ReportContents,
+      blob: data.blob,
+      contents: data.contents,
     };
     view.put(EXPOSURE_REPORTS, document);
   },

@@ -3,9 +3,13 @@ import type {
   DocumentRef,
   ProjectionDefinition,
   ProjectionView,
+  RecordedEventOf,
 } from '../src/platform/projections/projection-definition.js';
 import { declarationKey, type LatestRefresh } from '../src/exposure/domain/coverage.js';
-import { declarationOf } from '../src/exposure/domain/scope-declaration.js';
+import type { RefreshEvent, RefreshServicesRecorded } from '../src/exposure/domain/refresh-run.js';
+import type { ScopeErased } from '../src/exposure/domain/scope-erasure.js';
+import type { SpaceEvent } from '../src/organizations/domain/space.js';
+import { eventTypes, isOneOf } from './event-types.js';
 
 /**
  * Scope lifecycle and refresh tasks (issue 8). `exposure_scopes`: one document per client space of any kind
@@ -69,44 +73,45 @@ export interface ExposureRunDocument extends LatestRefresh {
   readonly [field: string]: unknown;
 }
 
-type Data = Record<string, unknown>;
+/** A refresh's recorded services feed the inventory; a task's document does not change with them. */
+type RunEvent = Exclude<RefreshEvent, RefreshServicesRecorded>;
 
-const SPACE_EVENTS = [
-  'SpaceCreated',
-  'ExposureScopeDeclared',
-  'SpaceRenamed',
-  'SpaceArchived',
-  'SpaceRestored',
-  'CreditLimitSet',
-  'MonitoringActivated',
-  'MonitoringStopped',
-  'ShareCreated',
-  'ShareRevoked',
-  'ExposureTimezoneChanged',
-  'SpaceDeleted',
-  'SpaceDeletionCancelled',
-  'SpaceErasureStarted',
-];
-const RUN_EVENTS = [
-  'RefreshRequested',
-  'RefreshStarted',
-  'RefreshLeaseRenewed',
-  'RefreshCompleted',
-  'RefreshRetryScheduled',
-  'RefreshFailed',
-  'RefreshCancelled',
-];
+const SPACE_EVENTS = eventTypes<SpaceEvent>({
+  SpaceCreated: true,
+  ExposureScopeDeclared: true,
+  SpaceRenamed: true,
+  SpaceArchived: true,
+  SpaceRestored: true,
+  CreditLimitSet: true,
+  MonitoringActivated: true,
+  MonitoringStopped: true,
+  ShareCreated: true,
+  ShareRevoked: true,
+  ExposureTimezoneChanged: true,
+  SpaceDeleted: true,
+  SpaceDeletionCancelled: true,
+  SpaceErasureStarted: true,
+});
+const RUN_EVENTS = eventTypes<RunEvent>({
+  RefreshRequested: true,
+  RefreshStarted: true,
+  RefreshLeaseRenewed: true,
+  RefreshCompleted: true,
+  RefreshRetryScheduled: true,
+  RefreshFailed: true,
+  RefreshCancelled: true,
+});
 
 export const runDocumentId = (scopeId: string, runId: string): string => `${scopeId}:${runId}`;
 
-function runOf(event: RecordedEvent): { scopeId: string; runId: string } | null {
+function runOf(event: Pick<RecordedEvent, 'streamId'>): { scopeId: string; runId: string } | null {
   if (!event.streamId.startsWith('exposure-run-')) return null;
   const rest = event.streamId.slice('exposure-run-'.length);
   // `<scopeId (a UUID, 36 characters)>-<key hash>`
   return { scopeId: rest.slice(0, 36), runId: rest.slice(37) };
 }
 
-export const exposureScopesProjection: ProjectionDefinition = {
+export const exposureScopesProjection: ProjectionDefinition<SpaceEvent | RunEvent | ScopeErased> = {
   name: 'exposure-scopes',
   version: 1,
   collections: {
@@ -155,34 +160,34 @@ export const exposureScopesProjection: ProjectionDefinition = {
     return [];
   },
   apply(event, view) {
-    const data = event.data as Data;
     if (event.type === 'ScopeErased') {
-      const scopeId = data.scopeId as string;
+      const scopeId = event.data.scopeId;
       view.delete(EXPOSURE_SCOPES, scopeId);
       view.deleteWhere(EXPOSURE_RUNS, { scopeId });
       return;
     }
-    if (event.streamId.startsWith('client-')) return applyScope(event, data, view);
+    if (event.streamId.startsWith('client-') && isOneOf(event, SPACE_EVENTS)) return applyScope(event, view);
     const run = runOf(event);
-    if (run) applyRun(event, data, run, view);
+    if (run && isOneOf(event, RUN_EVENTS)) applyRun(event, run, view);
   },
 };
 
-function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): void {
+function applyScope(event: RecordedEventOf<SpaceEvent>, view: ProjectionView): void {
   const scopeId = event.streamId.slice('client-'.length);
   if (event.type === 'SpaceCreated') {
+    const data = event.data;
     if (data.kind === 'general') return;
     const document: ExposureScopeDocument = {
       id: scopeId,
-      organizationId: data.organizationId as string,
-      kind: data.kind as string,
-      name: data.name as string,
+      organizationId: data.organizationId,
+      kind: data.kind,
+      name: data.name,
       exposure: null,
       monitoring: false,
-      creditLimit: (data.creditLimit as number | null) ?? null,
+      creditLimit: data.creditLimit ?? null,
       state: 'active',
       version: event.streamVersion,
-      createdAt: data.createdAt as string,
+      createdAt: data.createdAt,
       deletion: null,
       latestRefresh: null,
       lastCompletedRefresh: null,
@@ -192,19 +197,16 @@ function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): voi
   }
   const scope = view.get<ExposureScopeDocument>(EXPOSURE_SCOPES, scopeId);
   if (!scope) return;
-  const patch = (fields: Data) =>
+  const patch = (fields: Readonly<Record<string, unknown>>) =>
     view.patch(EXPOSURE_SCOPES, scopeId, { ...fields, version: event.streamVersion });
   switch (event.type) {
-    case 'ExposureScopeDeclared':
-      patch({
-        exposure: {
-          ...declarationOf(data),
-          input: declarationKey(data.domain as string, data.addresses as string[]),
-        },
-      });
+    case 'ExposureScopeDeclared': {
+      const { domain, timezone, addresses, billing } = event.data;
+      patch({ exposure: { domain, timezone, addresses, billing, input: declarationKey(domain, addresses) } });
       return;
+    }
     case 'SpaceRenamed':
-      patch({ name: data.to });
+      patch({ name: event.data.to });
       return;
     case 'SpaceArchived':
       patch({ state: 'archived' });
@@ -213,7 +215,7 @@ function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): voi
       patch({ state: 'active' });
       return;
     case 'CreditLimitSet':
-      patch({ creditLimit: data.creditLimit });
+      patch({ creditLimit: event.data.creditLimit });
       return;
     case 'MonitoringActivated':
       patch({ monitoring: true });
@@ -222,16 +224,16 @@ function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): voi
       patch({ monitoring: false });
       return;
     case 'ExposureTimezoneChanged':
-      if (scope.exposure) patch({ exposure: { ...scope.exposure, timezone: data.to } });
+      if (scope.exposure) patch({ exposure: { ...scope.exposure, timezone: event.data.to } });
       return;
     case 'SpaceDeleted':
       patch({
         state: 'deleted',
         deletion: {
-          deletedAt: data.deletedAt,
+          deletedAt: event.data.deletedAt,
           deletedBy: event.metadata.actor,
-          eraseAfter: data.eraseAfter,
-          previousState: data.previousState,
+          eraseAfter: event.data.eraseAfter,
+          previousState: event.data.previousState,
           erasing: false,
         },
       });
@@ -249,8 +251,7 @@ function applyScope(event: RecordedEvent, data: Data, view: ProjectionView): voi
 }
 
 function applyRun(
-  event: RecordedEvent,
-  data: Data,
+  event: RecordedEventOf<RunEvent>,
   { scopeId, runId }: { scopeId: string; runId: string },
   view: ProjectionView,
 ): void {
@@ -258,19 +259,20 @@ function applyRun(
   const scope = view.get<ExposureScopeDocument>(EXPOSURE_SCOPES, scopeId);
   let run: ExposureRunDocument | null = view.get<ExposureRunDocument>(EXPOSURE_RUNS, id);
   if (event.type === 'RefreshRequested') {
+    const data = event.data;
     run = {
       id,
       scopeId,
-      organizationId: data.organizationId as string,
+      organizationId: data.organizationId,
       runId,
-      trigger: data.trigger as string,
-      billing: data.billing as string,
-      reservation: (data.reservation as ExposureRunDocument['reservation']) ?? null,
-      input: data.input as string,
+      trigger: data.trigger,
+      billing: data.billing,
+      reservation: data.reservation ?? null,
+      input: data.input,
       status: 'queued',
       attempt: 0,
-      requestedAt: data.requestedAt as string,
-      availableAt: data.requestedAt as string,
+      requestedAt: data.requestedAt,
+      availableAt: data.requestedAt,
       startedAt: null,
       leaseUntil: null,
       finishedAt: null,
@@ -284,23 +286,23 @@ function applyRun(
         run = {
           ...run,
           status: 'running',
-          attempt: data.attempt as number,
-          startedAt: data.startedAt as string,
-          lastAttemptAt: data.startedAt as string,
-          leaseUntil: data.leaseUntil as string,
+          attempt: event.data.attempt,
+          startedAt: event.data.startedAt,
+          lastAttemptAt: event.data.startedAt,
+          leaseUntil: event.data.leaseUntil,
           availableAt: null,
         };
         break;
       case 'RefreshLeaseRenewed':
-        run = { ...run, leaseUntil: data.leaseUntil as string };
+        run = { ...run, leaseUntil: event.data.leaseUntil };
         break;
       case 'RefreshCompleted':
         run = {
           ...run,
           status: 'completed',
           leaseUntil: null,
-          finishedAt: data.completedAt as string,
-          charge: data.charge as number,
+          finishedAt: event.data.completedAt,
+          charge: event.data.charge,
           error: null,
         };
         break;
@@ -309,9 +311,9 @@ function applyRun(
           ...run,
           status: 'retry_scheduled',
           leaseUntil: null,
-          lastAttemptAt: data.failedAt as string,
-          availableAt: data.availableAt as string,
-          error: data.error as string,
+          lastAttemptAt: event.data.failedAt,
+          availableAt: event.data.availableAt,
+          error: event.data.error,
         };
         break;
       case 'RefreshFailed':
@@ -319,9 +321,9 @@ function applyRun(
           ...run,
           status: 'failed',
           leaseUntil: null,
-          lastAttemptAt: data.failedAt as string,
-          finishedAt: data.failedAt as string,
-          error: data.error as string,
+          lastAttemptAt: event.data.failedAt,
+          finishedAt: event.data.failedAt,
+          error: event.data.error,
         };
         break;
       case 'RefreshCancelled':
@@ -329,7 +331,7 @@ function applyRun(
           ...run,
           status: 'cancelled',
           leaseUntil: null,
-          finishedAt: data.cancelledAt as string,
+          finishedAt: event.data.cancelledAt,
           availableAt: null,
         };
         break;
@@ -340,12 +342,13 @@ function applyRun(
   if (!scope) return;
   // The scope shows its newest task (by request time), and the last one that completed.
   const latest = scope.latestRefresh;
-  const fields: Data = {};
+  const fields: Record<string, unknown> = {};
   if (!latest || latest.runId === runId || latest.requestedAt <= run.requestedAt) {
     fields.latestRefresh = latestOf(run);
   }
   if (event.type === 'RefreshCompleted') {
-    fields.lastCompletedRefresh = {
+    const data = event.data;
+    const completed: LastCompletedRefresh = {
       runId,
       completedAt: data.completedAt,
       services: data.services,
@@ -355,6 +358,7 @@ function applyRun(
       observedRange: data.observedRange,
       catalogueVersion: data.catalogueVersion,
     };
+    fields.lastCompletedRefresh = completed;
   }
   if (Object.keys(fields).length > 0) view.patch(EXPOSURE_SCOPES, scopeId, fields);
 }

@@ -1,29 +1,31 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import type {
-  ProjectionDefinition,
-  ProjectionView,
-} from '../src/platform/projections/projection-definition.js';
+  CreditsReserved,
+  ReservationReleased,
+  ReservationSettled,
+} from '../src/credits/domain/ledger.js';
+import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 import { payerOfLedgerStream } from './credit-ledger.support.js';
 
 /** Reservations not yet settled or released, by expiry: what the sweeper looks at. */
 export const OPEN_RESERVATIONS = 'open_reservations';
 
-export const openReservationsProjection: ProjectionDefinition = {
+export const openReservationsProjection: ProjectionDefinition<
+  CreditsReserved | ReservationSettled | ReservationReleased
+> = {
   name: 'open-reservations',
   version: 1,
   collections: { [OPEN_RESERVATIONS]: { indexes: [{ name: 'by_expiry', fields: [['expiresAt', 1]] }] } },
   handles: ['CreditsReserved', 'ReservationSettled', 'ReservationReleased'],
-  apply(event: RecordedEvent, view: ProjectionView): void {
-    const data = event.data as { reservationId: string; amount?: number; expiresAt?: string };
+  apply(event, view) {
     if (event.type === 'CreditsReserved') {
       view.put(OPEN_RESERVATIONS, {
-        id: data.reservationId,
+        id: event.data.reservationId,
         payer: payerOfLedgerStream(event.streamId),
-        amount: data.amount ?? 0,
-        expiresAt: data.expiresAt ?? '',
+        amount: event.data.amount,
+        expiresAt: event.data.expiresAt,
       });
     } else {
-      view.delete(OPEN_RESERVATIONS, data.reservationId);
+      view.delete(OPEN_RESERVATIONS, event.data.reservationId);
     }
   },
 };

@@ -1,8 +1,13 @@
-import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type {
+  MemberAdded,
+  MemberRemoved,
+  MemberRoleChanged,
+  OwnershipTransferAccepted,
+} from '../src/organizations/domain/organization.js';
 import type {
   DocumentRef,
   ProjectionDefinition,
-  ProjectionView,
+  RecordedEventOf,
 } from '../src/platform/projections/projection-definition.js';
 
 /**
@@ -25,16 +30,20 @@ const CREATION_PREFIX = 'organization-owner-';
 
 const rowId = (organizationId: string, accountId: string) => `${organizationId}:${accountId}`;
 
-function accountsOf(event: RecordedEvent): string[] {
-  const data = event.data as Record<string, unknown>;
-  return ['accountId', 'from', 'to'].flatMap((key) => (typeof data[key] === 'string' ? [data[key]] : []));
+type MembershipEvent = MemberAdded | MemberRemoved | MemberRoleChanged | OwnershipTransferAccepted;
+
+/** The accounts whose staff row the event may change. */
+function accountsOf(event: RecordedEventOf<MembershipEvent>): string[] {
+  return event.type === 'OwnershipTransferAccepted'
+    ? [event.data.from, event.data.to]
+    : [event.data.accountId];
 }
 
-function isMembershipEvent(event: RecordedEvent): boolean {
+function isMembershipEvent(event: RecordedEventOf<MembershipEvent>): boolean {
   return event.streamId.startsWith(ORGANIZATION_PREFIX) && !event.streamId.startsWith(CREATION_PREFIX);
 }
 
-export const ssoStaffProjection: ProjectionDefinition = {
+export const ssoStaffProjection: ProjectionDefinition<MembershipEvent> = {
   name: 'sso-staff',
   version: 1,
   collections: { [SSO_STAFF]: { indexes: [{ name: 'by_account', fields: [['accountId', 1]] }] } },
@@ -47,26 +56,24 @@ export const ssoStaffProjection: ProjectionDefinition = {
       id: rowId(organizationId, accountId),
     }));
   },
-  apply(event: RecordedEvent, view: ProjectionView): void {
+  apply(event, view) {
     if (!isMembershipEvent(event)) return;
     const organizationId = event.streamId.slice(ORGANIZATION_PREFIX.length);
-    const data = event.data as Record<string, string>;
-    const setStaff = (accountId: string | undefined, staff: boolean) => {
-      if (!accountId) return;
+    const setStaff = (accountId: string, staff: boolean) => {
       const id = rowId(organizationId, accountId);
       if (staff) view.put(SSO_STAFF, { id, organizationId, accountId });
       else if (view.get(SSO_STAFF, id)) view.delete(SSO_STAFF, id);
     };
     switch (event.type) {
       case 'MemberAdded':
-        return setStaff(data.accountId, data.role !== 'external_client');
+        return setStaff(event.data.accountId, event.data.role !== 'external_client');
       case 'MemberRemoved':
-        return setStaff(data.accountId, false);
+        return setStaff(event.data.accountId, false);
       case 'MemberRoleChanged':
-        return setStaff(data.accountId, data.to !== 'external_client');
+        return setStaff(event.data.accountId, event.data.to !== 'external_client');
       case 'OwnershipTransferAccepted':
-        setStaff(data.from, true);
-        return setStaff(data.to, true);
+        setStaff(event.data.from, true);
+        return setStaff(event.data.to, true);
     }
   },
 };

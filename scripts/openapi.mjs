@@ -19,6 +19,8 @@ const { createHttpApp, buildOpenApiDocument } = await import(
   new URL('platform/http/create-http-app.js', dist).href
 );
 const { ServiceContext } = await import(new URL('platform/service-context.js', dist).href);
+const { serviceComposition } = await import(new URL('composition/service-composition.js', dist).href);
+const { AppModule } = await import(new URL('app.module.js', dist).href);
 
 const lint = process.argv[2] === '--lint';
 const target = lint ? undefined : process.argv[2];
@@ -31,10 +33,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'openapi-'));
 let status = 0;
 try {
   const config = loadConfig({ DATA_DIR: join(scratch, 'data'), LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
-  const context = await ServiceContext.open(config, { serveSocket: false });
+  const context = await ServiceContext.open(config, { ...serviceComposition, serveSocket: false });
   let document;
   try {
-    const app = await createHttpApp(context, { logger: false });
+    const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
     document = buildOpenApiDocument(app);
     await app.close();
   } finally {

@@ -6,6 +6,8 @@ import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
 import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
 import { registerExposureCommands } from './exposure/cli/exposure.cli.js';
+import { AppModule } from './app.module.js';
+import { serviceComposition } from './composition/service-composition.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
 import { registerEventCommands } from './platform/cli/event.commands.js';
 import { registerProjectionCommands } from './platform/cli/projection.commands.js';
@@ -20,7 +22,7 @@ const program = new Command()
   .description('Operator commands for the exposure research service. Every command accepts --json.')
   .showHelpAfterError();
 
-const runtime = new CliRuntime();
+const runtime = new CliRuntime(serviceComposition, (context) => AppModule.forContext(context));
 runtime.endQuietlyWhenOutputCloses();
 registerAccountCommands(program, runtime);
 registerDataCommands(program, runtime);

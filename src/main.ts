@@ -7,6 +7,8 @@ import { OrganizationWorkspace } from './organizations/commands/organization-wor
 import { OrganizationSweeper } from './organizations/organization-sweeper.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
+import { AppModule } from './app.module.js';
+import { serviceComposition } from './composition/service-composition.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { describeThrown } from './platform/errors/describe-thrown.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
   try {
     checkDataDir(location);
     context = await ServiceContext.open(config, {
+      ...serviceComposition,
       log: (level, message, fields) => log[level](fields ?? {}, message),
       // Never a client of another service's database: it would answer 500 once that one stopped.
       exclusiveDataDir: true,
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
       },
     });
     await context.projections.start();
-    app = await createHttpApp(context);
+    app = await createHttpApp(context, AppModule.forContext(context));
     await app.listen(config.port, config.host);
   } catch (error) {
     if (closing) return;

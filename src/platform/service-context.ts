@@ -1,16 +1,18 @@
-import { allProjections } from '../../projections/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { systemClock, type Clock } from './clock/clock.js';
 import { EventSourcedRepository } from './event-sourcing/event-sourced-repository.js';
 import { StreamWriter } from './event-sourcing/stream-writer.js';
-import type { ProjectionDefinition } from './projections/projection-definition.js';
+import type { Upcasters } from './event-sourcing/upcasters.js';
+import type { AnyProjection } from './projections/projection-definition.js';
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
-import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
-import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
-import type { CatalogueService } from '../catalogue/catalogue-service.js';
-import { openStorage, type Storage } from './storage/open-storage.js';
+import {
+  openStorage,
+  type FeatureStorage,
+  type OpenFeatureStorage,
+  type Storage,
+} from './storage/open-storage.js';
 import { BackgroundChecks } from './health/background-checks.js';
 import { ForegroundActivity } from './scheduling/foreground-activity.js';
 
@@ -23,10 +25,32 @@ export type LogFunction = (
   fields?: Record<string, unknown>,
 ) => void;
 
+/** What a composition root (main.ts, the CLI, the test setup) opens a ServiceContext with. */
+export interface ServiceContextOptions {
+  /** Every read model the process maintains (`allProjections` from projections/index.ts). */
+  readonly projections: readonly AnyProjection[];
+  /** Opens the features' stores (`openFeatureStorage` from src/composition/feature-storage.ts). */
+  readonly features: OpenFeatureStorage;
+  /** Stored events of an older schema version are read through these (none by default). */
+  readonly upcasters?: Upcasters;
+  readonly clock?: Clock;
+  readonly log?: LogFunction;
+  readonly serveSocket?: boolean;
+  /** The service: own the embedded database or fail with DataDirInUse, never share another owner's. */
+  readonly exclusiveDataDir?: boolean;
+  /** What this process is (`service`, `cli`), recorded in DATA_DIR's lock. */
+  readonly ownerName?: string;
+  readonly pollIntervalMs?: number;
+  readonly dropGraceMs?: number;
+  /** A projection found the storage damaged (ProjectionRunnerOptions.onStorageDamaged). */
+  readonly onStorageDamaged?: (error: unknown, projection: string) => void;
+}
+
 /**
  * Everything a running process shares: configuration, clock, storage and the projection runner.
  * Built before Nest so a bad configuration or unreachable storage stops start-up with a clear message;
- * the Nest modules receive it as one provider.
+ * the Nest modules receive it as one provider. The composition roots pass in what the process is made of
+ * (its projections, its features' stores): the platform names no feature.
  */
 export class ServiceContext {
   /**
@@ -59,27 +83,12 @@ export class ServiceContext {
     );
   }
 
-  static async open(
-    config: AppConfig,
-    options: {
-      readonly clock?: Clock;
-      readonly projections?: readonly ProjectionDefinition[];
-      readonly log?: LogFunction;
-      readonly serveSocket?: boolean;
-      /** The service: own the embedded database or fail with DataDirInUse, never share another owner's. */
-      readonly exclusiveDataDir?: boolean;
-      /** What this process is (`service`, `cli`), recorded in DATA_DIR's lock. */
-      readonly ownerName?: string;
-      readonly pollIntervalMs?: number;
-      readonly dropGraceMs?: number;
-      /** A projection found the storage damaged (ProjectionRunnerOptions.onStorageDamaged). */
-      readonly onStorageDamaged?: (error: unknown, projection: string) => void;
-    } = {},
-  ): Promise<ServiceContext> {
+  static async open(config: AppConfig, options: ServiceContextOptions): Promise<ServiceContext> {
     const clock = options.clock ?? systemClock;
     const foreground = new ForegroundActivity();
     const storage = await openStorage(config, {
       clock,
+      features: options.features,
       serveSocket: options.serveSocket ?? true,
       ...(options.exclusiveDataDir ? { exclusiveDataDir: true } : {}),
       ...(options.ownerName ? { ownerName: options.ownerName } : {}),
@@ -91,19 +100,15 @@ export class ServiceContext {
     });
     // The runner rebuilds outdated projections through maintenance, which follows the runner's engine.
     const late: { maintenance?: ProjectionMaintenance } = {};
-    const projections = new ProjectionRunner(
-      storage.eventStore,
-      storage.readStore,
-      options.projections ?? allProjections,
-      {
-        ...(options.log ? { log: options.log } : {}),
-        beforeApply: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
-        rebuildOutdated: async (definition) => {
-          await late.maintenance!.rebuild(definition);
-        },
-        ...(options.onStorageDamaged ? { onStorageDamaged: options.onStorageDamaged } : {}),
+    const projections = new ProjectionRunner(storage.eventStore, storage.readStore, options.projections, {
+      ...(options.upcasters ? { upcasters: options.upcasters } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      beforeApply: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
+      rebuildOutdated: async (definition) => {
+        await late.maintenance!.rebuild(definition);
       },
-    );
+      ...(options.onStorageDamaged ? { onStorageDamaged: options.onStorageDamaged } : {}),
+    });
     const maintenance = new ProjectionMaintenance(projections.engine, {
       ...(options.dropGraceMs !== undefined ? { dropGraceMs: options.dropGraceMs } : {}),
       onSwitched: (name) => projections.generationSwitched(name),
@@ -112,6 +117,7 @@ export class ServiceContext {
     // Ledgers take a charge per request: a snapshot every 500 events keeps loading them cheap.
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
+      ...(options.upcasters ? { upcasters: options.upcasters } : {}),
     });
     return new ServiceContext(
       config,
@@ -134,15 +140,15 @@ export class ServiceContext {
     );
   }
 
-  get observations(): ObservationIndex {
+  get observations(): FeatureStorage['observations'] {
     return this.storage.observations;
   }
 
-  get files(): ExportFileStore {
+  get files(): FeatureStorage['files'] {
     return this.storage.files;
   }
 
-  get catalogue(): CatalogueService {
+  get catalogue(): FeatureStorage['catalogue'] {
     return this.storage.catalogue;
   }
 

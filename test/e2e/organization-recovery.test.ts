@@ -16,6 +16,8 @@ import {
 import { organizationDecider, organizationStreamId } from '../../src/organizations/domain/organization.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
+import { AppModule } from '../../src/app.module.js';
+import { serviceComposition } from '../../src/composition/service-composition.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
 import { appendInterruptedCreation, operator } from '../support/organizations.js';
 import { waitUntil } from '../support/storage.js';
@@ -37,6 +39,7 @@ describe('rule 6: start-up recovery of interrupted organization creations', () =
     context = await ServiceContext.open(
       loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
       {
+        ...serviceComposition,
         pollIntervalMs: 20,
         log: (level, message, fields) => logs.push({ level, message, fields: fields ?? {} }),
       },
@@ -58,7 +61,7 @@ describe('rule 6: start-up recovery of interrupted organization creations', () =
     const broken = await interruptedCreation('');
 
     // Start-up: the application's bootstrap runs the recovery.
-    const app = await createHttpApp(context, { logger: false });
+    const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
     apps.push(app);
     const resumed = await context.repository.load(
       organizationStreamId(healthy.organizationId),

@@ -18,6 +18,8 @@ import type { Clock } from '../../src/platform/clock/clock.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
+import { AppModule } from '../../src/app.module.js';
+import { serviceComposition } from '../../src/composition/service-composition.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.js';
@@ -234,9 +236,14 @@ export async function durableStorage(kind: TestDatabaseKind): Promise<DurableSto
         ...(database?.url ? { DATABASE_URL: database.url } : {}),
         ...env,
       });
-      const context = await ServiceContext.open(config, { pollIntervalMs: 20, dropGraceMs: 50, clock });
+      const context = await ServiceContext.open(config, {
+        ...serviceComposition,
+        pollIntervalMs: 20,
+        dropGraceMs: 50,
+        clock,
+      });
       await context.projections.start();
-      const app = await createHttpApp(context, { logger: false });
+      const app = await createHttpApp(context, AppModule.forContext(context), { logger: false });
       return {
         context,
         app,

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from '../../src/app.module.js';
+import { serviceComposition } from '../../src/composition/service-composition.js';
 import type { Clock } from '../../src/platform/clock/clock.js';
 import { loadConfig } from '../../src/platform/config/app-config.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
@@ -50,15 +52,15 @@ export async function startTestService(
     ...options.env,
   });
   const context = await ServiceContext.open(config, {
+    ...serviceComposition,
     pollIntervalMs: 20,
     dropGraceMs: 50,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.projections ? { projections: options.projections } : {}),
   });
   await context.projections.start();
-  const app = await createHttpApp(context, {
+  const app = await createHttpApp(context, AppModule.forContext(context, options.modules ?? []), {
     logger: false,
-    ...(options.modules ? { modules: options.modules } : {}),
   });
   const contract = options.responseContract === false ? undefined : enforceResponseContract(app);
   if (contract) checkedContractsOfThisFile.push(contract);

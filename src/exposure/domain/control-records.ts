@@ -3,6 +3,7 @@
  * imported by operators. This service launches none; the records say who ran what and when, nothing more.
  */
 import { createHash } from 'node:crypto';
+import type { DomainEvent } from '../../platform/event-sourcing/decider.js';
 
 export const MAX_IMPORTED_CONTROLS = 10_000;
 
@@ -56,3 +57,9 @@ export function checkedControlRecords(raw: unknown): ControlRecord[] {
     return { id, ...base };
   });
 }
+
+/** Imported by an operator (`exposure controls import`) on the scope's controls stream. */
+export type ControlRecordsImported = DomainEvent<
+  'ControlRecordsImported',
+  { scopeId: string; records: ControlRecord[]; importedAt: string }
+>;

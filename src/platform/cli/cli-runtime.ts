@@ -1,16 +1,24 @@
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
-import type { INestApplicationContext, Type } from '@nestjs/common';
-import { AppModule } from '../../app.module.js';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { describeThrown } from '../errors/describe-thrown.js';
-import { ServiceContext } from '../service-context.js';
+import { ServiceContext, type ServiceContextOptions } from '../service-context.js';
+
+/** What the CLI's process is made of (src/cli.ts passes serviceComposition). */
+export type CliComposition = Pick<ServiceContextOptions, 'projections' | 'features' | 'upcasters'>;
 
 /** Shared by every CLI command: storage opened on demand, output as text or JSON, clean exit codes. */
 export class CliRuntime {
   private context: ServiceContext | undefined;
   private application: INestApplicationContext | undefined;
   private readonly output = new AbortController();
+
+  constructor(
+    private readonly composition: CliComposition,
+    /** The application's root module on a context (AppModule.forContext): the same handlers as HTTP. */
+    private readonly rootModule: (context: ServiceContext) => DynamicModule,
+  ) {}
 
   /**
    * Once for the whole CLI: a reader that stops reading (`| head`) ends the output quietly instead of an EPIPE
@@ -39,7 +47,11 @@ export class CliRuntime {
    */
   async open(options: { readonly followProjections?: boolean } = {}): Promise<ServiceContext> {
     if (!this.context) {
-      this.context = await ServiceContext.open(loadConfig(), { serveSocket: true, ownerName: 'cli' });
+      this.context = await ServiceContext.open(loadConfig(), {
+        ...this.composition,
+        serveSocket: true,
+        ownerName: 'cli',
+      });
       // Owning the embedded database means no service runs: nobody follows the log unless we do.
       this.context.projectionsFollowed = this.context.storage.sqlRole !== 'owner';
     }
@@ -58,7 +70,7 @@ export class CliRuntime {
   async commands(): Promise<CommandBus> {
     if (!this.application) {
       const context = await this.open({ followProjections: true });
-      this.application = await NestFactory.createApplicationContext(AppModule.forContext(context), {
+      this.application = await NestFactory.createApplicationContext(this.rootModule(context), {
         logger: false,
       });
     }

@@ -10,6 +10,11 @@ export interface DomainEvent<TType extends string = string, TData = unknown> {
 
 export interface Decider<TCommand, TEvent extends DomainEvent, TState, TContext = unknown> {
   readonly initialState: TState;
+  /**
+   * The shape of the state (default 1). Bump it when the state's shape changes: snapshots and cached states of
+   * another shape are then ignored and the stream is folded again, instead of mixing shapes.
+   */
+  readonly stateVersion?: number;
   evolve(state: TState, event: TEvent): TState;
   decide(command: TCommand, state: TState, context: TContext): readonly TEvent[];
 }
@@ -33,6 +38,8 @@ export function allOrNothing<TCommand, TEvent extends DomainEvent, TState, TCont
 ): Decider<readonly TCommand[], TEvent, TState, TContext> {
   return {
     initialState: decider.initialState,
+    // The same state, so the same shape: its cached states and snapshots stay valid.
+    ...(decider.stateVersion !== undefined ? { stateVersion: decider.stateVersion } : {}),
     evolve: (state, event) => decider.evolve(state, event),
     decide(commands, state, context) {
       const events: TEvent[] = [];

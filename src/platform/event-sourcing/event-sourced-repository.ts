@@ -6,6 +6,7 @@ import type { ReadStore } from '../read-store/read-store.port.js';
 import type { CommandEnvelope } from './command-metadata.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { noUpcasters, type Upcasters } from './upcasters.js';
 
 export interface HandleOptions {
   /**
@@ -26,10 +27,22 @@ export interface HandleResult<TEvent, TState> {
   readonly position: GlobalPosition | null;
 }
 
-interface Cached<TState> {
+export interface LoadedStream<TState> {
   readonly state: TState;
   readonly version: number | null;
 }
+
+/** A folded state, with the shape (Decider.stateVersion) it was folded in. */
+interface Cached<TState> extends LoadedStream<TState> {
+  readonly stateVersion: number;
+}
+
+type Folding<TEvent extends DomainEvent, TState> = Pick<
+  Decider<unknown, TEvent, TState, unknown>,
+  'initialState' | 'evolve' | 'stateVersion'
+>;
+
+const stateVersionOf = (decider: { readonly stateVersion?: number }): number => decider.stateVersion ?? 1;
 
 const SNAPSHOT_COLLECTION = 'stream_snapshots';
 
@@ -46,8 +59,17 @@ export class EventSourcedRepository {
   constructor(
     private readonly eventStore: EventStore,
     private readonly readStore: ReadStore,
-    private readonly options: { readonly cacheSize?: number; readonly snapshotEvery?: number } = {},
-  ) {}
+    private readonly options: {
+      readonly cacheSize?: number;
+      readonly snapshotEvery?: number;
+      /** Stored events of an older schema version are read through these before any decider sees them. */
+      readonly upcasters?: Upcasters;
+    } = {},
+  ) {
+    this.upcasters = options.upcasters ?? noUpcasters;
+  }
+
+  private readonly upcasters: Upcasters;
 
   async handle<TCommand, TEvent extends DomainEvent, TState, TContext>(
     streamId: string,
@@ -62,7 +84,7 @@ export class EventSourcedRepository {
       // The first try decides on the cached state without reading the stream: the append's expected version
       // proves it current. Anything but a successful append on a cached state (a refusal, a no-op, a version
       // the client did not send, a conflict) is decided again on a fresh read, which is not counted as a retry.
-      let cached = this.cache.get(streamId) as Cached<TState> | undefined;
+      let cached = this.cached<TState>(streamId, decider);
       for (let attempt = 0; ; attempt++) {
         const optimistic = cached !== undefined;
         const loaded = cached ?? (await this.load(streamId, decider));
@@ -89,7 +111,7 @@ export class EventSourcedRepository {
           // One command may touch several streams: ids are unique per (command, stream, index).
           id: eventIdFor(`${envelope.commandId}@${streamId}`, index),
           type: event.type,
-          schemaVersion: 1,
+          schemaVersion: this.upcasters.currentVersion(event.type),
           data: event.data,
           metadata: envelope.metadata,
         }));
@@ -102,8 +124,9 @@ export class EventSourcedRepository {
             return { events: [], state: loaded.state, version: loaded.version, position: result.position };
           }
           const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
-          this.remember(streamId, { state, version: result.nextExpectedVersion });
-          await this.maybeSnapshot(streamId, state, result.nextExpectedVersion);
+          const stateVersion = stateVersionOf(decider);
+          this.remember(streamId, { state, version: result.nextExpectedVersion, stateVersion });
+          await this.maybeSnapshot(streamId, state, result.nextExpectedVersion, stateVersion);
           return { events, state, version: result.nextExpectedVersion, position: result.position };
         } catch (error) {
           this.cache.delete(streamId);
@@ -124,25 +147,34 @@ export class EventSourcedRepository {
   /** The current state of a stream (folded from the cache, a snapshot and the newer events). */
   async load<TEvent extends DomainEvent, TState>(
     streamId: string,
-    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve'>,
-  ): Promise<Cached<TState>> {
-    let base = this.cache.get(streamId) as Cached<TState> | undefined;
-    if (!base && this.options.snapshotEvery) base = await this.readSnapshot<TState>(streamId);
+    decider: Folding<TEvent, TState>,
+  ): Promise<LoadedStream<TState>> {
+    const stateVersion = stateVersionOf(decider);
+    let base = this.cached<TState>(streamId, decider);
+    if (!base && this.options.snapshotEvery) base = await this.readSnapshot<TState>(streamId, stateVersion);
     const fromVersion = base?.version === null || base === undefined ? 0 : base.version + 1;
-    const events: RecordedEvent[] = await this.eventStore.readStream(streamId, { fromVersion });
+    const stored: RecordedEvent[] = await this.eventStore.readStream(streamId, { fromVersion });
     let state = base?.state ?? decider.initialState;
-    for (const event of events)
+    for (const event of this.upcasters.upcastAll(stored))
       state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);
-    const version = events.at(-1)?.streamVersion ?? base?.version ?? null;
-    const loaded = { state, version };
-    this.remember(streamId, loaded);
-    return loaded;
+    const version = stored.at(-1)?.streamVersion ?? base?.version ?? null;
+    this.remember(streamId, { state, version, stateVersion });
+    return { state, version };
   }
 
   /** Forgets cached states (tests that rewrite history, erasure). */
   forget(streamId?: string): void {
     if (streamId) this.cache.delete(streamId);
     else this.cache.clear();
+  }
+
+  /** The cached state of a stream, unless it was folded in another shape than the decider's. */
+  private cached<TState>(
+    streamId: string,
+    decider: { readonly stateVersion?: number },
+  ): Cached<TState> | undefined {
+    const cached = this.cache.get(streamId) as Cached<TState> | undefined;
+    return cached?.stateVersion === stateVersionOf(decider) ? cached : undefined;
   }
 
   private remember(streamId: string, value: Cached<unknown>): void {
@@ -152,23 +184,34 @@ export class EventSourcedRepository {
     while (this.cache.size > limit) this.cache.delete(this.cache.keys().next().value as string);
   }
 
-  private async maybeSnapshot(streamId: string, state: unknown, version: number): Promise<void> {
+  private async maybeSnapshot(
+    streamId: string,
+    state: unknown,
+    version: number,
+    stateVersion: number,
+  ): Promise<void> {
     const every = this.options.snapshotEvery;
     if (!every || (version + 1) % every !== 0) return;
     await this.ensureSnapshots();
     await this.readStore
       .collection(SNAPSHOT_COLLECTION)
-      .upsert({ id: streamId, version, state: state as Record<string, unknown> });
+      .upsert({ id: streamId, version, stateVersion, state: state as Record<string, unknown> });
   }
 
-  private async readSnapshot<TState>(streamId: string): Promise<Cached<TState> | undefined> {
+  private async readSnapshot<TState>(
+    streamId: string,
+    stateVersion: number,
+  ): Promise<Cached<TState> | undefined> {
     await this.ensureSnapshots();
     const snapshot = await this.readStore.collection(SNAPSHOT_COLLECTION).get(streamId);
     if (!snapshot) return undefined;
+    // A snapshot of another state shape is ignored: the stream is folded again (snapshots taken before state
+    // versions existed are shape 1).
+    if (((snapshot.stateVersion as number | undefined) ?? 1) !== stateVersion) return undefined;
     // A snapshot of a stream that was erased since must not resurrect it.
     const current = await this.eventStore.streamVersion(streamId);
     if (current === null || current < (snapshot.version as number)) return undefined;
-    return { state: snapshot.state as TState, version: snapshot.version as number };
+    return { state: snapshot.state as TState, version: snapshot.version as number, stateVersion };
   }
 
   private ensureSnapshots(): Promise<void> {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamicModule, Type } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject, type SchemaObject } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppModule } from '../../app.module.js';
 import type { ServiceContext } from '../service-context.js';
 import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './request-limits.js';
 import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
@@ -26,7 +25,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
  */
 export async function createHttpApp(
   context: ServiceContext,
-  options: { readonly logger?: boolean; readonly modules?: ReadonlyArray<Type | DynamicModule> } = {},
+  /** The application's root module on this context (the composition root's AppModule.forContext). */
+  root: DynamicModule,
+  options: { readonly logger?: boolean } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: options.logger === false ? false : { level: context.config.logLevel },
@@ -42,16 +43,12 @@ export async function createHttpApp(
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forContext(context, options.modules ?? []),
-    adapter,
-    {
-      logger: options.logger === false ? false : ['error', 'warn'],
-      bufferLogs: false,
-      // Nest would add a urlencoded parser: bodies are JSON only (acceptJsonBodiesOnly).
-      bodyParser: false,
-    },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    logger: options.logger === false ? false : ['error', 'warn'],
+    bufferLogs: false,
+    // Nest would add a urlencoded parser: bodies are JSON only (acceptJsonBodiesOnly).
+    bodyParser: false,
+  });
   const fastify = app.getHttpAdapter().getInstance();
   acceptJsonBodiesOnly(fastify);
   // Routes register at init: give each its contract body limit first.

@@ -1,12 +1,21 @@
+import type { DomainEvent } from '../event-sourcing/decider.js';
 import type { RecordedEvent } from '../event-store/event-store.port.js';
 import type { Filter, IndexSpec, ReadDocument } from '../read-store/read-store.port.js';
+
+/** A stored event of one of the domain event types `E`, its `data` typed by that type (narrowed by `type`). */
+export type RecordedEventOf<E extends DomainEvent> =
+  E extends DomainEvent<infer TType, infer TData> ? RecordedEvent<TType, TData> : never;
 
 /**
  * A read model built from the global event log. Handlers are pure: they see one event and the documents
  * they declared in `reads`, and record changes on the view. The runner batches events, prefetches the
  * declared documents in one query per collection, and writes the changes with the checkpoint atomically.
+ *
+ * `E` is the union of the domain events the projection handles (imported from the domains' `domain/` files):
+ * a renamed event or a changed field breaks the projection's compilation. The runner only delivers the types
+ * listed in `handles`, which is what makes the typing sound. `DomainEvent` (the default) is any event.
  */
-export interface ProjectionDefinition {
+export interface ProjectionDefinition<E extends DomainEvent = DomainEvent> {
   /** Stable name, also used by the CLI (`projections rebuild <name>`). Lowercase, dashes allowed. */
   readonly name: string;
   /** Bump when handlers or document shapes change: the service then rebuilds beside the live version. */
@@ -17,12 +26,18 @@ export interface ProjectionDefinition {
    */
   readonly collections: Readonly<Record<string, { readonly indexes?: readonly IndexSpec[] }>>;
   /** Event types the projection handles (`*` for all); other events only advance its checkpoint. */
-  readonly handles: readonly string[];
+  readonly handles: readonly E['type'][];
   /** Documents `apply` reads for this event. Undeclared reads fail loudly: they would be a hidden query. */
-  reads?(event: RecordedEvent): ReadonlyArray<DocumentRef>;
+  reads?(event: RecordedEventOf<E>): ReadonlyArray<DocumentRef>;
   /** Pure: no I/O, no clock, no randomness. Throwing stops the projection (the event is never skipped). */
-  apply(event: RecordedEvent, view: ProjectionView): void;
+  apply(event: RecordedEventOf<E>, view: ProjectionView): void;
 }
+
+/**
+ * Any projection, whatever events it handles: what the runner, the engine and the composition roots hold.
+ * Handlers are declared as methods, so a `ProjectionDefinition<AccountEvent>` is one.
+ */
+export type AnyProjection = ProjectionDefinition<DomainEvent>;
 
 export interface DocumentRef {
   readonly collection: string;
@@ -50,7 +65,7 @@ export function checkpointKey(projection: string, generation: number): string {
   return `${projection}@${generation}`;
 }
 
-export function validateDefinitions(definitions: readonly ProjectionDefinition[]): void {
+export function validateDefinitions(definitions: readonly AnyProjection[]): void {
   const names = new Set<string>();
   const collections = new Map<string, string>();
   for (const definition of definitions) {

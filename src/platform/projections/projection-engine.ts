@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
+import { noUpcasters, type Upcasters } from '../event-sourcing/upcasters.js';
 import type { Checkpoint, ReadStore } from '../read-store/read-store.port.js';
 import { BatchView } from './batch-view.js';
 import {
@@ -53,6 +54,8 @@ export class ProjectionEngine {
   constructor(
     readonly eventStore: EventStore,
     readonly readStore: ReadStore,
+    /** Stored events of an older schema version are read through these before any handler sees them. */
+    readonly upcasters: Upcasters = noUpcasters,
   ) {}
 
   async ensureCollections(definition: ProjectionDefinition, generation: number): Promise<void> {
@@ -83,8 +86,9 @@ export class ProjectionEngine {
     definition: ProjectionDefinition,
     generation: number,
     from: Checkpoint | null,
-    events: readonly RecordedEvent[],
+    stored: readonly RecordedEvent[],
   ): Promise<BatchOutcome> {
+    const events = this.upcasters.upcastAll(stored);
     const last = events.at(-1);
     if (!last) {
       return {

@@ -8,6 +8,7 @@ import {
   type ReadDocument,
   type ReadStore,
 } from '../read-store/read-store.port.js';
+import type { Upcasters } from '../event-sourcing/upcasters.js';
 import { batches, type Batch } from './batches.js';
 import {
   physicalCollectionName,
@@ -64,6 +65,8 @@ export interface ProjectionRunnerOptions {
    * the same damaged page forever, and this is told (the service stops and says what to do).
    */
   readonly onStorageDamaged?: (error: unknown, projection: string) => void;
+  /** Stored events of an older schema version are read through these before any projection sees them. */
+  readonly upcasters?: Upcasters;
 }
 
 interface LiveRun {
@@ -109,7 +112,7 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     validateDefinitions(definitions);
-    this.engine = new ProjectionEngine(eventStore, readStore);
+    this.engine = new ProjectionEngine(eventStore, readStore, options.upcasters);
     this.definitions = new Map(definitions.map((definition) => [definition.name, definition]));
     this.batchSize = options.batchSize ?? 500;
     this.generationCheckMs = options.generationCheckMs ?? 500;

@@ -6,16 +6,28 @@ import type { EventStore } from '../event-store/event-store.port.js';
 import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
-import type { ObservationIndex } from '../../search/observation-index/observation-index.port.js';
-import { PostgresObservationIndex } from '../../search/observation-index/postgres-observation-index.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
-import type { ExportFileStore } from '../../exports/files/export-file-store.port.js';
-import { DataDirFileStore } from '../../exports/files/data-dir-file-store.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
-import { AssociatedObservationIndex } from '../../catalogue/associated-observation-index.js';
-import { CatalogueService } from '../../catalogue/catalogue-service.js';
-import type { CatalogueStore } from '../../catalogue/store/catalogue-store.port.js';
-import { PostgresCatalogueStore } from '../../catalogue/store/postgres-catalogue-store.js';
+
+/**
+ * The stores the features keep beside the platform's own (the observation index, the catalogue, export and
+ * report files). Declared and opened by the composition root (src/composition/feature-storage.ts), which adds
+ * its members to this interface: the platform names no feature.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by module augmentation
+export interface FeatureStorage {}
+
+/** What the features' stores are opened with. */
+export interface FeatureStorageContext {
+  readonly config: AppConfig;
+  readonly clock: Clock;
+  /** The SQL database when one is used: feature tables live beside the platform's. */
+  readonly sql: SqlDatabase | undefined;
+  /** Registers a close, run (newest first) when the storage closes or its opening fails. */
+  onClose(close: () => Promise<void>): void;
+}
+
+export type OpenFeatureStorage = (context: FeatureStorageContext) => Promise<FeatureStorage>;
 
 /**
  * The storage a process works with, chosen from the configuration:
@@ -23,19 +35,11 @@ import { PostgresCatalogueStore } from '../../catalogue/store/postgres-catalogue
  * PostgreSQL is a server (DATABASE_URL) or the embedded PGlite in DATA_DIR, owned by one process and reached
  * by the others through its unix socket.
  */
-export interface Storage {
+export interface Storage extends FeatureStorage {
   readonly eventStore: EventStore;
   readonly readStore: ReadStore;
-  /** The four observation datasets (hosts, dns, vhosts, whois) the search engine reads. */
-  readonly observations: ObservationIndex;
   /** Rate limits shared by every instance on the same read-model database. */
   readonly rateLimiter: RateLimiter;
-  /** The vulnerability catalogue and the association index behind `cve:`/`kev:` (beside the observations). */
-  readonly catalogue: CatalogueService;
-  /** Export files: MongoDB GridFS when the read store is MongoDB, else the data directory. */
-  readonly files: ExportFileStore;
-  /** Frozen exposure report documents: the same adapters, their own bucket (`report_files`) or directory. */
-  readonly reportFiles: ExportFileStore;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -47,6 +51,8 @@ export interface Storage {
 
 export interface OpenStorageOptions {
   readonly clock: Clock;
+  /** Opens the features' stores (the composition root's openFeatureStorage). */
+  readonly features: OpenFeatureStorage;
   /** The service serves its embedded database to the CLI; the CLI does too when it is the owner. */
   readonly serveSocket?: boolean;
   readonly pollIntervalMs?: number;
@@ -112,57 +118,18 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     }
     await rateLimiter.init();
 
-    // The vulnerability catalogue lives beside the observation index: its association table/collection is what
-    // the `cve:`/`kev:` selectors of the index compile to.
-    let catalogueStore: CatalogueStore;
-    let rawObservations: ObservationIndex;
-    if (config.mongodbUrl) {
-      const { MongoObservationIndex } =
-        await import('../../search/observation-index/mongodb-observation-index.js');
-      const { MongoCatalogueStore } = await import('../../catalogue/store/mongodb-catalogue-store.js');
-      const mongoCatalogue = await MongoCatalogueStore.connect(config.mongodbUrl);
-      closers.push(() => mongoCatalogue.close());
-      catalogueStore = mongoCatalogue;
-      const mongoIndex = await MongoObservationIndex.connect(config.mongodbUrl, undefined, {
-        selectors: mongoCatalogue.mongoSelectors,
-      });
-      closers.push(() => mongoIndex.close());
-      rawObservations = mongoIndex;
-    } else {
-      const sqlCatalogue = new PostgresCatalogueStore(opened!.db);
-      catalogueStore = sqlCatalogue;
-      rawObservations = new PostgresObservationIndex(opened!.db, { selectors: sqlCatalogue.sqlSelectors });
-    }
-    await rawObservations.init();
-    await catalogueStore.init();
-    const catalogue = new CatalogueService(catalogueStore, options.clock);
-    const observations: ObservationIndex = new AssociatedObservationIndex(rawObservations, catalogue);
-
-    let files: ExportFileStore;
-    let reportFiles: ExportFileStore;
-    if (config.mongodbUrl) {
-      const { GridFsFileStore } = await import('../../exports/files/gridfs-file-store.js');
-      files = await GridFsFileStore.connect(config.mongodbUrl);
-      reportFiles = await GridFsFileStore.connect(config.mongodbUrl, undefined, 'report_files');
-    } else {
-      files = new DataDirFileStore(config.dataDir);
-      reportFiles = new DataDirFileStore(config.dataDir, 'reports');
-    }
-    closers.push(
-      () => files.close(),
-      () => reportFiles.close(),
-    );
-    await files.init();
-    await reportFiles.init();
+    const features = await options.features({
+      config,
+      clock: options.clock,
+      sql: opened?.db,
+      onClose: (close) => closers.push(close),
+    });
 
     return {
+      ...features,
       eventStore,
       readStore,
       rateLimiter,
-      observations,
-      catalogue,
-      files,
-      reportFiles,
       sql: opened?.db,
       sqlRole: opened?.role,
       recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),

@@ -7,6 +7,7 @@ import { PurchaseCredits, RegisterAccount } from '../../../src/accounts/commands
 import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
 import { loadConfig } from '../../../src/platform/config/app-config.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import { serviceComposition } from '../../../src/composition/service-composition.js';
 import { ServiceContext } from '../../../src/platform/service-context.js';
 import { startTestService, type TestService } from '../../support/service.js';
 
@@ -22,9 +23,7 @@ describe('credit ledger across two service instances on one PostgreSQL server', 
     dataDir = mkdtempSync(join(tmpdir(), 'second-'));
     second = await ServiceContext.open(
       loadConfig({ DATABASE_URL: service.database!.url!, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-      {
-        pollIntervalMs: 20,
-      },
+      { ...serviceComposition, pollIntervalMs: 20 },
     );
   });
 

@@ -11,6 +11,7 @@ import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
 import { ledgerDecider, ledgerStreamId } from '../../../src/credits/domain/ledger.js';
 import { loadConfig } from '../../../src/platform/config/app-config.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import { serviceComposition } from '../../../src/composition/service-composition.js';
 import { ServiceContext } from '../../../src/platform/service-context.js';
 import { spaceDecider, spaceStreamId } from '../../../src/organizations/domain/space.js';
 import { startTestService, type TestService } from '../../support/service.js';
@@ -26,7 +27,7 @@ describe('rule 8: envelopes and the shared balance across two service instances 
     dataDir = mkdtempSync(join(tmpdir(), 'second-'));
     second = await ServiceContext.open(
       loadConfig({ DATABASE_URL: service.database!.url!, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-      { pollIntervalMs: 20 },
+      { ...serviceComposition, pollIntervalMs: 20 },
     );
   });
 

@@ -179,6 +179,59 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     expect(await afterErasure.load(stream, counter)).toEqual({ state: { total: 0 }, version: null });
   });
 
+  it('ignores a snapshot and a cached state of another state shape (Decider.stateVersion), folding the stream again', async () => {
+    // The same stream, its state reshaped: { total } became { sum, count } (state version 2).
+    const reshaped: Decider<CounterCommand, CounterEvent, { sum: number; count: number }, { now: Date }> = {
+      initialState: { sum: 0, count: 0 },
+      stateVersion: 2,
+      evolve: (state, event) => ({ sum: state.sum + event.data.by, count: state.count + 1 }),
+      decide: (command) => [{ type: 'Incremented', data: { by: command.by } }],
+    };
+    const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
+      snapshotEvery: 10,
+    });
+    const stream = uniqueId('counter');
+    for (let i = 0; i < 12; i++) {
+      await repository.handle(
+        stream,
+        counter,
+        { type: 'Increment', by: 2, max: 1000 },
+        { now: new Date() },
+        actor(),
+      );
+    }
+    expect(await storage.readStore.collection('stream_snapshots').get(stream)).toMatchObject({
+      version: 9,
+      stateVersion: 1,
+      state: { total: 20 },
+    });
+    // The cache of this process holds shape 1: shape 2 folds the stream instead of reading it.
+    expect(await repository.load(stream, reshaped)).toEqual({ state: { sum: 24, count: 12 }, version: 11 });
+    // Another process: the shape 1 snapshot is ignored.
+    const restarted = new EventSourcedRepository(storage.eventStore, storage.readStore, {
+      snapshotEvery: 10,
+    });
+    expect(await restarted.load(stream, reshaped)).toEqual({ state: { sum: 24, count: 12 }, version: 11 });
+    // Deciding in shape 2 from a snapshot of shape 1 never mixes them; its own snapshot then carries shape 2.
+    for (let i = 0; i < 8; i++) {
+      await restarted.handle(
+        stream,
+        reshaped,
+        { type: 'Increment', by: 1, max: 0 },
+        { now: new Date() },
+        actor(),
+      );
+    }
+    expect(await storage.readStore.collection('stream_snapshots').get(stream)).toMatchObject({
+      version: 19,
+      stateVersion: 2,
+      state: { sum: 32, count: 20 },
+    });
+    const third = new EventSourcedRepository(storage.eventStore, storage.readStore, { snapshotEvery: 10 });
+    expect(await third.load(stream, reshaped)).toEqual({ state: { sum: 32, count: 20 }, version: 19 });
+    expect(await third.load(stream, counter)).toEqual({ state: { total: 32 }, version: 19 });
+  });
+
   describe('deciding on the cached state of this process', () => {
     type WalletEvent = { type: 'Deposited' | 'Withdrawn'; data: { amount: number } };
     type WalletCommand = { type: 'Deposit' | 'Withdraw'; amount: number };
