@@ -49,6 +49,8 @@ export async function startTestService(
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
     ...(database?.url ? { DATABASE_URL: database.url } : {}),
+    // The suites' lower password cost (global-setup.js).
+    ...(process.env.PASSWORD_HASH_COST ? { PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST } : {}),
     ...options.env,
   });
   const context = await ServiceContext.open(config, {

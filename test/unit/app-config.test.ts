@@ -10,6 +10,8 @@ describe('configuration', () => {
       dataDir: '/srv/app/data',
       logLevel: 'info',
       seedDemo: true,
+      // OWASP's scrypt cost for new password hashes.
+      passwordHashCost: 2 ** 17,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(describeStorage(config)).toEqual({
@@ -64,5 +66,16 @@ describe('configuration', () => {
     expect(problems).toContain('MONGODB_URL is not a valid URL');
     expect(problems).toContain('LOG_LEVEL must be one of');
     expect(problems).toContain('SEED_DEMO must be true or false');
+  });
+
+  it('takes a lower password cost only as a power of two from 2^14 to 2^20', () => {
+    expect(loadConfig({ PASSWORD_HASH_COST: '16384' }).passwordHashCost).toBe(2 ** 14);
+    for (const [raw, problem] of [
+      ['8192', 'PASSWORD_HASH_COST must be an integer from 16384 to 1048576'],
+      ['100000', 'PASSWORD_HASH_COST must be a power of two'],
+      ['2097152', 'PASSWORD_HASH_COST must be an integer from 16384 to 1048576'],
+    ]) {
+      expect(() => loadConfig({ PASSWORD_HASH_COST: raw })).toThrow(problem);
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js
 import { generateApiKey } from '../../platform/auth/api-keys.js';
 import { hashPassword, passwordNeedsRehash } from '../../platform/auth/passwords.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { APP_CONFIG, type AppConfig } from '../../platform/config/app-config.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
@@ -41,12 +42,16 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
   constructor(
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(command: RegisterAccount): Promise<{ accountId: string }> {
     const accountId = randomUUID();
     const email = command.email.trim().toLowerCase();
-    const passwordHash = command.password === undefined ? undefined : await hashPassword(command.password);
+    const passwordHash =
+      command.password === undefined
+        ? undefined
+        : await hashPassword(command.password, this.config.passwordHashCost);
     const envelope = {
       ...command.envelope,
       metadata: { ...command.envelope.metadata, payer: `account:${accountId}` },
@@ -104,10 +109,11 @@ export class SetPasswordHandler implements ICommandHandler<SetPassword, void> {
   constructor(
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(command: SetPassword): Promise<void> {
-    const passwordHash = await hashPassword(command.password);
+    const passwordHash = await hashPassword(command.password, this.config.passwordHashCost);
     await this.writer.decide({
       ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
       readYourWrites: ['accounts'],
@@ -120,14 +126,15 @@ export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { 
   constructor(
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(command: RehashPassword): Promise<{ rehashed: boolean }> {
-    if (!passwordNeedsRehash(command.verifiedHash)) return { rehashed: false };
+    if (!passwordNeedsRehash(command.verifiedHash, this.config.passwordHashCost)) return { rehashed: false };
     const { state, version } = await this.writer.load(accountStreamId(command.accountId), accountDecider);
     // Only the hash the password was verified against is replaced: a password changed since stays.
     if (version === null || state.passwordHash !== command.verifiedHash) return { rehashed: false };
-    const passwordHash = await hashPassword(command.password);
+    const passwordHash = await hashPassword(command.password, this.config.passwordHashCost);
     try {
       const result = await this.writer.decide({
         ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),

@@ -8,6 +8,7 @@ import { ServiceSecrets } from '../../platform/auth/secrets.js';
 import { SessionStore } from '../../platform/auth/sessions.js';
 import { PASSWORD_SIGN_IN_GATE, type PasswordSignInGate } from '../../platform/auth/sign-in-gate.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { APP_CONFIG, type AppConfig } from '../../platform/config/app-config.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
@@ -31,6 +32,7 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(PASSWORD_SIGN_IN_GATE) private readonly gate?: PasswordSignInGate,
   ) {}
 
@@ -46,7 +48,11 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     );
     const account = await this.accounts.findByEmail(email);
     // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
-    const valid = await verifyPassword(command.password, account?.passwordHash ?? null);
+    const valid = await verifyPassword(
+      command.password,
+      account?.passwordHash ?? null,
+      this.config.passwordHashCost,
+    );
     if (!account?.passwordHash || !valid) {
       throw new ServiceError('unauthenticated', 'the email or password is wrong');
     }

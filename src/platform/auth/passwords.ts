@@ -13,7 +13,8 @@ import { ServiceError } from '../errors/service-error.js';
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-const COST = 2 ** 17;
+/** OWASP's scrypt cost; PASSWORD_HASH_COST may lower it for test suites only (app-config.ts). */
+export const DEFAULT_PASSWORD_COST = 2 ** 17;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const SALT_BYTES = 16;
@@ -28,7 +29,7 @@ const MAX_KEY_BYTES = 128;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** Hashes a password for storage; throws ServiceError('invalid_input') when it is too short or too long. */
-export async function hashPassword(plain: string): Promise<string> {
+export async function hashPassword(plain: string, cost = DEFAULT_PASSWORD_COST): Promise<string> {
   const normalized = acceptablePassword(plain);
   if (normalized === null) {
     throw new ServiceError(
@@ -38,8 +39,8 @@ export async function hashPassword(plain: string): Promise<string> {
     );
   }
   const salt = randomBytes(SALT_BYTES);
-  const hash = await derive(normalized, salt, KEY_BYTES, COST, BLOCK_SIZE, PARALLELISM);
-  return ['scrypt', COST, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), hash.toString('base64')].join(
+  const hash = await derive(normalized, salt, KEY_BYTES, cost, BLOCK_SIZE, PARALLELISM);
+  return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), hash.toString('base64')].join(
     '$',
   );
 }
@@ -51,7 +52,11 @@ export async function hashPassword(plain: string): Promise<string> {
  * Pass `null` when the account does not exist: a dummy hash is checked so that the answer takes as long as
  * for a real account and does not reveal which accounts exist.
  */
-export async function verifyPassword(plain: string, encoded: string | null | undefined): Promise<boolean> {
+export async function verifyPassword(
+  plain: string,
+  encoded: string | null | undefined,
+  dummyCost = DEFAULT_PASSWORD_COST,
+): Promise<boolean> {
   const normalized = acceptablePassword(plain);
   const parsed = typeof encoded === 'string' ? parseEncoded(encoded) : null;
   if (parsed === null || normalized === null) {
@@ -59,7 +64,7 @@ export async function verifyPassword(plain: string, encoded: string | null | und
       normalized ?? 'not a real password',
       DUMMY_SALT,
       KEY_BYTES,
-      COST,
+      dummyCost,
       BLOCK_SIZE,
       PARALLELISM,
     ).catch(() => undefined);
@@ -76,11 +81,11 @@ export async function verifyPassword(plain: string, encoded: string | null | und
 }
 
 /** True when a stored hash uses weaker parameters than today's and should be replaced after a login. */
-export function passwordNeedsRehash(encoded: string): boolean {
+export function passwordNeedsRehash(encoded: string, cost = DEFAULT_PASSWORD_COST): boolean {
   const parsed = parseEncoded(encoded);
   return (
     parsed === null ||
-    parsed.cost < COST ||
+    parsed.cost < cost ||
     parsed.blockSize < BLOCK_SIZE ||
     parsed.parallelism < PARALLELISM ||
     parsed.hash.length < KEY_BYTES ||

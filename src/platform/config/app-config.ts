@@ -1,4 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_PASSWORD_COST } from '../auth/passwords.js';
+
+/** 2^14 keeps test suites fast; 2^20 is 1 GiB per hash, past which a sign-in could exhaust memory. */
+const MIN_PASSWORD_COST = 2 ** 14;
+const MAX_PASSWORD_COST = 2 ** 20;
 
 /**
  * Configuration, parsed once from the environment at start-up. A bad value stops the process with a message
@@ -27,6 +32,11 @@ export interface AppConfig {
   readonly demoCorpusRecords: number;
   /** Each search dataset's own deadline (SEARCH_DEADLINE_MS, default 8000). */
   readonly searchDeadlineMs: number;
+  /**
+   * scrypt cost N of new password hashes (PASSWORD_HASH_COST, default OWASP's 2^17). A lower power of two is for
+   * test suites that create many accounts; hashes below the configured cost are replaced at the next sign-in.
+   */
+  readonly passwordHashCost: number;
   /** Queries one search dataset runs at once in this process; past it the dataset is busy (SEARCH_DATASET_CONCURRENCY, default 16). */
   readonly searchDatasetConcurrency: number;
   /**
@@ -135,6 +145,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     120_000,
     problems,
   );
+  const passwordHashCost = parseInteger(
+    'PASSWORD_HASH_COST',
+    text('PASSWORD_HASH_COST'),
+    DEFAULT_PASSWORD_COST,
+    MIN_PASSWORD_COST,
+    MAX_PASSWORD_COST,
+    problems,
+  );
+  if ((passwordHashCost & (passwordHashCost - 1)) !== 0) {
+    problems.push(`PASSWORD_HASH_COST must be a power of two; got "${text('PASSWORD_HASH_COST')}"`);
+  }
   const searchDatasetConcurrency = parseInteger(
     'SEARCH_DATASET_CONCURRENCY',
     text('SEARCH_DATASET_CONCURRENCY'),
@@ -201,6 +222,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     seedDemo,
     demoCorpusRecords,
     searchDeadlineMs,
+    passwordHashCost,
     searchDatasetConcurrency,
     refreshEvaluationLimit,
     exportWorkers,

@@ -7,6 +7,7 @@ import { verifyPassword } from '../../../platform/auth/passwords.js';
 import { ServiceSecrets } from '../../../platform/auth/secrets.js';
 import { SessionStore } from '../../../platform/auth/sessions.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
+import { APP_CONFIG, type AppConfig } from '../../../platform/config/app-config.js';
 import { ServiceError } from '../../../platform/errors/service-error.js';
 import { OrganizationWorkspace } from '../../commands/organization-workspace.js';
 import { formatRecoveryCode, hashRecoveryCode } from '../domain/recovery-code.js';
@@ -220,13 +221,18 @@ export class SignInWithRecoveryCodeHandler implements ICommandHandler<SignInWith
   constructor(
     @Inject(SsoStream) private readonly stream: SsoStream,
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute({ organizationId, input, requestId }: SignInWithRecoveryCode) {
     const refused = new ServiceError('unauthenticated', 'the email, password or recovery code is wrong');
     const account = await this.accounts.findByEmail(input.email);
     // Always run the hash, so timing does not tell which accounts exist.
-    const valid = await verifyPassword(input.password, account?.passwordHash ?? null);
+    const valid = await verifyPassword(
+      input.password,
+      account?.passwordHash ?? null,
+      this.config.passwordHashCost,
+    );
     if (!account || !valid || !isOrganizationId(organizationId)) throw refused;
     const facts = await this.stream.organizationFacts(organizationId);
     if (facts.members === null) throw refused;
