@@ -1,13 +1,12 @@
-import { Body, Controller, Get, Headers, Inject, Param, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Inject, Param, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, type Principal } from '../../platform/auth/access.js';
+import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { optionalIfMatchVersion } from '../../platform/http/if-match.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { Route } from '../../platform/http/route.js';
-import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { OPTIONAL_IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { SaveNotificationPreference, SetMonitoring } from '../commands/monitoring.commands.js';
 import { FreezeReport } from '../commands/reports.commands.js';
@@ -83,13 +82,19 @@ export class ExposureReportingController {
     return reportSummary(report, orgId);
   }
 
-  // Declared without Route: its answer documents the ETag header, which a RouteAnswer cannot carry (a second
-  // ApiJson for the same status would merge the two descriptions).
-  @Get(`${SCOPE}/reports/:reportId`)
-  @Access(READ)
-  @ApiOperation({ summary: 'The saved document, under current permissions; never today\u2019s inventory' })
-  @ApiJson(200, REPORT_DOCUMENT, 'The saved document', REPORT_HEADERS)
-  @ApiErrors(403)
+  @Route({
+    method: 'GET',
+    path: `${SCOPE}/reports/:reportId`,
+    access: READ,
+    summary: 'The saved document, under current permissions; never today\u2019s inventory',
+    answer: {
+      status: 200,
+      schema: REPORT_DOCUMENT,
+      description: 'The saved document',
+      headers: REPORT_HEADERS,
+    },
+    errors: [403],
+  })
   async document(
     @CurrentPrincipal() principal: Principal,
     @Param('orgId') orgId: string,

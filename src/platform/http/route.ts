@@ -1,5 +1,5 @@
 import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { ApiOperation, type HeadersObject } from '@nestjs/swagger';
 import { Access, type AccessRule } from '../auth/access.js';
 import { ApiEmpty, ApiErrors, ApiJson } from './openapi/responses.js';
 import type { Schema } from './openapi/schema.js';
@@ -10,8 +10,13 @@ const METHODS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete }
 
 /** What a route answers on success: a JSON document, or no body. */
 export type RouteAnswer =
-  | { readonly status: number; readonly schema: Schema; readonly description?: string }
-  | { readonly status: number; readonly empty: string };
+  | {
+      readonly status: number;
+      readonly schema: Schema;
+      readonly description?: string;
+      readonly headers?: HeadersObject;
+    }
+  | { readonly status: number; readonly empty: string; readonly headers?: HeadersObject };
 
 export interface RouteSpec {
   readonly method: keyof typeof METHODS;
@@ -38,8 +43,8 @@ export function Route(spec: RouteSpec): MethodDecorator {
     Access(spec.access),
     ApiOperation({ summary: spec.summary }),
     'empty' in answer
-      ? ApiEmpty(answer.status, answer.empty)
-      : ApiJson(answer.status, answer.schema, answer.description),
+      ? ApiEmpty(answer.status, answer.empty, answer.headers)
+      : ApiJson(answer.status, answer.schema, answer.description ?? 'OK', answer.headers),
     ...(spec.errors?.length ? [ApiErrors(...spec.errors)] : []),
     ...(spec.also ?? []),
   );
