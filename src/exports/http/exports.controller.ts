@@ -1,3 +1,4 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -5,10 +6,16 @@ import { createGunzip } from 'node:zlib';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ServiceContext } from '../../platform/service-context.js';
-import { ServiceContext as ServiceContextToken } from '../../platform/service-context.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { ExportJobs } from '../commands/export-jobs.js';
+import {
+  CancelOrDeleteAllExports,
+  CancelOrDeleteExport,
+  RequestExport,
+} from '../commands/export.commands.js';
+import { EXPORT_FILES, type ExportFileStore } from '../files/export-file-store.port.js';
+import { ExportQueries } from '../queries/export-queries.js';
 import { CONTENT_TYPE, FILE_EXTENSION } from '../domain/export-formats.js';
 import type { ExportFormat } from '../domain/export-job.js';
 import { ExportWorkerPool } from '../export-worker-pool.js';
@@ -36,9 +43,12 @@ import {
 @Controller('api/v2/common/exports')
 export class ExportsController {
   constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(ExportJobs) private readonly jobs: ExportJobs,
+    @Inject(ExportQueries) private readonly queries: ExportQueries,
     @Inject(ExportWorkerPool) private readonly pool: ExportWorkerPool,
-    @Inject(ServiceContextToken) private readonly context: ServiceContext,
+    @Inject(EXPORT_FILES) private readonly files: ExportFileStore,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Post(':searchType/estimate')
@@ -77,11 +87,8 @@ export class ExportsController {
     @Body() body: ExportRequestBody,
     @Req() request: FastifyRequest,
   ) {
-    const created = await this.jobs.request(
-      principal,
-      searchType,
-      body,
-      envelopeFor(principal, String(request.id)),
+    const created = await this.commands.execute(
+      new RequestExport(principal, searchType, body, envelopeFor(principal, String(request.id))),
     );
     this.pool.nudge();
     return created;
@@ -92,9 +99,9 @@ export class ExportsController {
   @ApiOperation({ summary: "All of the caller's exports, newest first (each item is the export job)" })
   @ApiJson(200, EXPORT_LIST)
   async list(@CurrentPrincipal() principal: Principal) {
-    const now = this.context.clock.now();
-    const documents = await this.jobs.queries.list(principal.accountId);
-    return { exports: documents.map((document) => this.jobs.queries.view(document, now)) };
+    const now = this.clock.now();
+    const documents = await this.queries.list(principal.accountId);
+    return { exports: documents.map((document) => this.queries.view(document, now)) };
   }
 
   @Get(':exportId/poll')
@@ -102,8 +109,8 @@ export class ExportsController {
   @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
   @ApiJson(200, EXPORT_JOB)
   async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
-    const document = await this.jobs.queries.owned(principal.accountId, exportId);
-    return this.jobs.queries.view(document, this.context.clock.now());
+    const document = await this.queries.owned(principal.accountId, exportId);
+    return this.queries.view(document, this.clock.now());
   }
 
   @Get(':exportId/download')
@@ -121,8 +128,8 @@ export class ExportsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const document = await this.jobs.queries.owned(principal.accountId, exportId);
-    const now = this.context.clock.now();
+    const document = await this.queries.owned(principal.accountId, exportId);
+    const now = this.clock.now();
     if (document.status !== 'completed') {
       throw new ServiceError(
         'export_not_ready',
@@ -135,7 +142,7 @@ export class ExportsController {
     const expired =
       document.file_expired ||
       (document.expires_at !== null && Date.parse(document.expires_at) <= now.getTime());
-    const stored = expired || !document.file_key ? null : await this.context.files.open(document.file_key);
+    const stored = expired || !document.file_key ? null : await this.files.open(document.file_key);
     if (!stored) {
       throw new ServiceError(
         'export_expired',
@@ -177,18 +184,16 @@ export class ExportsController {
     @Param('exportId') exportId: string,
     @Req() request: FastifyRequest,
   ) {
-    const result = await this.jobs.cancelOrDelete(
-      principal,
-      exportId,
-      envelopeFor(principal, String(request.id)),
+    const result = await this.commands.execute(
+      new CancelOrDeleteExport(principal, exportId, envelopeFor(principal, String(request.id))),
     );
     if (result.outcome === 'cancelled') this.pool.interrupt(exportId);
-    const document = await this.jobs.queries.collection().get(exportId);
+    const document = await this.queries.collection().get(exportId);
     return {
       export_id: exportId,
       outcome: result.outcome,
       ...(result.outcome === 'cancelled' && document
-        ? { export: this.jobs.queries.view(document, this.context.clock.now()) }
+        ? { export: this.queries.view(document, this.clock.now()) }
         : {}),
     };
   }
@@ -201,8 +206,9 @@ export class ExportsController {
   @ApiJson(200, EXPORTS_REMOVED)
   @ApiErrors(409)
   async removeAll(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest) {
-    const result = await this.jobs.cancelOrDeleteAll(principal, envelopeFor(principal, String(request.id)));
-    return result;
+    return this.commands.execute(
+      new CancelOrDeleteAllExports(principal, envelopeFor(principal, String(request.id))),
+    );
   }
 }
 
