@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, ValidateBy } from 'class-validator';
 import { Omittable } from '../../platform/http/validation.js';
 import { DATASETS } from '../domain/datasets.js';
 import { MAX_SEARCH_OFFSET } from '../domain/pricing.js';
@@ -15,6 +15,21 @@ export const RAW_QUERY_PROPERTY = {
   maxLength: RAW_QUERY_MAX_BYTES,
   pattern: '\\S',
 } as const;
+
+/**
+ * A page number from `first` on. Only an integer is compared: anything else is IsInt's one problem, so a field
+ * is never refused twice for one mistake.
+ */
+function PageFrom(first: number, problem: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'pageFrom',
+    constraints: [first],
+    validator: {
+      validate: (value: unknown) => !Number.isInteger(value) || (value as number) >= first,
+      defaultMessage: () => problem,
+    },
+  });
+}
 
 /** Shapes only: the contract's rules (trimming, byte limits, caps) are applied by normalizeSearchRequest. */
 export class SearchBody {
@@ -61,6 +76,7 @@ export class SearchMoreBody {
     description: `paging stops at ${MAX_SEARCH_OFFSET} records: (page - 1) × per_type_limit stays below it`,
   })
   @IsInt()
+  @PageFrom(2, 'page must be 2 or more')
   page!: number;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
@@ -107,6 +123,7 @@ export class DatasetSearchBody {
   })
   @Omittable()
   @IsInt()
+  @PageFrom(1, 'page must be an integer from 1')
   page?: number;
 
   @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
