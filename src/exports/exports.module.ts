@@ -32,6 +32,8 @@ import { ExportFileSweeper } from './export-file-sweeper.js';
 import { ExportWorkerPool } from './export-worker-pool.js';
 import { EXPORT_FILES, type ExportFileStore } from './files/export-file-store.port.js';
 import { ExportsController } from './http/exports.controller.js';
+import { ExportDownloads } from './queries/export-downloads.js';
+import { ExportEstimates } from './queries/export-estimates.js';
 import { ExportQueries } from './queries/export-queries.js';
 
 @Module({
@@ -49,7 +51,6 @@ import { ExportQueries } from './queries/export-queries.js';
         StreamWriter,
         CLOCK,
         OBSERVATION_INDEX,
-        CreditLedger,
         SearchEngine,
         AccountDirectory,
         ExportQueries,
@@ -60,15 +61,24 @@ import { ExportQueries } from './queries/export-queries.js';
         writer: StreamWriter,
         clock: Clock,
         observations: ObservationIndex,
-        ledger: CreditLedger,
         engine: SearchEngine,
         accounts: AccountDirectory,
         queries: ExportQueries,
         // Only its logger: no narrower port carries one.
         context: ServiceContext,
         research: ResearchContexts,
-      ) =>
-        new ExportJobs(writer, clock, observations, ledger, engine, accounts, queries, context.log, research),
+      ) => new ExportJobs(writer, clock, observations, engine, accounts, queries, context.log, research),
+    },
+    {
+      provide: ExportEstimates,
+      inject: [ExportJobs, CreditLedger],
+      useFactory: (jobs: ExportJobs, ledger: CreditLedger) => new ExportEstimates(jobs, ledger),
+    },
+    {
+      provide: ExportDownloads,
+      inject: [ExportQueries, EXPORT_FILES, CLOCK],
+      useFactory: (queries: ExportQueries, files: ExportFileStore, clock: Clock) =>
+        new ExportDownloads(queries, files, clock),
     },
     ...exportCommandHandlers,
     {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import { billingCycle, type Plan } from '../../accounts/domain/plans.js';
-import type { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import {
@@ -23,11 +22,9 @@ import { parseQuery } from '../../search/query-language/parser.js';
 import { validateFor } from '../../search/query-language/validation.js';
 import { payerOf, type SearchEngine } from '../../search/search-engine.js';
 import type { ResearchContexts } from '../../search/research-context.js';
-import { estimatedFileSize } from '../domain/export-formats.js';
 import {
   EXPORT_FORMATS,
   EXPORT_SEARCH_TYPES,
-  exportAllowance,
   exportDecider,
   exportStreamId,
   type ExportCommand,
@@ -50,15 +47,6 @@ export interface ExportRequestBody {
   readonly broad?: unknown;
 }
 
-export interface ExportEstimate {
-  readonly estimated_count: number;
-  readonly quota_current: { results_used: number; results_max: number };
-  readonly quota_after_export: { results_used: number; results_max: number };
-  readonly will_be_partial: boolean;
-  readonly partial_limit: number | null;
-  readonly estimated_file_size_bytes: number;
-}
-
 export interface PreparedExport {
   readonly searchType: ExportSearchType;
   readonly rawQuery: string;
@@ -73,15 +61,14 @@ export interface PreparedExport {
 
 /**
  * What the export command handlers decide with: the export stream (load, and one decision on it through the
- * stream writer), a request checked against the search rules, counts, balance and quota; and the free estimate.
- * Every rule is decided by the pure export decider.
+ * stream writer), a request checked against the search rules, the rows it matches and the quota left. Every
+ * rule is decided by the pure export decider.
  */
 export class ExportJobs {
   constructor(
     private readonly writer: StreamWriter,
     private readonly clock: Clock,
     private readonly observations: Pick<ObservationIndex, 'search'>,
-    private readonly ledger: Pick<CreditLedger, 'available'>,
     private readonly engine: SearchEngine,
     private readonly accounts: AccountDirectory,
     readonly queries: ExportQueries,
@@ -90,33 +77,6 @@ export class ExportJobs {
     /** The organization payer rules (rule 1): an organization member's personal export is unavailable. */
     private readonly research?: ResearchContexts,
   ) {}
-
-  async estimate(
-    principal: Principal,
-    searchTypeParam: string,
-    body: ExportRequestBody,
-    envelope: CommandEnvelope,
-  ): Promise<ExportEstimate> {
-    const prepared = await this.prepare(
-      principal,
-      searchTypeParam,
-      { ...body, format: body.format ?? 'json' },
-      envelope,
-    );
-    const matching = await this.count(prepared.searchType, prepared.query);
-    const { used, max } = await this.quota(principal.accountId, prepared.plan);
-    const available = await this.ledger.available(prepared.payer);
-    const allowance = exportAllowance({ matching, availableCredits: available, quotaLeft: max - used });
-    const rows = Math.min(matching, allowance.rowLimit);
-    return {
-      estimated_count: matching,
-      quota_current: { results_used: used, results_max: max },
-      quota_after_export: { results_used: used + rows, results_max: max },
-      will_be_partial: allowance.cause !== null,
-      partial_limit: allowance.cause !== null ? rows : null,
-      estimated_file_size_bytes: estimatedFileSize(prepared.format, rows),
-    };
-  }
 
   /** The observation query a job runs, rebuilt from what was requested (the time frame resolved then). */
   queryOf(state: ExportState): ObservationQuery {

@@ -5,16 +5,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createGunzip } from 'node:zlib';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ServiceError } from '../../platform/errors/service-error.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
-import { ExportJobs } from '../commands/export-jobs.js';
 import {
   CancelOrDeleteAllExports,
   CancelOrDeleteExport,
   RequestExport,
 } from '../commands/export.commands.js';
-import { EXPORT_FILES, type ExportFileStore } from '../files/export-file-store.port.js';
+import { ExportDownloads } from '../queries/export-downloads.js';
+import { ExportEstimates } from '../queries/export-estimates.js';
 import { ExportQueries } from '../queries/export-queries.js';
 import { CONTENT_TYPE, FILE_EXTENSION } from '../domain/export-formats.js';
 import type { ExportFormat } from '../domain/export-job.js';
@@ -44,10 +43,10 @@ import {
 export class ExportsController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(ExportJobs) private readonly jobs: ExportJobs,
+    @Inject(ExportEstimates) private readonly estimates: ExportEstimates,
     @Inject(ExportQueries) private readonly queries: ExportQueries,
     @Inject(ExportWorkerPool) private readonly pool: ExportWorkerPool,
-    @Inject(EXPORT_FILES) private readonly files: ExportFileStore,
+    @Inject(ExportDownloads) private readonly downloads: ExportDownloads,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -67,7 +66,7 @@ export class ExportsController {
     @Body() body: ExportEstimateBody,
     @Req() request: FastifyRequest,
   ) {
-    return this.jobs.estimate(principal, searchType, body, envelopeFor(principal, String(request.id)));
+    return this.estimates.estimate(principal, searchType, body, envelopeFor(principal, String(request.id)));
   }
 
   @Post(':searchType')
@@ -128,30 +127,7 @@ export class ExportsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const document = await this.queries.owned(principal.accountId, exportId);
-    const now = this.clock.now();
-    if (document.status !== 'completed') {
-      throw new ServiceError(
-        'export_not_ready',
-        `The export is ${document.status}; only a completed export has a file.`,
-        {
-          status: document.status,
-        },
-      );
-    }
-    const expired =
-      document.file_expired ||
-      (document.expires_at !== null && Date.parse(document.expires_at) <= now.getTime());
-    const stored = expired || !document.file_key ? null : await this.files.open(document.file_key);
-    if (!stored) {
-      throw new ServiceError(
-        'export_expired',
-        'The export file expired and was deleted; run the export again.',
-        {
-          expires_at: document.expires_at,
-        },
-      );
-    }
+    const { document, stored } = await this.downloads.open(principal.accountId, exportId);
     const format = document.format as ExportFormat;
     reply
       .header('Content-Type', CONTENT_TYPE[format])
