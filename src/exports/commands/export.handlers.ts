@@ -7,7 +7,8 @@ import { ServiceError } from '../../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { GlobalPosition } from '../../platform/event-store/global-position.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
-import { exportAllowance, exportChannel } from '../domain/export-job.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { exportAllowance, exportChannel, type ExportCommand } from '../domain/export-job.js';
 import { EXPORT_FILES, type ExportFileStore } from '../files/export-file-store.port.js';
 import { ExportQueries } from '../queries/export-queries.js';
 import { EXPORT_RESERVATION_TTL_MS, ExportJobs } from './export-jobs.js';
@@ -259,23 +260,28 @@ export class StartExportAttemptHandler implements ICommandHandler<StartExportAtt
   }
 }
 
+/** A step of a worker's own attempt: false when the job is no longer its worker's (cancelled or taken over). */
+async function ownStep(
+  jobs: ExportJobs,
+  exportId: string,
+  step: Extract<ExportCommand, { type: 'RecordProgress' | 'CompleteExport' }>,
+  envelope: CommandEnvelope,
+): Promise<boolean> {
+  return (await jobs.run(exportId, step, envelope)).events.length > 0;
+}
+
 @CommandHandler(RecordExportProgress)
 export class RecordExportProgressHandler implements ICommandHandler<RecordExportProgress> {
   constructor(@Inject(ExportJobs) private readonly jobs: ExportJobs) {}
 
-  async execute(command: RecordExportProgress): Promise<boolean> {
-    const progressed = await this.jobs.run(
-      command.exportId,
-      {
-        type: 'RecordProgress',
-        workerId: command.workerId,
-        attempt: command.attempt,
-        rowsWritten: command.rowsWritten,
-        leaseMs: command.leaseMs,
-      },
+  execute(command: RecordExportProgress): Promise<boolean> {
+    const { exportId, workerId, attempt, rowsWritten, leaseMs } = command;
+    return ownStep(
+      this.jobs,
+      exportId,
+      { type: 'RecordProgress', workerId, attempt, rowsWritten, leaseMs },
       command.envelope,
     );
-    return progressed.events.length > 0;
   }
 }
 
@@ -283,19 +289,14 @@ export class RecordExportProgressHandler implements ICommandHandler<RecordExport
 export class CompleteExportAttemptHandler implements ICommandHandler<CompleteExportAttempt> {
   constructor(@Inject(ExportJobs) private readonly jobs: ExportJobs) {}
 
-  async execute(command: CompleteExportAttempt): Promise<boolean> {
-    const completed = await this.jobs.run(
-      command.exportId,
-      {
-        type: 'CompleteExport',
-        workerId: command.workerId,
-        attempt: command.attempt,
-        ...command.result,
-        retentionMs: command.retentionMs,
-      },
+  execute(command: CompleteExportAttempt): Promise<boolean> {
+    const { exportId, workerId, attempt, retentionMs } = command;
+    return ownStep(
+      this.jobs,
+      exportId,
+      { type: 'CompleteExport', workerId, attempt, ...command.result, retentionMs },
       command.envelope,
     );
-    return completed.events.length > 0;
   }
 }
 
