@@ -9,9 +9,9 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { AppModule } from '../src/app.module.js';
 import { PurchaseCredits, RegisterAccount } from '../src/accounts/commands/account.commands.js';
-import { CreditLedger } from '../src/credits/commands/credit-ledger.js';
 import { ExportJobs } from '../src/exports/commands/export-jobs.js';
-import { ExportWorkerPool } from '../src/exports/export-worker-pool.js';
+import { RequestExport } from '../src/exports/commands/export.commands.js';
+import { ExportWorkerPool, exportPoolPorts } from '../src/exports/export-worker-pool.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
@@ -64,7 +64,7 @@ export async function benchExports(hosts: number): Promise<Measurement[]> {
     );
     await bus.execute(new PurchaseCredits(accountId, Math.ceil(hosts / 100) + 10, operator()));
     const jobs = app.get(ExportJobs);
-    const pool = new ExportWorkerPool(context, jobs, app.get(CreditLedger), {
+    const pool = new ExportWorkerPool(exportPoolPorts(app), {
       concurrency: 1,
       leaseMs: 30_000,
       retentionMs: 3_600_000,
@@ -77,11 +77,13 @@ export async function benchExports(hosts: number): Promise<Measurement[]> {
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
     const principal = { accountId, via: 'api_key', channel: 'api', scopes: [] } as const;
     const started = performance.now();
-    const { export_id: exportId } = await jobs.request(
-      principal,
-      'hosts',
-      { raw_query: 'port:>0', format: 'csv' },
-      commandEnvelope({ actor: `account:${accountId}`, payer: `account:${accountId}` }),
+    const { export_id: exportId } = await bus.execute(
+      new RequestExport(
+        principal,
+        'hosts',
+        { raw_query: 'port:>0', format: 'csv' },
+        commandEnvelope({ actor: `account:${accountId}`, payer: `account:${accountId}` }),
+      ),
     );
     pool.start();
     let state = (await jobs.load(exportId)).state;

@@ -1,6 +1,42 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { BackgroundChecks } from '../platform/health/background-checks.js';
+import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
+import { ServiceContext } from '../platform/service-context.js';
 import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
-import type { ServiceContext } from '../platform/service-context.js';
-import type { ExportJobs } from './commands/export-jobs.js';
+import type { WorkerLog } from '../platform/scheduling/worker-failures.js';
+import { ExpireExportFile } from './commands/export.commands.js';
+import { EXPORT_FILES, type ExportFileStore } from './files/export-file-store.port.js';
+import { ExportQueries } from './queries/export-queries.js';
+
+/** What the sweeper works with: the expiry command, the job reads, the files and the clock. */
+export interface ExportSweeperPorts {
+  readonly commands: CommandBus;
+  readonly queries: ExportQueries;
+  readonly files: ExportFileStore;
+  readonly writer: Pick<StreamWriter, 'readYourWrites'>;
+  readonly clock: Clock;
+  readonly background: BackgroundChecks;
+  readonly readStore: ReadStore;
+  /** The service's logger, when the options name none. */
+  readonly log?: WorkerLog;
+}
+
+/** The sweeper's ports as a running application provides them (tests build sweepers of their own). */
+export function exportSweeperPorts(app: Pick<INestApplicationContext, 'get'>): ExportSweeperPorts {
+  return {
+    commands: app.get(CommandBus),
+    queries: app.get(ExportQueries),
+    files: app.get<symbol, ExportFileStore>(EXPORT_FILES),
+    writer: app.get(StreamWriter),
+    clock: app.get<symbol, Clock>(CLOCK),
+    background: app.get(BackgroundChecks),
+    readStore: app.get<symbol, ReadStore>(READ_STORE),
+    log: app.get(ServiceContext).log,
+  };
+}
 
 /** Failure records: `expire:<exportId>`, `file:<key>`, and `abandoned-uploads`. */
 const EXPIRE = 'expire:';
@@ -18,17 +54,16 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
  */
 export class ExportFileSweeper extends PeriodicSweep {
   constructor(
-    private readonly context: ServiceContext,
-    private readonly jobs: ExportJobs,
+    private readonly ports: ExportSweeperPorts,
     options: SweepOptions = {},
   ) {
     super(
       60_000,
       'export-file-sweeper',
       {
-        background: context.background,
-        readStore: context.storage.readStore,
-        log: options.log ?? context.log,
+        background: ports.background,
+        readStore: ports.readStore,
+        ...(options.log || ports.log ? { log: options.log ?? ports.log! } : {}),
       },
       options.retry,
     );
@@ -36,8 +71,8 @@ export class ExportFileSweeper extends PeriodicSweep {
 
   /** One pass: returns how many files it deleted. */
   protected async sweep(): Promise<number> {
-    const now = this.context.clock.now();
-    const exports = this.jobs.queries.collection();
+    const now = this.ports.clock.now();
+    const exports = this.ports.queries.collection();
     let deleted = 0;
     const waiting = (await this.failures.waiting())
       .filter((item) => item.startsWith(EXPIRE))
@@ -55,21 +90,19 @@ export class ExportFileSweeper extends PeriodicSweep {
     const positions: string[] = [];
     for (const document of due) {
       const outcome = await this.item(`${EXPIRE}${document.id}`, async () => {
-        const result = await this.jobs.run(
-          document.id,
-          { type: 'ExpireExportFile' },
-          this.jobs.systemEnvelope(document.payer, document.id),
+        const expired = await this.ports.commands.execute(
+          new ExpireExportFile(document.id, document.payer, document.file_key),
         );
-        if (result.position) positions.push(result.position);
-        return document.file_key !== null && (await this.context.files.delete(document.file_key));
+        if (expired.position) positions.push(expired.position);
+        return expired.fileDeleted;
       });
       if (outcome.status === 'done' && outcome.value) deleted++;
     }
-    await this.context.readYourWrites(['exports'], positions.at(-1) ?? null);
+    await this.ports.writer.readYourWrites(['exports'], positions.at(-1) ?? null);
 
     // Files no live job refers to. A key is live while its job is processing (being written or just committed)
     // or completed, not expired and not deleted.
-    const keys = await this.context.files.list();
+    const keys = await this.ports.files.list();
     for (let start = 0; start < keys.length; start += 500) {
       const chunk = keys.slice(start, start + 500);
       const referring = await exports.find({ file_key: { $in: chunk } });
@@ -89,12 +122,12 @@ export class ExportFileSweeper extends PeriodicSweep {
         if (!job || live.has(key)) continue;
         if (job.status === 'pending') continue;
         if (job.status === 'processing' && Number(key.slice(exportId.length + 1)) >= job.attempt) continue;
-        const outcome = await this.item(`${FILE}${key}`, () => this.context.files.delete(key));
+        const outcome = await this.item(`${FILE}${key}`, () => this.ports.files.delete(key));
         if (outcome.status === 'done' && outcome.value) deleted++;
       }
     }
     await this.item('abandoned-uploads', () =>
-      this.context.files.removeAbandoned(new Date(now.getTime() - ABANDONED_AFTER_MS)),
+      this.ports.files.removeAbandoned(new Date(now.getTime() - ABANDONED_AFTER_MS)),
     );
     return deleted;
   }

@@ -2,19 +2,60 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import type { INestApplicationContext } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import type { ExportDocument } from '../../projections/exports.projection.js';
-import type { CreditLedger, Reservation } from '../credits/commands/credit-ledger.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
 import { ServiceError } from '../platform/errors/service-error.js';
-import type { ServiceContext } from '../platform/service-context.js';
+import { BackgroundChecks } from '../platform/health/background-checks.js';
+import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
 import { isStorageUnavailable } from '../platform/storage/storage-unavailable.js';
-import type { ObservationIndex } from '../search/observation-index/observation-index.port.js';
-import { WrongExpectedVersion } from '../platform/event-store/event-store.port.js';
-import type { ExportJobs } from './commands/export-jobs.js';
-import { EXPORT_RESERVATION_TTL_MS } from './commands/export-jobs.js';
+import {
+  OBSERVATION_INDEX,
+  type ObservationIndex,
+} from '../search/observation-index/observation-index.port.js';
+import { ServiceContext } from '../platform/service-context.js';
+import { ExportJobs } from './commands/export-jobs.js';
+import {
+  AbandonExportAttempt,
+  CompleteExportAttempt,
+  FailExport,
+  RecordExportProgress,
+  SettleExportCharge,
+  StartExportAttempt,
+} from './commands/export.commands.js';
 import { rowFormatter } from './domain/export-formats.js';
-import { exportAllowance, exportChannel, leaseExpired } from './domain/export-job.js';
-import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
+import { leaseExpired } from './domain/export-job.js';
+import { EXPORT_FILES, type ExportFileStore } from './files/export-file-store.port.js';
+import { PollingWorkerPool, type PoolLog } from '../platform/scheduling/polling-worker-pool.js';
 import type { RetryPolicy } from '../platform/scheduling/worker-failures.js';
+
+/** What the pool works with: the export commands, the job reads, the files, the index and the clock. */
+export interface ExportPoolPorts {
+  readonly commands: CommandBus;
+  readonly jobs: ExportJobs;
+  readonly files: ExportFileStore;
+  readonly observations: Pick<ObservationIndex, 'stream'>;
+  readonly clock: Clock;
+  readonly background: BackgroundChecks;
+  readonly readStore: ReadStore;
+  /** The service's logger, when the options name none. */
+  readonly log?: PoolLog;
+}
+
+/** The pool's ports as a running application provides them (tests and benchmarks build pools of their own). */
+export function exportPoolPorts(app: Pick<INestApplicationContext, 'get'>): ExportPoolPorts {
+  return {
+    commands: app.get(CommandBus),
+    jobs: app.get(ExportJobs),
+    files: app.get<symbol, ExportFileStore>(EXPORT_FILES),
+    observations: app.get<symbol, ObservationIndex>(OBSERVATION_INDEX),
+    clock: app.get<symbol, Clock>(CLOCK),
+    background: app.get(BackgroundChecks),
+    readStore: app.get<symbol, ReadStore>(READ_STORE),
+    log: app.get(ServiceContext).log,
+  };
+}
 
 export interface ExportWorkerPoolOptions {
   /** Jobs run at once in this process. */
@@ -49,20 +90,23 @@ export interface ExportWorkerPoolOptions {
 export class ExportWorkerPool extends PollingWorkerPool {
   readonly workerId = `worker-${randomUUID()}`;
 
+  private readonly commands: CommandBus;
+  private readonly jobs: ExportJobs;
+
   constructor(
-    private readonly context: ServiceContext,
-    private readonly jobs: ExportJobs,
-    private readonly ledger: CreditLedger,
+    private readonly ports: ExportPoolPorts,
     private readonly options: ExportWorkerPoolOptions,
   ) {
     super(
       {
         ...options,
-        log: options.log ?? context.log,
-        environment: { background: context.background, readStore: context.storage.readStore },
+        log: options.log ?? ports.log,
+        environment: { background: ports.background, readStore: ports.readStore },
       },
       'export-pool',
     );
+    this.commands = ports.commands;
+    this.jobs = ports.jobs;
   }
 
   /** Stops a job running here at once (its cancellation is already recorded). */
@@ -86,11 +130,13 @@ export class ExportWorkerPool extends PollingWorkerPool {
     )) {
       if (this.stopped) return;
       // A charge is never given up: it is retried with backoff (capped) until it reaches the ledger.
-      await this.failures.run(`${CHARGE}${document.id}`, () => this.jobs.settleCharge(document.id));
+      await this.failures.run(`${CHARGE}${document.id}`, () =>
+        this.commands.execute(new SettleExportCharge(document.id)),
+      );
     }
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return;
-    const now = this.context.clock.now();
+    const now = this.ports.clock.now();
     const skip = [...waitingJobs, ...this.running.keys()];
     const notSkipped = skip.length > 0 ? { id: { $nin: skip } } : {};
     const candidates: ExportDocument[] = [
@@ -137,28 +183,26 @@ export class ExportWorkerPool extends PollingWorkerPool {
 
   private async runJob(exportId: string, signal: AbortSignal): Promise<boolean> {
     let { state } = await this.jobs.load(exportId);
-    const now = this.context.clock.now();
+    const now = this.ports.clock.now();
     if (state.status === 'processing') {
       // Its worker stopped renewing the lease: the attempt is abandoned (its worker's later steps decide nothing),
       // then its reservation released, before a new attempt starts; after the last attempt the job fails.
       if (!leaseExpired(state, now)) return false;
       try {
-        await this.jobs.run(
-          exportId,
-          { type: 'AbandonAttempt' },
-          this.jobs.systemEnvelope(state.request!.payer, exportId),
+        await this.commands.execute(
+          new AbandonExportAttempt(exportId, this.jobs.systemEnvelope(state.request!.payer, exportId)),
         );
       } catch (error) {
         if (error instanceof ServiceError && error.code === 'version_conflict') return false; // taken over already
         throw error;
       }
-      await this.jobs.settleCharge(exportId);
+      await this.settleCharge(exportId);
       ({ state } = await this.jobs.load(exportId));
     }
     if (state.status !== 'pending') return false;
     // A lost attempt's reservation not released yet (a crash right after AbandonAttempt).
     if (state.chargePending) {
-      await this.jobs.settleCharge(exportId);
+      await this.settleCharge(exportId);
       ({ state } = await this.jobs.load(exportId));
       if (state.status !== 'pending' || state.chargePending) return false;
     }
@@ -172,58 +216,14 @@ export class ExportWorkerPool extends PollingWorkerPool {
       await this.fail(exportId, `The query can no longer run: ${(error as Error).message}`, undefined);
       return true;
     }
-    const matching = await this.jobs.count(request.searchType, query);
-    const quota = await this.jobs.quota(request.ownerAccountId, undefined, exportId);
-    const available = await this.ledger.available(request.payer);
-    const allowance = exportAllowance({
-      matching,
-      availableCredits: available,
-      quotaLeft: quota.max - quota.used,
-    });
+    const started = await this.commands.execute(
+      new StartExportAttempt(exportId, this.workerId, query, this.options.leaseMs, envelope),
+    );
+    // Another worker claimed it, or it was cancelled meanwhile (its credits were given back).
+    if (!started) return true;
+    const { attempt, fileKey } = started;
 
-    let reservation: Reservation | null = null;
-    if (allowance.reserveCredits > 0) {
-      reservation = await this.ledger.reserve(
-        {
-          payer: request.payer,
-          amount: allowance.reserveCredits,
-          category: 'exports',
-          channel: exportChannel(request),
-          ttlMs: EXPORT_RESERVATION_TTL_MS,
-        },
-        envelope,
-      );
-    }
-    const attempt = state.attempt + 1;
-    const fileKey = `${exportId}-${attempt}`;
-    try {
-      await this.jobs.run(
-        exportId,
-        {
-          type: 'StartExport',
-          workerId: this.workerId,
-          reservationId: reservation?.reservationId ?? null,
-          reservedCredits: reservation?.amount ?? 0,
-          rowLimit: allowance.rowLimit,
-          matching,
-          truncationCause: allowance.cause,
-          fileKey,
-          leaseMs: this.options.leaseMs,
-        },
-        envelope,
-      );
-    } catch (error) {
-      // Another worker claimed it, or it was cancelled meanwhile: give the credits back.
-      if (reservation) await this.ledger.release(reservation, 'cancelled', envelope);
-      if (
-        error instanceof WrongExpectedVersion ||
-        (error instanceof ServiceError && error.code !== 'internal_error')
-      )
-        return true;
-      throw error;
-    }
-
-    const pending = await this.context.files.create(fileKey);
+    const pending = await this.ports.files.create(fileKey);
     const gzip = createGzip();
     const stored = pipeline(gzip, pending.sink);
     stored.catch(() => undefined);
@@ -241,7 +241,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
     };
     try {
       await write(formatter.header);
-      outer: for await (const batch of (this.options.index ?? this.context.observations).stream(
+      outer: for await (const batch of (this.options.index ?? this.ports.observations).stream(
         request.searchType,
         query,
         this.options.batchSize ?? 1000,
@@ -249,7 +249,7 @@ export class ExportWorkerPool extends PollingWorkerPool {
       )) {
         let text = '';
         for (const record of batch) {
-          if (rows >= allowance.rowLimit) {
+          if (rows >= started.rowLimit) {
             truncated = true;
             break;
           }
@@ -261,41 +261,29 @@ export class ExportWorkerPool extends PollingWorkerPool {
         if (signal.aborted) throw signal.reason ?? new Error('aborted');
         if (Date.now() - lastProgress >= progressEveryMs) {
           lastProgress = Date.now();
-          const progressed = await this.jobs.run(
-            exportId,
-            {
-              type: 'RecordProgress',
-              workerId: this.workerId,
-              attempt,
-              rowsWritten: rows,
-              leaseMs: this.options.leaseMs,
-            },
-            envelope,
+          const progressed = await this.commands.execute(
+            new RecordExportProgress(exportId, this.workerId, attempt, rows, this.options.leaseMs, envelope),
           );
-          if (progressed.events.length === 0) throw new JobLost();
+          if (!progressed) throw new JobLost();
         }
       }
       gzip.end();
       await stored;
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
       const fileSizeBytes = await pending.commit();
-      const completed = await this.jobs.run(
-        exportId,
-        {
-          type: 'CompleteExport',
-          workerId: this.workerId,
+      const completed = await this.commands.execute(
+        new CompleteExportAttempt(
+          exportId,
+          this.workerId,
           attempt,
-          resultsCount: rows,
-          fileSizeBytes,
-          originalSizeBytes: originalBytes,
-          truncated,
-          retentionMs: this.options.retentionMs,
-        },
-        envelope,
+          { resultsCount: rows, fileSizeBytes, originalSizeBytes: originalBytes, truncated },
+          this.options.retentionMs,
+          envelope,
+        ),
       );
-      if (completed.events.length === 0) {
+      if (!completed) {
         // Cancelled (or taken over) while the last bytes were written: the file belongs to no completed job.
-        await this.context.files.delete(fileKey);
+        await this.ports.files.delete(fileKey);
         return true;
       }
     } catch (error) {
@@ -311,23 +299,18 @@ export class ExportWorkerPool extends PollingWorkerPool {
       throw error;
     }
     // Outside the file's try: a charge that cannot reach the ledger now fails nothing; the pool retries it.
-    await this.jobs.settleCharge(exportId);
+    await this.settleCharge(exportId);
     return true;
   }
 
-  private async fail(exportId: string, reason: string, own: { attempt: number } | undefined): Promise<void> {
-    const { state } = await this.jobs.load(exportId);
-    if (!state.request) return;
-    await this.jobs.run(
-      exportId,
-      {
-        type: 'FailExport',
-        reason,
-        ...(own ? { workerId: this.workerId, attempt: own.attempt } : {}),
-      },
-      this.jobs.systemEnvelope(state.request!.payer, exportId),
+  private async settleCharge(exportId: string): Promise<void> {
+    await this.commands.execute(new SettleExportCharge(exportId));
+  }
+
+  private fail(exportId: string, reason: string, own: { attempt: number } | undefined): Promise<void> {
+    return this.commands.execute(
+      new FailExport(exportId, reason, own ? { workerId: this.workerId, attempt: own.attempt } : undefined),
     );
-    await this.jobs.settleCharge(exportId);
   }
 }
 

@@ -6,19 +6,34 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { CommandBus } from '@nestjs/cqrs';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
+import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { BackgroundChecks } from '../platform/health/background-checks.js';
+import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
 import { ServiceContext } from '../platform/service-context.js';
+import {
+  OBSERVATION_INDEX,
+  type ObservationIndex,
+} from '../search/observation-index/observation-index.port.js';
 import { SearchEngine } from '../search/search-engine.js';
 import { SearchModule } from '../search/search.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { RESEARCH_CONTEXTS, type ResearchContexts } from '../search/research-context.js';
 import { ExportJobs } from './commands/export-jobs.js';
+import { exportCommandHandlers } from './commands/export.handlers.js';
 import { ExportFileSweeper } from './export-file-sweeper.js';
 import { ExportWorkerPool } from './export-worker-pool.js';
+import { EXPORT_FILES, type ExportFileStore } from './files/export-file-store.port.js';
 import { ExportsController } from './http/exports.controller.js';
+import { ExportDownloads } from './queries/export-downloads.js';
+import { ExportEstimates } from './queries/export-estimates.js';
 import { ExportQueries } from './queries/export-queries.js';
 
 @Module({
@@ -27,49 +42,115 @@ import { ExportQueries } from './queries/export-queries.js';
   providers: [
     {
       provide: ExportQueries,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => new ExportQueries(context),
+      inject: [ProjectionRunner],
+      useFactory: (projections: ProjectionRunner) => new ExportQueries(projections),
     },
     {
       provide: ExportJobs,
       inject: [
-        ServiceContext,
-        CreditLedger,
+        StreamWriter,
+        CLOCK,
+        OBSERVATION_INDEX,
         SearchEngine,
         AccountDirectory,
         ExportQueries,
+        ServiceContext,
         RESEARCH_CONTEXTS,
       ],
       useFactory: (
-        context: ServiceContext,
-        ledger: CreditLedger,
+        writer: StreamWriter,
+        clock: Clock,
+        observations: ObservationIndex,
         engine: SearchEngine,
         accounts: AccountDirectory,
         queries: ExportQueries,
+        // Only its logger: no narrower port carries one.
+        context: ServiceContext,
         research: ResearchContexts,
-      ) => new ExportJobs(context, ledger, engine, accounts, queries, research),
+      ) => new ExportJobs(writer, clock, observations, engine, accounts, queries, context.log, research),
     },
     {
+      provide: ExportEstimates,
+      inject: [ExportJobs, CreditLedger],
+      useFactory: (jobs: ExportJobs, ledger: CreditLedger) => new ExportEstimates(jobs, ledger),
+    },
+    {
+      provide: ExportDownloads,
+      inject: [ExportQueries, EXPORT_FILES, CLOCK],
+      useFactory: (queries: ExportQueries, files: ExportFileStore, clock: Clock) =>
+        new ExportDownloads(queries, files, clock),
+    },
+    ...exportCommandHandlers,
+    {
       provide: ExportWorkerPool,
-      inject: [ServiceContext, ExportJobs, CreditLedger],
-      useFactory: (context: ServiceContext, jobs: ExportJobs, ledger: CreditLedger) =>
-        new ExportWorkerPool(context, jobs, ledger, {
-          concurrency: context.config.exportWorkers,
-          leaseMs: context.config.exportLeaseMs,
-          retentionMs: context.config.exportRetentionHours * 60 * 60 * 1000,
-          batchSize: context.config.exportBatchSize,
-          log: (level, message, fields) => {
-            if (level !== 'info') process.stderr.write(`${message} ${JSON.stringify(fields ?? {})}\n`);
+      inject: [
+        CommandBus,
+        ExportJobs,
+        EXPORT_FILES,
+        OBSERVATION_INDEX,
+        CLOCK,
+        BackgroundChecks,
+        READ_STORE,
+        APP_CONFIG,
+      ],
+      useFactory: (
+        commands: CommandBus,
+        jobs: ExportJobs,
+        files: ExportFileStore,
+        observations: ObservationIndex,
+        clock: Clock,
+        background: BackgroundChecks,
+        readStore: ReadStore,
+        config: AppConfig,
+      ) =>
+        new ExportWorkerPool(
+          { commands, jobs, files, observations, clock, background, readStore },
+          {
+            concurrency: config.exportWorkers,
+            leaseMs: config.exportLeaseMs,
+            retentionMs: config.exportRetentionHours * 60 * 60 * 1000,
+            batchSize: config.exportBatchSize,
+            log: (level, message, fields) => {
+              if (level !== 'info') process.stderr.write(`${message} ${JSON.stringify(fields ?? {})}\n`);
+            },
           },
-        }),
+        ),
     },
     {
       provide: ExportFileSweeper,
-      inject: [ServiceContext, ExportJobs],
-      useFactory: (context: ServiceContext, jobs: ExportJobs) => new ExportFileSweeper(context, jobs),
+      inject: [
+        CommandBus,
+        ExportQueries,
+        EXPORT_FILES,
+        StreamWriter,
+        CLOCK,
+        BackgroundChecks,
+        READ_STORE,
+        ServiceContext,
+      ],
+      useFactory: (
+        commands: CommandBus,
+        queries: ExportQueries,
+        files: ExportFileStore,
+        writer: StreamWriter,
+        clock: Clock,
+        background: BackgroundChecks,
+        readStore: ReadStore,
+        context: ServiceContext,
+      ) =>
+        new ExportFileSweeper({
+          commands,
+          queries,
+          files,
+          writer,
+          clock,
+          background,
+          readStore,
+          log: context.log,
+        }),
     },
   ],
-  exports: [ExportJobs, ExportWorkerPool, ExportFileSweeper],
+  exports: [ExportJobs, ExportQueries, ExportWorkerPool, ExportFileSweeper],
 })
 export class ExportsModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

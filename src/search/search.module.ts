@@ -4,7 +4,9 @@ import { AccountDirectory } from '../accounts/queries/account-directory.js';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
 import { ServiceSecrets } from '../platform/auth/secrets.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { OBSERVATION_INDEX, type ObservationIndex } from './observation-index/observation-index.port.js';
 import { PersonalSearchController, BrowserSearchController } from './http/search.controllers.js';
 import { SearchHandler } from './http/search-handler.js';
 import { SearchEngine } from './search-engine.js';
@@ -23,11 +25,17 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     },
     {
       provide: SearchEngine,
-      inject: [ServiceContext, CreditLedger, VulnerabilityRefs],
-      useFactory: (context: ServiceContext, ledger: CreditLedger, refs: VulnerabilityRefs) =>
-        new SearchEngine(context.observations, ledger, refs, context.clock, {
-          datasetDeadlineMs: context.config.searchDeadlineMs,
-          maxConcurrentPerDataset: context.config.searchDatasetConcurrency,
+      inject: [OBSERVATION_INDEX, CreditLedger, VulnerabilityRefs, CLOCK, APP_CONFIG],
+      useFactory: (
+        observations: ObservationIndex,
+        ledger: CreditLedger,
+        refs: VulnerabilityRefs,
+        clock: Clock,
+        config: AppConfig,
+      ) =>
+        new SearchEngine(observations, ledger, refs, clock, {
+          datasetDeadlineMs: config.searchDeadlineMs,
+          maxConcurrentPerDataset: config.searchDatasetConcurrency,
         }),
     },
     {

@@ -27,6 +27,7 @@ import { ServiceSecrets } from '../../src/platform/auth/secrets.js';
 import { SessionStore } from '../../src/platform/auth/sessions.js';
 import { VulnerabilityRefs } from '../../src/search/vulnerability-ref.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
+import { RequestExport } from '../../src/exports/commands/export.commands.js';
 import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
@@ -501,14 +502,16 @@ async function exportOfMain(completed: boolean): Promise<Record<string, string>>
     channel: 'api',
     scopes: [],
   } as const;
-  const { export_id: exportId } = await jobs.request(
-    principal,
-    'hosts',
-    { raw_query: 'port:443', format: 'csv' },
-    commandEnvelope({
-      actor: `account:${fixture.main.accountId}`,
-      payer: `account:${fixture.main.accountId}`,
-    }),
+  const { export_id: exportId } = await service.app.get(CommandBus).execute(
+    new RequestExport(
+      principal,
+      'hosts',
+      { raw_query: 'port:443', format: 'csv' },
+      commandEnvelope({
+        actor: `account:${fixture.main.accountId}`,
+        payer: `account:${fixture.main.accountId}`,
+      }),
+    ),
   );
   service.app.get(ExportWorkerPool).nudge();
   for (let i = 0; completed && i < 400; i++) {

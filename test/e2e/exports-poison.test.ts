@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
-import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
-import { ExportWorkerPool, GIVEN_UP_REASON } from '../../src/exports/export-worker-pool.js';
+import { ExportFileSweeper, exportSweeperPorts } from '../../src/exports/export-file-sweeper.js';
+import { ExportWorkerPool, exportPoolPorts, GIVEN_UP_REASON } from '../../src/exports/export-worker-pool.js';
 import { workerStatus } from '../../src/platform/cli/worker.commands.js';
 import type { PublicBackgroundCheck } from '../../src/platform/health/background-checks.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
@@ -51,7 +51,7 @@ describe.each(SQL_KINDS)('exports: a poisoned job never blocks the others (%s)',
   });
 
   function newPool() {
-    return new ExportWorkerPool(service.context, jobs, service.app.get(CreditLedger), {
+    return new ExportWorkerPool(exportPoolPorts(service.app), {
       concurrency: 1,
       leaseMs: 3_000,
       retentionMs: 3_600_000,
@@ -232,7 +232,7 @@ describe.each(SQL_KINDS)('exports: a poisoned job never blocks the others (%s)',
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
     utimesSync(abandoned, old, old);
     const sweeperLogs: Array<{ level: string; fields: Record<string, unknown> }> = [];
-    const sweeper = new ExportFileSweeper(service.context, jobs, {
+    const sweeper = new ExportFileSweeper(exportSweeperPorts(service.app), {
       retry: { baseDelayMs: 1, maxDelayMs: 1 },
       log: (level, _message, fields) => sweeperLogs.push({ level, fields: fields ?? {} }),
     });

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { ReservationSweeper } from '../../src/credits/reservation-sweeper.js';
 import { EXPORT_RESERVATION_TTL_MS, ExportJobs } from '../../src/exports/commands/export-jobs.js';
-import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
+import { ExportWorkerPool, exportPoolPorts } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
 import { SQL_KINDS } from '../support/databases.js';
@@ -125,8 +125,8 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
     return ids;
   }
 
-  function newPool(target: ReopenableService, jobs: ExportJobs) {
-    return new ExportWorkerPool(target.context, jobs, target.app.get(CreditLedger), {
+  function newPool(target: ReopenableService) {
+    return new ExportWorkerPool(exportPoolPorts(target.app), {
       concurrency: 3,
       leaseMs: LEASE_MS,
       retentionMs: 3_600_000,
@@ -144,7 +144,7 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
   it('every job ends terminal, charged or released exactly once, its read model in line; the pool keeps running', async () => {
     const jobs = service.app.get(ExportJobs);
     const steps = new ExportSteps(jobs);
-    const pool = newPool(service, jobs);
+    const pool = newPool(service);
     try {
       await fc.assert(
         fc.asyncProperty(plansArb, async (plans) => {
@@ -236,7 +236,7 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
             },
             'crash',
           );
-          const pool = newPool(service, jobs);
+          const pool = newPool(service);
           pool.start();
           await waitUntil(async () => crashed || (await settled(service, jobs, ids)), 30_000, 20);
           steps.freeze();
@@ -247,7 +247,7 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
           service = await storage.open(clock, { EXPORT_WORKERS: '0' });
           clock.advance(LEASE_MS + 1);
           const restartedJobs = service.app.get(ExportJobs);
-          const restarted = newPool(service, restartedJobs);
+          const restarted = newPool(service);
           restarted.start();
           try {
             await waitUntil(() => settled(service, restartedJobs, ids), 30_000, 20);

@@ -8,7 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import pg from 'pg';
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
-import { ExportWorkerPool, type ExportWorkerPoolOptions } from '../../src/exports/export-worker-pool.js';
+import {
+  ExportWorkerPool,
+  exportPoolPorts,
+  type ExportWorkerPoolOptions,
+} from '../../src/exports/export-worker-pool.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-database.js';
 import type { ObservationRecord } from '../../src/search/observation-index/observation-index.port.js';
 import { PostgresObservationIndex } from '../../src/search/observation-index/postgres-observation-index.js';
@@ -59,7 +63,7 @@ describe('exports: a storage outage longer than the parking budget fails no pend
   });
 
   function newPool(options: Partial<ExportWorkerPoolOptions> = {}): ExportWorkerPool {
-    return new ExportWorkerPool(service.context, jobs, ledger, {
+    return new ExportWorkerPool(exportPoolPorts(service.app), {
       ...options,
       concurrency: 2,
       leaseMs: 3_000,

@@ -6,10 +6,9 @@ import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
 import { SERVICE_SCOPE } from '../../src/platform/auth/access.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
-import { ExportJobs } from '../../src/exports/commands/export-jobs.js';
 import { csvColumns } from '../../src/exports/domain/export-formats.js';
 import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
-import { ExportWorkerPool } from '../../src/exports/export-worker-pool.js';
+import { ExportWorkerPool, exportPoolPorts } from '../../src/exports/export-worker-pool.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
@@ -286,7 +285,7 @@ describe('exports over HTTP (PGlite)', () => {
         }
       },
     };
-    const pool = new ExportWorkerPool(service.context, service.app.get(ExportJobs), ledger, {
+    const pool = new ExportWorkerPool(exportPoolPorts(service.app), {
       concurrency: 2,
       leaseMs: 600,
       retentionMs: 3_600_000,

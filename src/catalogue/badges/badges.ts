@@ -85,27 +85,10 @@ const invalid = (problems: Array<{ field: string; problems: string[] }>): Servic
   });
 
 /**
- * The request body: an object whose only top-level field is `items`. Unknown top-level fields are refused with
- * 422, as on every other route.
+ * Checks each item against the contract's limits; returns them typed (the record dropped). How many items a
+ * request holds (1 to MAX_BADGE_ITEMS) is checked by the request's DTO.
  */
-export function validateBadgeRequest(body: unknown): BadgeItem[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw invalid([{ field: 'body', problems: ['the body is a JSON object {items}'] }]);
-  const { items, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0)
-    throw invalid(
-      unknown.map((field) => ({ field, problems: [`unknown property ${field}: send only items`] })),
-    );
-  return validateBadgeItems(items);
-}
-
-/** Checks the items against the contract's limits; returns them typed (the record dropped). */
-export function validateBadgeItems(items: unknown): BadgeItem[] {
-  if (!Array.isArray(items) || items.length === 0)
-    throw invalid([{ field: 'items', problems: ['items must be a non-empty array'] }]);
-  if (items.length > MAX_BADGE_ITEMS)
-    throw invalid([{ field: 'items', problems: [`at most ${MAX_BADGE_ITEMS} items per request`] }]);
+export function validateBadgeItems(items: readonly unknown[]): BadgeItem[] {
   const problems: Array<{ field: string; problems: string[] }> = [];
   const keys = new Set<string>();
   const valid: BadgeItem[] = [];

@@ -12,10 +12,11 @@ import {
 import type { VulnerabilityRefs } from '../../search/vulnerability-ref.js';
 import type { ObservationIndex } from '../../search/observation-index/observation-index.port.js';
 import { BadgeEvidenceReader } from '../badges/badge-evidence.js';
-import { badgesFor, validateBadgeRequest, type Badge, type BadgeItem } from '../badges/badges.js';
+import { badgesFor, validateBadgeItems, type Badge, type BadgeItem } from '../badges/badges.js';
 import type { CatalogueService } from '../catalogue-service.js';
 import { tryParseCpe } from '../domain/cpe.js';
 import type { CatalogueMatcher, Evaluation } from '../domain/matching.js';
+import type { BadgeEnrichmentBody, VulnerabilityEnrichmentBody } from './enrichment.dtos.js';
 
 /** "60 requests per minute per account across personal and organization enrichment" (contract, Limits). */
 export const VULNERABILITY_ENRICHMENT_RATE: RateLimitRule = {
@@ -67,7 +68,7 @@ export class EnrichmentHandler {
     this.evidence = new BadgeEvidenceReader(observations, catalogue.store);
   }
 
-  async vulnerabilities(principal: Principal, body: unknown) {
+  async vulnerabilities(principal: Principal, body: VulnerabilityEnrichmentBody) {
     enforce(
       await this.limiter.consume(VULNERABILITY_ENRICHMENT_RATE, principal.accountId),
       'vulnerability enrichment is limited to 60 requests per minute per account',
@@ -105,8 +106,8 @@ export class EnrichmentHandler {
     };
   }
 
-  async badges(principal: Principal, body: unknown) {
-    const items = validateBadgeRequest(body);
+  async badges(principal: Principal, body: BadgeEnrichmentBody) {
+    const items = validateBadgeItems(body.items);
     const attempt = await this.limiter.acquireSlot(
       { ...BADGE_BATCH_CONCURRENCY, leaseSeconds: this.badgeDeadlineMs / 1000 },
       principal.accountId,
@@ -185,27 +186,20 @@ type VulnerabilityRequest =
   | { readonly kind: 'reference'; readonly reference: string }
   | { readonly kind: 'cpes'; readonly cpes: string[] };
 
-/** "reference or cpes (1 to 8 CPE strings), never both" (contract, Vulnerability enrichment). */
-export function parseVulnerabilityRequest(body: unknown): VulnerabilityRequest {
+/**
+ * "reference or cpes (1 to 8 CPE strings), never both" (contract, Vulnerability enrichment). The body's shape
+ * (a non-empty reference, 1 to 8 cpes, no other field) is checked by its DTO.
+ */
+export function parseVulnerabilityRequest(body: VulnerabilityEnrichmentBody): VulnerabilityRequest {
   const fail = (field: string, problem: string): never => {
     throw new ServiceError('invalid_input', problem, { fields: [{ field, problems: [problem] }] });
   };
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return fail('body', 'expected a JSON object');
-  const { reference, cpes, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) return fail(unknown[0]!, `unknown properties: ${unknown.join(', ')}`);
+  const { reference, cpes } = body;
   if (reference !== undefined && cpes !== undefined)
     return fail('reference', 'send reference or cpes, never both');
-  if (reference !== undefined) {
-    if (typeof reference !== 'string' || reference === '')
-      return fail('reference', 'reference must be a non-empty string');
-    return { kind: 'reference', reference };
-  }
+  if (reference !== undefined) return { kind: 'reference', reference };
   if (cpes === undefined)
     return fail('reference', 'send reference (a vulnerability_ref) or cpes (1 to 8 CPE names)');
-  if (!Array.isArray(cpes) || cpes.length < 1 || cpes.length > MAX_ENRICHMENT_CPES)
-    return fail('cpes', `cpes holds 1 to ${MAX_ENRICHMENT_CPES} CPE 2.3 names`);
   cpes.forEach((cpe, i) => {
     if (typeof cpe !== 'string' || !tryParseCpe(cpe))
       fail(

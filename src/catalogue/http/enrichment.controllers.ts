@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Access, type Principal } from '../../platform/auth/access.js';
+import { Body, Controller, Inject, type Type } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import type { AccessRule, Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { Route } from '../../platform/http/route.js';
 import { EnrichmentHandler } from './enrichment-handler.js';
+import { BadgeEnrichmentBody, VulnerabilityEnrichmentBody } from './enrichment.dtos.js';
 import {
   BADGE_ENRICHMENT,
   BADGES_REQUEST,
@@ -11,69 +12,74 @@ import {
   VULNERABILITY_ENRICHMENT,
 } from './enrichment.openapi.js';
 
-const VULNERABILITIES_BODY = { schema: VULNERABILITIES_REQUEST };
-const BADGES_BODY = { schema: BADGES_REQUEST };
+/** What differs between the two surfaces of enrichment: where, who, and how each route is summarized. */
+interface EnrichmentSurface {
+  readonly name: string;
+  readonly path: string;
+  readonly access: AccessRule;
+  readonly summaries: { readonly vulnerabilities: string; readonly badges: string };
+}
 
 /**
- * Personal API enrichment: no search charge; personal data requests (Authentication 3). The bodies are checked by
- * the handler (parseVulnerabilityRequest, validateBadgeItems) so the rules live in one place.
+ * The enrichment routes of one surface: no search charge. The bodies' shapes are their DTOs'; the contract's
+ * rules on them are the handler's (parseVulnerabilityRequest, validateBadgeItems), so they live in one place.
  */
-@ApiTags('enrichment')
-@Controller('api/v2/common/data/enrich')
-export class PersonalEnrichmentController {
-  constructor(@Inject(EnrichmentHandler) private readonly handler: EnrichmentHandler) {}
+function enrichmentController(surface: EnrichmentSurface): Type<unknown> {
+  @ApiTags('enrichment')
+  @Controller(surface.path)
+  class EnrichmentController {
+    constructor(@Inject(EnrichmentHandler) private readonly handler: EnrichmentHandler) {}
 
-  @Post('vulnerabilities')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.enrich', personalData: true })
-  @ApiOperation({
-    summary:
-      'CVE/KEV findings for a vulnerability_ref or 1 to 8 CPE names; no search charge; asset not contacted',
-  })
-  @ApiBody(VULNERABILITIES_BODY)
-  @ApiJson(200, VULNERABILITY_ENRICHMENT)
-  @ApiErrors(403, 429)
-  vulnerabilities(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.handler.vulnerabilities(principal, body);
-  }
+    @Route({
+      method: 'POST',
+      path: 'vulnerabilities',
+      access: surface.access,
+      summary: surface.summaries.vulnerabilities,
+      answer: { status: 200, schema: VULNERABILITY_ENRICHMENT },
+      errors: [403, 429],
+    })
+    @ApiBody({ schema: VULNERABILITIES_REQUEST })
+    vulnerabilities(@CurrentPrincipal() principal: Principal, @Body() body: VulnerabilityEnrichmentBody) {
+      return this.handler.vulnerabilities(principal, body);
+    }
 
-  @Post('badges')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.enrich', personalData: true })
-  @ApiOperation({ summary: 'Contextual badges for up to 50 result items; no search charge' })
-  @ApiBody(BADGES_BODY)
-  @ApiJson(200, BADGE_ENRICHMENT)
-  @ApiErrors(403, 429)
-  badges(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.handler.badges(principal, body);
+    @Route({
+      method: 'POST',
+      path: 'badges',
+      access: surface.access,
+      summary: surface.summaries.badges,
+      answer: { status: 200, schema: BADGE_ENRICHMENT },
+      errors: [403, 429],
+    })
+    @ApiBody({ schema: BADGES_REQUEST })
+    badges(@CurrentPrincipal() principal: Principal, @Body() body: BadgeEnrichmentBody) {
+      return this.handler.badges(principal, body);
+    }
   }
+  // The document's operation ids are the controller's name and the method's.
+  Object.defineProperty(EnrichmentController, 'name', { value: surface.name });
+  return EnrichmentController;
 }
+
+/** Personal API enrichment: personal data requests (Authentication 3). */
+export const PersonalEnrichmentController = enrichmentController({
+  name: 'PersonalEnrichmentController',
+  path: 'api/v2/common/data/enrich',
+  access: { surface: 'personal_api', permission: 'data.enrich', personalData: true },
+  summaries: {
+    vulnerabilities:
+      'CVE/KEV findings for a vulnerability_ref or 1 to 8 CPE names; no search charge; asset not contacted',
+    badges: 'Contextual badges for up to 50 result items; no search charge',
+  },
+});
 
 /** The browser twins: session cookie and CSRF. */
-@ApiTags('enrichment')
-@Controller('api/v2/data/enrich')
-export class BrowserEnrichmentController {
-  constructor(@Inject(EnrichmentHandler) private readonly handler: EnrichmentHandler) {}
-
-  @Post('vulnerabilities')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'data.enrich' })
-  @ApiOperation({ summary: 'Vulnerability enrichment from the browser' })
-  @ApiBody(VULNERABILITIES_BODY)
-  @ApiJson(200, VULNERABILITY_ENRICHMENT)
-  @ApiErrors(403, 429)
-  vulnerabilities(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.handler.vulnerabilities(principal, body);
-  }
-
-  @Post('badges')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'data.enrich' })
-  @ApiOperation({ summary: 'Badge enrichment from the browser' })
-  @ApiBody(BADGES_BODY)
-  @ApiJson(200, BADGE_ENRICHMENT)
-  @ApiErrors(403, 429)
-  badges(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.handler.badges(principal, body);
-  }
-}
+export const BrowserEnrichmentController = enrichmentController({
+  name: 'BrowserEnrichmentController',
+  path: 'api/v2/data/enrich',
+  access: { surface: 'session', permission: 'data.enrich' },
+  summaries: {
+    vulnerabilities: 'Vulnerability enrichment from the browser',
+    badges: 'Badge enrichment from the browser',
+  },
+});

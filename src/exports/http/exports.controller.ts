@@ -1,18 +1,25 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createGunzip } from 'node:zlib';
-import { Access, type Principal } from '../../platform/auth/access.js';
+import { Access, type AccessRule, type Principal } from '../../platform/auth/access.js';
+import { Route } from '../../platform/http/route.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ServiceContext } from '../../platform/service-context.js';
-import { ServiceContext as ServiceContextToken } from '../../platform/service-context.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
-import { ExportJobs } from '../commands/export-jobs.js';
+import {
+  CancelOrDeleteAllExports,
+  CancelOrDeleteExport,
+  RequestExport,
+} from '../commands/export.commands.js';
+import { ExportDownloads } from '../queries/export-downloads.js';
+import { ExportEstimates } from '../queries/export-estimates.js';
+import { ExportQueries } from '../queries/export-queries.js';
 import { CONTENT_TYPE, FILE_EXTENSION } from '../domain/export-formats.js';
 import type { ExportFormat } from '../domain/export-job.js';
 import { ExportWorkerPool } from '../export-worker-pool.js';
-import { ApiErrors, ApiFile, ApiJson, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import { ApiErrors, ApiFile, ApiPathParams } from '../../platform/http/openapi/responses.js';
 import { ExportEstimateBody, ExportRequestBody } from './exports.dtos.js';
 import {
   DOWNLOAD_HEADERS,
@@ -26,6 +33,15 @@ import {
   SEARCH_TYPE_PARAM,
 } from './exports.openapi.js';
 
+/** Estimating and starting an export: a personal data request. */
+const REQUEST: AccessRule = { surface: 'personal_api', permission: 'data.export', personalData: true };
+/** Reaching an export already requested: its charge never locks the caller out of it. */
+const PAID_RESULT: AccessRule = {
+  surface: 'personal_api',
+  permission: 'data.export',
+  personalData: 'paid_result',
+};
+
 /**
  * Exports on the personal API. Estimating and starting one are personal data requests (Authentication 3); the
  * routes that reach an export already requested (list, poll, download, delete) are `paid_result`: paying for an
@@ -36,78 +52,89 @@ import {
 @Controller('api/v2/common/exports')
 export class ExportsController {
   constructor(
-    @Inject(ExportJobs) private readonly jobs: ExportJobs,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(ExportEstimates) private readonly estimates: ExportEstimates,
+    @Inject(ExportQueries) private readonly queries: ExportQueries,
     @Inject(ExportWorkerPool) private readonly pool: ExportWorkerPool,
-    @Inject(ServiceContextToken) private readonly context: ServiceContext,
+    @Inject(ExportDownloads) private readonly downloads: ExportDownloads,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  @Post(':searchType/estimate')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: ':searchType/estimate',
+    access: REQUEST,
     summary:
       'Estimate an export (free): matching rows, results quota before and after, partial limit, file size',
+    answer: { status: 200, schema: EXPORT_ESTIMATE },
+    errors: [403],
+    also: [ApiPathParams(SEARCH_TYPE_PARAM)],
   })
-  @ApiPathParams(SEARCH_TYPE_PARAM)
-  @ApiJson(200, EXPORT_ESTIMATE)
-  @ApiErrors(403)
   estimate(
     @CurrentPrincipal() principal: Principal,
     @Param('searchType') searchType: string,
     @Body() body: ExportEstimateBody,
     @Req() request: FastifyRequest,
   ) {
-    return this.jobs.estimate(principal, searchType, body, envelopeFor(principal, String(request.id)));
+    return this.estimates.estimate(principal, searchType, body, envelopeFor(principal, String(request.id)));
   }
 
-  @Post(':searchType')
-  @HttpCode(202)
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: true })
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: ':searchType',
+    access: REQUEST,
     summary:
       'Start an export (json: one JSON document per line; csv: RFC 4180 with header; txt: one primary value per line). ' +
       'Costs ceil(rows / 100) credits on rows written; truncated to what the balance and quota cover.',
+    answer: {
+      status: 202,
+      schema: EXPORT_CREATED,
+      description: 'Accepted: the export runs in the background; poll it',
+    },
+    errors: [403],
+    also: [ApiPathParams(SEARCH_TYPE_PARAM)],
   })
-  @ApiPathParams(SEARCH_TYPE_PARAM)
-  @ApiJson(202, EXPORT_CREATED, 'Accepted: the export runs in the background; poll it')
-  @ApiErrors(403)
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('searchType') searchType: string,
     @Body() body: ExportRequestBody,
     @Req() request: FastifyRequest,
   ) {
-    const created = await this.jobs.request(
-      principal,
-      searchType,
-      body,
-      envelopeFor(principal, String(request.id)),
+    const created = await this.commands.execute(
+      new RequestExport(principal, searchType, body, envelopeFor(principal, String(request.id))),
     );
     this.pool.nudge();
     return created;
   }
 
-  @Get()
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
-  @ApiOperation({ summary: "All of the caller's exports, newest first (each item is the export job)" })
-  @ApiJson(200, EXPORT_LIST)
+  @Route({
+    method: 'GET',
+    path: '',
+    access: PAID_RESULT,
+    summary: "All of the caller's exports, newest first (each item is the export job)",
+    answer: { status: 200, schema: EXPORT_LIST },
+  })
   async list(@CurrentPrincipal() principal: Principal) {
-    const now = this.context.clock.now();
-    const documents = await this.jobs.queries.list(principal.accountId);
-    return { exports: documents.map((document) => this.jobs.queries.view(document, now)) };
+    const now = this.clock.now();
+    const documents = await this.queries.list(principal.accountId);
+    return { exports: documents.map((document) => this.queries.view(document, now)) };
   }
 
-  @Get(':exportId/poll')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
-  @ApiOperation({ summary: 'The export job: status, rows, credits, sizes, truncation, expiry' })
-  @ApiJson(200, EXPORT_JOB)
+  @Route({
+    method: 'GET',
+    path: ':exportId/poll',
+    access: PAID_RESULT,
+    summary: 'The export job: status, rows, credits, sizes, truncation, expiry',
+    answer: { status: 200, schema: EXPORT_JOB },
+  })
   async poll(@CurrentPrincipal() principal: Principal, @Param('exportId') exportId: string) {
-    const document = await this.jobs.queries.owned(principal.accountId, exportId);
-    return this.jobs.queries.view(document, this.context.clock.now());
+    const document = await this.queries.owned(principal.accountId, exportId);
+    return this.queries.view(document, this.clock.now());
   }
 
+  // A file in the export's format: more than a Route's JSON answer documents.
   @Get(':exportId/download')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
+  @Access(PAID_RESULT)
   @ApiOperation({
     summary:
       'The file once completed. With Accept-Encoding: gzip the stored gzip bytes are sent (Content-Encoding: gzip); ' +
@@ -121,30 +148,7 @@ export class ExportsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const document = await this.jobs.queries.owned(principal.accountId, exportId);
-    const now = this.context.clock.now();
-    if (document.status !== 'completed') {
-      throw new ServiceError(
-        'export_not_ready',
-        `The export is ${document.status}; only a completed export has a file.`,
-        {
-          status: document.status,
-        },
-      );
-    }
-    const expired =
-      document.file_expired ||
-      (document.expires_at !== null && Date.parse(document.expires_at) <= now.getTime());
-    const stored = expired || !document.file_key ? null : await this.context.files.open(document.file_key);
-    if (!stored) {
-      throw new ServiceError(
-        'export_expired',
-        'The export file expired and was deleted; run the export again.',
-        {
-          expires_at: document.expires_at,
-        },
-      );
-    }
+    const { document, stored } = await this.downloads.open(principal.accountId, exportId);
     const format = document.format as ExportFormat;
     reply
       .header('Content-Type', CONTENT_TYPE[format])
@@ -163,46 +167,47 @@ export class ExportsController {
     return reply.send(stored.pipe(gunzip));
   }
 
-  @Delete(':exportId')
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
-  @ApiOperation({
+  @Route({
+    method: 'DELETE',
+    path: ':exportId',
+    access: PAID_RESULT,
     summary:
       'Cancel a pending or processing export (a running one is charged for rows already written), ' +
       'or delete a completed, failed or cancelled one with its file',
+    answer: { status: 200, schema: EXPORT_REMOVED, description: 'Cancelled (with the job) or deleted' },
+    errors: [409],
   })
-  @ApiJson(200, EXPORT_REMOVED, 'Cancelled (with the job) or deleted')
-  @ApiErrors(409)
   async remove(
     @CurrentPrincipal() principal: Principal,
     @Param('exportId') exportId: string,
     @Req() request: FastifyRequest,
   ) {
-    const result = await this.jobs.cancelOrDelete(
-      principal,
-      exportId,
-      envelopeFor(principal, String(request.id)),
+    const result = await this.commands.execute(
+      new CancelOrDeleteExport(principal, exportId, envelopeFor(principal, String(request.id))),
     );
     if (result.outcome === 'cancelled') this.pool.interrupt(exportId);
-    const document = await this.jobs.queries.collection().get(exportId);
+    const document = await this.queries.collection().get(exportId);
     return {
       export_id: exportId,
       outcome: result.outcome,
       ...(result.outcome === 'cancelled' && document
-        ? { export: this.jobs.queries.view(document, this.context.clock.now()) }
+        ? { export: this.queries.view(document, this.clock.now()) }
         : {}),
     };
   }
 
-  @Delete()
-  @Access({ surface: 'personal_api', permission: 'data.export', personalData: 'paid_result' })
-  @ApiOperation({
+  @Route({
+    method: 'DELETE',
+    path: '',
+    access: PAID_RESULT,
     summary: 'Delete every finished export of the caller and cancel the running ones: deleted_count',
+    answer: { status: 200, schema: EXPORTS_REMOVED },
+    errors: [409],
   })
-  @ApiJson(200, EXPORTS_REMOVED)
-  @ApiErrors(409)
   async removeAll(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest) {
-    const result = await this.jobs.cancelOrDeleteAll(principal, envelopeFor(principal, String(request.id)));
-    return result;
+    return this.commands.execute(
+      new CancelOrDeleteAllExports(principal, envelopeFor(principal, String(request.id))),
+    );
   }
 }
 

@@ -1,19 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsString } from 'class-validator';
+import { IsString } from 'class-validator';
 import { Omittable } from '../../platform/http/validation.js';
-import { TIME_FRAMES } from '../../search/domain/search-request.js';
-import { RAW_QUERY_PROPERTY } from '../../search/http/search.dtos.js';
+import { BROAD_DESCRIPTION, SearchField } from '../../search/http/search.dtos.js';
 import { EXPORT_FORMATS } from '../domain/export-job.js';
 
 /** Shapes only: the contract's rules (trimming, byte limits, formats) are applied by the export commands. */
 export class ExportEstimateBody {
-  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'port:443' })
-  @IsString()
+  @SearchField.rawQuery('port:443')
   raw_query!: string;
 
-  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @Omittable()
-  @IsString()
+  @SearchField.timeFrame()
   time_frame?: string;
 
   @ApiPropertyOptional({
@@ -25,20 +21,15 @@ export class ExportEstimateBody {
   @IsString()
   format?: string;
 
-  @ApiPropertyOptional({ default: false, description: 'true disables smart interpretation of bare inputs' })
-  @Omittable()
-  @IsBoolean()
+  @SearchField.broad(BROAD_DESCRIPTION)
   broad?: boolean;
 }
 
 export class ExportRequestBody {
-  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'port:443' })
-  @IsString()
+  @SearchField.rawQuery('port:443')
   raw_query!: string;
 
-  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @Omittable()
-  @IsString()
+  @SearchField.timeFrame()
   time_frame?: string;
 
   @ApiProperty({
@@ -51,8 +42,6 @@ export class ExportRequestBody {
   @IsString()
   format!: string;
 
-  @ApiPropertyOptional({ default: false })
-  @Omittable()
-  @IsBoolean()
+  @SearchField.broad()
   broad?: boolean;
 }

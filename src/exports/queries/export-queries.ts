@@ -1,7 +1,7 @@
 import { EXPORTS, type ExportDocument } from '../../../projections/exports.projection.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { Collection } from '../../platform/read-store/read-store.port.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 
 /** The export job as the contract shows it (poll and list). */
 export interface ExportJobView {
@@ -26,10 +26,10 @@ export interface ExportJobView {
 
 /** Reads of the exports read model. Another account's export is not found (404), never forbidden. */
 export class ExportQueries {
-  constructor(private readonly context: ServiceContext) {}
+  constructor(private readonly projections: Pick<ProjectionRunner, 'collection'>) {}
 
   collection(): Collection<ExportDocument> {
-    return this.context.projections.collection<ExportDocument>('exports', EXPORTS);
+    return this.projections.collection<ExportDocument>('exports', EXPORTS);
   }
 
   async owned(ownerAccountId: string, exportId: string): Promise<ExportDocument> {

@@ -83,7 +83,6 @@ export class SearchHandler {
   /** POST /search/more: one dataset's next page, priced by depth. */
   async more(principal: Principal, body: SearchMoreBody, request: FastifyRequest, reply: FastifyReply) {
     const dataset = datasetOf(body.dataset);
-    if (!Number.isInteger(body.page) || body.page < 2) throw invalid('page', 'page must be 2 or more');
     const searchRequest = normalizeSearchRequest({ ...body, stream: false });
     const offset = (body.page - 1) * searchRequest.perTypeLimit;
     if (offset >= MAX_SEARCH_OFFSET)
@@ -124,7 +123,6 @@ export class SearchHandler {
     const dataset = datasetOf(datasetParam);
     const perPage = body.results_per_page ?? 10;
     const page = body.page ?? 1;
-    if (!Number.isInteger(page) || page < 1) throw invalid('page', 'page must be an integer from 1');
     const offset = (page - 1) * perPage;
     if (offset >= MAX_SEARCH_OFFSET)
       throw invalid('page', `paging stops at ${MAX_SEARCH_OFFSET} records; use an export to read further`);

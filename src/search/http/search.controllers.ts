@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, type Type } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, type Principal } from '../../platform/auth/access.js';
+import { Access, type AccessRule, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ApiErrors, ApiEventStream, ApiJson, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import { ApiErrors, ApiEventStream, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import { Route } from '../../platform/http/route.js';
 import {
   DATASET_ANSWER,
   DATASET_PARAM,
@@ -21,126 +22,116 @@ const UNIFIED_ANSWER = {
   description: 'Server-Sent Events (stream omitted or true), or one JSON answer (stream: false)',
 };
 
-/** Personal API search: API key or access token; every route is a personal data request. */
-@ApiTags('search')
-@Controller('api/v2/common/data')
-export class PersonalSearchController {
-  constructor(@Inject(SearchHandler) private readonly handler: SearchHandler) {}
-
-  @Post('search')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
-  @ApiOperation({ summary: 'Unified search over hosts, dns, vhosts and whois (SSE unless stream is false)' })
-  @ApiEventStream(200, UNIFIED_ANSWER)
-  @ApiErrors(402, 403, 409)
-  search(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: SearchBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.search(principal, body, request, reply);
-  }
-
-  @Post('search/more')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
-  @ApiOperation({ summary: "One dataset's further page (page 2 or more), priced by depth" })
-  @ApiJson(200, SEARCH_PAGE)
-  @ApiErrors(402, 403, 409)
-  more(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: SearchMoreBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.more(principal, body, request, reply);
-  }
-
-  @Get('search/fields')
-  @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
-  @ApiOperation({ summary: 'Searchable vocabulary; no charge; a listed field may need a higher entitlement' })
-  @ApiJson(200, SEARCH_FIELDS)
-  fields() {
-    return this.handler.fields();
-  }
-
-  @Post(':dataset')
-  @HttpCode(200)
-  @Access({ surface: 'personal_api', permission: 'data.search', personalData: true })
-  @ApiOperation({ summary: 'Single-dataset search (hosts, dns, vhosts, whois): rows or facet counts' })
-  @ApiPathParams(DATASET_PARAM)
-  @ApiJson(200, DATASET_ANSWER)
-  @ApiErrors(402, 403, 409)
-  dataset(
-    @CurrentPrincipal() principal: Principal,
-    @Param('dataset') dataset: string,
-    @Body() body: DatasetSearchBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.dataset(principal, dataset, body, request, reply);
-  }
+/** What differs between the two surfaces of search: where, who, and how each route is summarized. */
+interface SearchSurface {
+  readonly name: string;
+  readonly path: string;
+  readonly access: AccessRule;
+  readonly summaries: {
+    readonly search: string;
+    readonly more: string;
+    readonly fields: string;
+    readonly dataset: string;
+  };
 }
+
+/** The search routes of one surface; what they do is the handler's, once for both. */
+function searchController(surface: SearchSurface): Type<unknown> {
+  @ApiTags('search')
+  @Controller(surface.path)
+  class SearchController {
+    constructor(@Inject(SearchHandler) private readonly handler: SearchHandler) {}
+
+    // Server-Sent Events or one JSON answer: more than a Route's single JSON answer documents.
+    @Post('search')
+    @HttpCode(200)
+    @Access(surface.access)
+    @ApiOperation({ summary: surface.summaries.search })
+    @ApiEventStream(200, UNIFIED_ANSWER)
+    @ApiErrors(402, 403, 409)
+    search(
+      @CurrentPrincipal() principal: Principal,
+      @Body() body: SearchBody,
+      @Req() request: FastifyRequest,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
+      return this.handler.search(principal, body, request, reply);
+    }
+
+    @Route({
+      method: 'POST',
+      path: 'search/more',
+      access: surface.access,
+      summary: surface.summaries.more,
+      answer: { status: 200, schema: SEARCH_PAGE },
+      errors: [402, 403, 409],
+    })
+    more(
+      @CurrentPrincipal() principal: Principal,
+      @Body() body: SearchMoreBody,
+      @Req() request: FastifyRequest,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
+      return this.handler.more(principal, body, request, reply);
+    }
+
+    @Route({
+      method: 'GET',
+      path: 'search/fields',
+      access: surface.access,
+      summary: surface.summaries.fields,
+      answer: { status: 200, schema: SEARCH_FIELDS },
+    })
+    fields() {
+      return this.handler.fields();
+    }
+
+    @Route({
+      method: 'POST',
+      path: ':dataset',
+      access: surface.access,
+      summary: surface.summaries.dataset,
+      answer: { status: 200, schema: DATASET_ANSWER },
+      errors: [402, 403, 409],
+      also: [ApiPathParams(DATASET_PARAM)],
+    })
+    dataset(
+      @CurrentPrincipal() principal: Principal,
+      @Param('dataset') dataset: string,
+      @Body() body: DatasetSearchBody,
+      @Req() request: FastifyRequest,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
+      return this.handler.dataset(principal, dataset, body, request, reply);
+    }
+  }
+  // The document's operation ids are the controller's name and the method's.
+  Object.defineProperty(SearchController, 'name', { value: surface.name });
+  return SearchController;
+}
+
+/** Personal API search: API key or access token; every route is a personal data request. */
+export const PersonalSearchController = searchController({
+  name: 'PersonalSearchController',
+  path: 'api/v2/common/data',
+  access: { surface: 'personal_api', permission: 'data.search', personalData: true },
+  summaries: {
+    search: 'Unified search over hosts, dns, vhosts and whois (SSE unless stream is false)',
+    more: "One dataset's further page (page 2 or more), priced by depth",
+    fields: 'Searchable vocabulary; no charge; a listed field may need a higher entitlement',
+    dataset: 'Single-dataset search (hosts, dns, vhosts, whois): rows or facet counts',
+  },
+});
 
 /** The browser twins of search: session cookie, CSRF on POST. */
-@ApiTags('search')
-@Controller('api/v2/data')
-export class BrowserSearchController {
-  constructor(@Inject(SearchHandler) private readonly handler: SearchHandler) {}
-
-  @Post('search')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'data.search' })
-  @ApiOperation({ summary: 'Unified search from the browser (SSE unless stream is false)' })
-  @ApiEventStream(200, UNIFIED_ANSWER)
-  @ApiErrors(402, 403, 409)
-  search(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: SearchBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.search(principal, body, request, reply);
-  }
-
-  @Post('search/more')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'data.search' })
-  @ApiOperation({ summary: "One dataset's further page from the browser" })
-  @ApiJson(200, SEARCH_PAGE)
-  @ApiErrors(402, 403, 409)
-  more(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: SearchMoreBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.more(principal, body, request, reply);
-  }
-
-  @Get('search/fields')
-  @Access({ surface: 'session', permission: 'data.search' })
-  @ApiOperation({ summary: 'Searchable vocabulary' })
-  @ApiJson(200, SEARCH_FIELDS)
-  fields() {
-    return this.handler.fields();
-  }
-
-  @Post(':dataset')
-  @HttpCode(200)
-  @Access({ surface: 'session', permission: 'data.search' })
-  @ApiOperation({ summary: 'Single-dataset search from the browser' })
-  @ApiPathParams(DATASET_PARAM)
-  @ApiJson(200, DATASET_ANSWER)
-  @ApiErrors(402, 403, 409)
-  dataset(
-    @CurrentPrincipal() principal: Principal,
-    @Param('dataset') dataset: string,
-    @Body() body: DatasetSearchBody,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.handler.dataset(principal, dataset, body, request, reply);
-  }
-}
+export const BrowserSearchController = searchController({
+  name: 'BrowserSearchController',
+  path: 'api/v2/data',
+  access: { surface: 'session', permission: 'data.search' },
+  summaries: {
+    search: 'Unified search from the browser (SSE unless stream is false)',
+    more: "One dataset's further page from the browser",
+    fields: 'Searchable vocabulary',
+    dataset: 'Single-dataset search from the browser',
+  },
+});

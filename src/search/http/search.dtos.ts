@@ -1,5 +1,6 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, ValidateBy } from 'class-validator';
 import { Omittable } from '../../platform/http/validation.js';
 import { DATASETS } from '../domain/datasets.js';
 import { MAX_SEARCH_OFFSET } from '../domain/pricing.js';
@@ -16,20 +17,55 @@ export const RAW_QUERY_PROPERTY = {
   pattern: '\\S',
 } as const;
 
+/** The fields every search and export body shares, declared once (documentation and validator together). */
+export const SearchField = {
+  rawQuery: (example?: string): PropertyDecorator =>
+    applyDecorators(
+      IsString(),
+      ApiProperty(example ? { ...RAW_QUERY_PROPERTY, example } : RAW_QUERY_PROPERTY),
+    ),
+  timeFrame: (): PropertyDecorator =>
+    applyDecorators(IsString(), Omittable(), ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })),
+  perTypeLimit: (): PropertyDecorator =>
+    applyDecorators(
+      IsInt(),
+      Omittable(),
+      ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' }),
+    ),
+  broad: (description?: string): PropertyDecorator =>
+    applyDecorators(
+      IsBoolean(),
+      Omittable(),
+      ApiPropertyOptional({ default: false, ...(description ? { description } : {}) }),
+    ),
+};
+
+export const BROAD_DESCRIPTION = 'true disables smart interpretation of bare inputs';
+
+/**
+ * A page number from `first` on. Only an integer is compared: anything else is IsInt's one problem, so a field
+ * is never refused twice for one mistake.
+ */
+function PageFrom(first: number, problem: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'pageFrom',
+    constraints: [first],
+    validator: {
+      validate: (value: unknown) => !Number.isInteger(value) || (value as number) >= first,
+      defaultMessage: () => problem,
+    },
+  });
+}
+
 /** Shapes only: the contract's rules (trimming, byte limits, caps) are applied by normalizeSearchRequest. */
 export class SearchBody {
-  @ApiProperty({ ...RAW_QUERY_PROPERTY, example: 'product:nginx port:443' })
-  @IsString()
+  @SearchField.rawQuery('product:nginx port:443')
   raw_query!: string;
 
-  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @Omittable()
-  @IsString()
+  @SearchField.timeFrame()
   time_frame?: string;
 
-  @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
-  @Omittable()
-  @IsInt()
+  @SearchField.perTypeLimit()
   per_type_limit?: number;
 
   @ApiPropertyOptional({
@@ -40,15 +76,12 @@ export class SearchBody {
   @IsBoolean()
   stream?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: 'true disables smart interpretation of bare inputs' })
-  @Omittable()
-  @IsBoolean()
+  @SearchField.broad(BROAD_DESCRIPTION)
   broad?: boolean;
 }
 
 export class SearchMoreBody {
-  @ApiProperty(RAW_QUERY_PROPERTY)
-  @IsString()
+  @SearchField.rawQuery()
   raw_query!: string;
 
   @ApiProperty({ enum: DATASETS })
@@ -61,27 +94,21 @@ export class SearchMoreBody {
     description: `paging stops at ${MAX_SEARCH_OFFSET} records: (page - 1) × per_type_limit stays below it`,
   })
   @IsInt()
+  @PageFrom(2, 'page must be 2 or more')
   page!: number;
 
-  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @Omittable()
-  @IsString()
+  @SearchField.timeFrame()
   time_frame?: string;
 
-  @ApiPropertyOptional({ default: 20, minimum: 1, description: 'positive values are capped at 25' })
-  @Omittable()
-  @IsInt()
+  @SearchField.perTypeLimit()
   per_type_limit?: number;
 
-  @ApiPropertyOptional({ default: false })
-  @Omittable()
-  @IsBoolean()
+  @SearchField.broad()
   broad?: boolean;
 }
 
 export class DatasetSearchBody {
-  @ApiProperty(RAW_QUERY_PROPERTY)
-  @IsString()
+  @SearchField.rawQuery()
   raw_query!: string;
 
   @ApiPropertyOptional({ description: 'all, or a comma-separated list of field names', default: 'all' })
@@ -107,15 +134,12 @@ export class DatasetSearchBody {
   })
   @Omittable()
   @IsInt()
+  @PageFrom(1, 'page must be an integer from 1')
   page?: number;
 
-  @ApiPropertyOptional({ enum: TIME_FRAMES, default: 'all_time' })
-  @Omittable()
-  @IsString()
+  @SearchField.timeFrame()
   time_frame?: string;
 
-  @ApiPropertyOptional({ default: false })
-  @Omittable()
-  @IsBoolean()
+  @SearchField.broad()
   broad?: boolean;
 }
