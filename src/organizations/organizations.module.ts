@@ -9,14 +9,27 @@ import { RESEARCH_CONTEXTS } from '../search/research-context.js';
 import { OrganizationResearchContexts } from './commands/organization-research-contexts.js';
 import { OrganizationWorkspace } from './commands/organization-workspace.js';
 import { DnsTxtResolver, type TxtResolver } from './dns-txt-resolver.js';
-import { OrganizationsController } from './http/organizations.controller.js';
+import { CasesController } from './http/cases.controller.js';
+import { MembershipController } from './http/membership.controller.js';
+import { OrganizationCreationController } from './http/organization-creation.controller.js';
+import { OrganizationController } from './http/organization.controller.js';
+import { ReviewQueueController } from './http/review-queue.controller.js';
+import { SpacesController } from './http/spaces.controller.js';
 import { OrganizationQueries } from './queries/organization-queries.js';
 
 export const TXT_RESOLVER = Symbol('TxtResolver');
 
 @Module({
   imports: [CreditsModule],
-  controllers: [OrganizationsController],
+  // In the order their routes are documented.
+  controllers: [
+    OrganizationCreationController,
+    OrganizationController,
+    MembershipController,
+    SpacesController,
+    CasesController,
+    ReviewQueueController,
+  ],
   providers: [
     {
       provide: TXT_RESOLVER,

@@ -1,0 +1,252 @@
+import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Route } from '../../platform/http/route.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationQueries } from '../queries/organization-queries.js';
+import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
+import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import {
+  ACCEPTED_INVITATION,
+  INVITATION,
+  MEMBERS,
+  ORGANIZATION,
+  OWNERSHIP_OFFERED,
+} from './organizations.openapi.js';
+
+/** Members, invitations, space assignments and the ownership transfer. */
+@ApiTags('organizations')
+@Controller('api/v2/organizations')
+@OperationIdsOf('OrganizationsController')
+export class MembershipController {
+  constructor(
+    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+  ) {}
+
+  private async overview(principal: Principal, orgId: string) {
+    return this.queries.overview(await this.workspace.gate.require(principal, orgId));
+  }
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/members',
+    access: READ,
+    summary: 'Members (and, for managers, invitations, assignments and portions)',
+    answer: { status: 200, schema: MEMBERS },
+    errors: [403],
+  })
+  async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+    return this.queries.members(
+      await this.workspace.gate.require(principal, orgId, { capability: 'members.read' }),
+    );
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/invitations',
+    access: MANAGE,
+    summary: 'Invite a member by email with a role, spaces and (external users) a portion',
+    answer: { status: 201, schema: INVITATION, description: 'Invited' },
+    errors: [403, 409],
+  })
+  async invite(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: InvitationBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const id = await this.workspace.invite(
+      principal,
+      orgId,
+      { email: body.email, role: body.role, spaces: body.space_ids ?? [], portion: body.portion ?? null },
+      requestEnvelope(principal, request),
+    );
+    return { id, email: body.email.trim().toLowerCase(), role: body.role };
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/invitations/:invitationId/accept',
+    access: MANAGE,
+    summary: 'Accept an invitation sent to this account',
+    answer: {
+      status: 200,
+      schema: ACCEPTED_INVITATION,
+      description: 'A member now: the organization, or where staff sign in (SSO)',
+    },
+    errors: [403, 409],
+  })
+  async accept(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('invitationId') invitationId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const accepted = await this.workspace.acceptInvitation(
+      principal,
+      orgId,
+      invitationId,
+      requestEnvelope(principal, request),
+    );
+    if (accepted.ssoSignInUrl) {
+      // A member now, but staff of an organization enforcing SSO enter it through its provider (rule 12).
+      return { id: orgId, accepted: true, sso_required: true, sign_in_url: accepted.ssoSignInUrl };
+    }
+    return this.overview(principal, orgId);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: ':orgId/members/:accountId',
+    access: MANAGE,
+    summary: "Change a member's role or an external user's portion",
+    answer: { status: 200, schema: MEMBERS },
+    errors: [403, 409],
+  })
+  async updateMember(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('accountId') accountId: string,
+    @Body() body: UpdateMemberBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.updateMember(
+      principal,
+      orgId,
+      accountId,
+      {
+        ...(body.role ? { role: body.role } : {}),
+        ...('portion' in body ? { portion: body.portion ?? null } : {}),
+      },
+      requestEnvelope(principal, request),
+    );
+    return this.members(principal, orgId);
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: ':orgId/members/:accountId',
+    access: MANAGE,
+    summary: 'Remove a member: their access ends at once',
+    answer: { status: 204, empty: 'Removed' },
+    errors: [403, 409],
+  })
+  async removeMember(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('accountId') accountId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.removeMember(principal, orgId, accountId, requestEnvelope(principal, request));
+  }
+
+  @Route({
+    method: 'PUT',
+    path: ':orgId/members/:accountId/spaces/:spaceId',
+    access: MANAGE,
+    summary: 'Assign a space to a member',
+    answer: { status: 204, empty: 'Assigned' },
+    errors: [403, 409],
+  })
+  async assign(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('accountId') accountId: string,
+    @Param('spaceId') spaceId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.assignSpace(
+      principal,
+      orgId,
+      accountId,
+      spaceId,
+      true,
+      requestEnvelope(principal, request),
+    );
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: ':orgId/members/:accountId/spaces/:spaceId',
+    access: MANAGE,
+    summary: "Remove a space assignment: that space's access ends at once",
+    answer: { status: 204, empty: 'Unassigned' },
+    errors: [403, 409],
+  })
+  async unassign(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('accountId') accountId: string,
+    @Param('spaceId') spaceId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.assignSpace(
+      principal,
+      orgId,
+      accountId,
+      spaceId,
+      false,
+      requestEnvelope(principal, request),
+    );
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/ownership-transfer',
+    access: MANAGE,
+    summary: 'Offer the ownership to a staff member (owner only); the recipient must accept',
+    answer: { status: 202, schema: OWNERSHIP_OFFERED, description: 'Offered: the recipient must accept' },
+    errors: [403, 409],
+  })
+  async offerOwnership(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: OwnershipOfferBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.offerOwnership(
+      principal,
+      orgId,
+      body.account_id,
+      requestEnvelope(principal, request),
+    );
+    return { offered_to: body.account_id };
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/ownership-transfer/accept',
+    access: MANAGE,
+    summary: 'Accept the ownership offered to you',
+    answer: { status: 200, schema: ORGANIZATION },
+    errors: [403, 409],
+  })
+  async acceptOwnership(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.answerOwnership(principal, orgId, true, requestEnvelope(principal, request));
+    return this.overview(principal, orgId);
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/ownership-transfer/decline',
+    access: MANAGE,
+    summary: 'Decline the ownership offered to you',
+    answer: { status: 200, schema: ORGANIZATION },
+    errors: [403, 409],
+  })
+  async declineOwnership(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.answerOwnership(principal, orgId, false, requestEnvelope(principal, request));
+    return this.overview(principal, orgId);
+  }
+}

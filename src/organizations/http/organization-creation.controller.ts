@@ -1,0 +1,70 @@
+import { Body, Controller, Inject, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Route } from '../../platform/http/route.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationQueries } from '../queries/organization-queries.js';
+import { CreateOrganizationBody } from './organization.dtos.js';
+import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.openapi.js';
+
+/** Creating an organization (rule 6) and listing the caller's organizations. */
+@ApiTags('organizations')
+@Controller('api/v2/organizations')
+@OperationIdsOf('OrganizationsController')
+export class OrganizationCreationController {
+  constructor(
+    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+  ) {}
+
+  @Route({
+    method: 'GET',
+    path: 'creation-preview',
+    access: READ,
+    summary: 'Whether this account may create an organization, and the credits it would move',
+    answer: { status: 200, schema: CREATION_PREVIEW },
+  })
+  preview(@CurrentPrincipal() principal: Principal) {
+    return this.workspace.creationPreview(principal.accountId, principal.organizationId ?? null);
+  }
+
+  @Route({
+    method: 'POST',
+    path: '',
+    access: MANAGE,
+    summary: 'Create an organization (trial with a verified domain, or subscription)',
+    answer: { status: 201, schema: ORGANIZATION, description: 'Created' },
+    errors: [403, 409],
+  })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateOrganizationBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const organizationId = await this.workspace.create(
+      principal,
+      {
+        name: body.name,
+        start: body.start ?? 'trial',
+        domain: body.domain ?? null,
+        expectedTransfer: body.expected_transfer,
+      },
+      requestEnvelope(principal, request),
+    );
+    return this.queries.overview(await this.workspace.gate.require(principal, organizationId));
+  }
+
+  @Route({
+    method: 'GET',
+    path: '',
+    access: READ,
+    summary: "The caller's organizations (only the switched one for an organization session)",
+    answer: { status: 200, schema: ORGANIZATIONS },
+  })
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.queries.list(principal);
+  }
+}

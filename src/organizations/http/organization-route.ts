@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/access.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
+
+export const READ = { surface: 'session', permission: 'organization.read' } as const;
+export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
+
+/** The command envelope of a request: the caller is the actor, the request id the command id. */
+export function requestEnvelope(principal: Principal, request: FastifyRequest) {
+  return envelopeFor(principal, String(request.id));
+}
+
+const API_OPERATION = 'swagger/apiOperation';
+
+/**
+ * Keeps the OpenAPI operation ids these routes had when one `OrganizationsController` served them all:
+ * clients generated from the document name their methods after them.
+ */
+export function OperationIdsOf(controllerName: string): ClassDecorator {
+  return (target) => {
+    const prototype = (target as unknown as { prototype: Record<string, unknown> }).prototype;
+    for (const key of Object.getOwnPropertyNames(prototype)) {
+      const method = prototype[key];
+      if (typeof method !== 'function') continue;
+      const operation = Reflect.getMetadata(API_OPERATION, method) as Record<string, unknown> | undefined;
+      if (!operation || operation.operationId) continue;
+      Reflect.defineMetadata(
+        API_OPERATION,
+        { ...operation, operationId: `${controllerName}_${key}` },
+        method,
+      );
+    }
+  };
+}

@@ -1,0 +1,157 @@
+import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Route } from '../../platform/http/route.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationQueries } from '../queries/organization-queries.js';
+import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
+import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizations.openapi.js';
+
+/** The review queue and report comparisons (rule 11). */
+@ApiTags('organizations')
+@Controller('api/v2/organizations')
+@OperationIdsOf('OrganizationsController')
+export class ReviewQueueController {
+  constructor(
+    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+  ) {}
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/review-queue',
+    access: READ,
+    summary: 'Observations queued for review across every accessible space (internal members)',
+    answer: { status: 200, schema: REVIEW_QUEUE },
+    errors: [403],
+  })
+  async reviewQueue(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+    return this.queries.reviewQueue(
+      await this.workspace.gate.require(principal, orgId, { capability: 'work.internal' }),
+    );
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/review-queue',
+    access: MANAGE,
+    summary: 'Queue an observation of a completed search for review',
+    answer: { status: 201, schema: CREATED_ID, description: 'Queued' },
+    errors: [403, 409],
+  })
+  async addReviewItem(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: AddReviewItemBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const id = await this.workspace.addReviewItem(
+      principal,
+      orgId,
+      { searchId: body.search_id, record: body.record },
+      requestEnvelope(principal, request),
+    );
+    return { id };
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: ':orgId/review-queue/:itemId',
+    access: MANAGE,
+    summary: 'Assign, give a due date, tie to a source (evidence) in a case',
+    answer: { status: 200, schema: REVIEW_ITEM },
+    errors: [403, 409],
+  })
+  async updateReviewItem(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('itemId') itemId: string,
+    @Body() body: UpdateReviewItemBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.updateReviewItem(
+      principal,
+      orgId,
+      itemId,
+      {
+        ...('assignee' in body ? { assignee: body.assignee ?? null } : {}),
+        ...('due_date' in body ? { dueDate: body.due_date ?? null } : {}),
+        ...('source' in body
+          ? {
+              source: body.source
+                ? { caseId: body.source.case_id, evidenceId: body.source.evidence_id }
+                : null,
+            }
+          : {}),
+      },
+      requestEnvelope(principal, request),
+    );
+    const queue = await this.reviewQueue(principal, orgId);
+    return queue.items.find((item) => item.id === itemId);
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/comparisons',
+    access: MANAGE,
+    summary: 'Prepare a report comparison from selected evidence',
+    answer: { status: 201, schema: COMPARISON, description: 'Prepared' },
+    errors: [403, 409],
+  })
+  async prepareComparison(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: PrepareComparisonBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const id = await this.workspace.prepareComparison(
+      principal,
+      orgId,
+      { spaceId: body.space_id, title: body.title, evidenceIds: body.evidence_ids },
+      requestEnvelope(principal, request),
+    );
+    return this.comparison(principal, orgId, id);
+  }
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/comparisons/:comparisonId',
+    access: READ,
+    summary: 'A report comparison (external clients: once published)',
+    answer: { status: 200, schema: COMPARISON },
+    errors: [403],
+  })
+  async comparison(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('comparisonId') comparisonId: string,
+  ) {
+    return this.queries.comparison(await this.workspace.gate.require(principal, orgId), comparisonId);
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/comparisons/:comparisonId/publish',
+    access: MANAGE,
+    summary: "Publish a comparison to the client's space view",
+    answer: { status: 200, schema: COMPARISON },
+    errors: [403, 409],
+  })
+  async publishComparison(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('comparisonId') comparisonId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.publishComparison(
+      principal,
+      orgId,
+      comparisonId,
+      requestEnvelope(principal, request),
+    );
+    return this.comparison(principal, orgId, comparisonId);
+  }
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, Headers, Inject, Param, Req } from '@nestjs/common';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/access.js';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ifMatchVersion } from '../../platform/http/if-match.js';
+import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
+import { Route } from '../../platform/http/route.js';
+import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationQueries } from '../queries/organization-queries.js';
+import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
+import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js';
+
+/** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
+@ApiTags('organizations')
+@Controller('api/v2/organizations')
+@OperationIdsOf('OrganizationsController')
+export class SpacesController {
+  constructor(
+    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+  ) {}
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/spaces',
+    access: READ,
+    summary: 'Spaces the caller reaches (General research for staff, assigned clients)',
+    answer: { status: 200, schema: SPACES },
+    errors: [403],
+  })
+  async spaces(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+    return this.queries.spaces(await this.workspace.gate.require(principal, orgId));
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/spaces',
+    access: MANAGE,
+    summary: 'Create a client or asset scope space with an optional credit_limit',
+    answer: { status: 201, schema: SPACE, description: 'Created' },
+    errors: [403, 409],
+  })
+  async createSpace(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Body() body: CreateSpaceBody,
+    @Req() request: FastifyRequest,
+  ) {
+    const spaceId = await this.workspace.createSpace(
+      principal,
+      orgId,
+      {
+        name: body.name,
+        kind: body.kind ?? 'client',
+        creditLimit: body.credit_limit ?? null,
+        monitoring: body.monitoring ?? false,
+      },
+      requestEnvelope(principal, request),
+    );
+    return this.queries.space(await this.workspace.gate.require(principal, orgId), spaceId);
+  }
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/clients/:clientId',
+    access: READ,
+    summary: 'One space',
+    answer: { status: 200, schema: SPACE },
+    errors: [403],
+  })
+  async space(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+  ) {
+    return this.queries.space(await this.workspace.gate.require(principal, orgId), clientId);
+  }
+
+  @Route({
+    method: 'PATCH',
+    path: ':orgId/clients/:clientId',
+    access: MANAGE,
+    summary: 'Rename, archive (pauses work, stops schedules, revokes shares) or restore; If-Match',
+    answer: { status: 200, schema: SPACE },
+    errors: [403, 409, 428],
+    also: [ApiHeader(IF_MATCH)],
+  })
+  async updateSpace(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: UpdateSpaceBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.spaceCommand(
+      principal,
+      orgId,
+      clientId,
+      {
+        type: 'UpdateSpace',
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        // A credit_limit sent as null removes the limit; one not sent leaves it.
+        ...('credit_limit' in body ? { creditLimit: body.credit_limit ?? null } : {}),
+        ...(body.state !== undefined ? { state: body.state } : {}),
+      },
+      requestEnvelope(principal, request),
+      ifMatchVersion(ifMatch, 'the space'),
+    );
+    return this.space(principal, orgId, clientId);
+  }
+
+  @Route({
+    method: 'PUT',
+    path: ':orgId/clients/:clientId/monitoring',
+    access: MANAGE,
+    summary: 'Activate or stop scheduled observation watches (collects only after activation)',
+    answer: { status: 200, schema: SPACE },
+    errors: [403, 409],
+  })
+  async monitoring(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: MonitoringBody,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.spaceCommand(
+      principal,
+      orgId,
+      clientId,
+      { type: 'SetMonitoring', enabled: body.enabled },
+      requestEnvelope(principal, request),
+    );
+    return this.space(principal, orgId, clientId);
+  }
+
+  @Route({
+    method: 'POST',
+    path: ':orgId/clients/:clientId/shares',
+    access: MANAGE,
+    summary: 'Create a guest share link of the space',
+    answer: { status: 201, schema: SHARE, description: 'Created' },
+    errors: [403, 409],
+  })
+  async share(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    const shareId = randomUUID();
+    await this.workspace.spaceCommand(
+      principal,
+      orgId,
+      clientId,
+      { type: 'CreateShare', shareId },
+      requestEnvelope(principal, request),
+    );
+    return { id: shareId, revoked: false };
+  }
+
+  @Route({
+    method: 'DELETE',
+    path: ':orgId/clients/:clientId/shares/:shareId',
+    access: MANAGE,
+    summary: 'Revoke a guest share link',
+    answer: { status: 204, empty: 'Revoked' },
+    errors: [403, 409],
+  })
+  async revokeShare(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+    @Param('shareId') shareId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.workspace.spaceCommand(
+      principal,
+      orgId,
+      clientId,
+      { type: 'RevokeShare', shareId },
+      requestEnvelope(principal, request),
+    );
+  }
+
+  @Route({
+    method: 'GET',
+    path: ':orgId/clients/:clientId/published',
+    access: READ,
+    summary: "The space's explicitly published view (what external clients keep)",
+    answer: { status: 200, schema: PUBLISHED_VIEW },
+    errors: [403],
+  })
+  async published(
+    @CurrentPrincipal() principal: Principal,
+    @Param('orgId') orgId: string,
+    @Param('clientId') clientId: string,
+  ) {
+    return this.queries.publishedView(await this.workspace.gate.require(principal, orgId), clientId);
+  }
+}
