@@ -1,10 +1,12 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -16,7 +18,8 @@ import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 @OperationIdsOf('OrganizationsController')
 export class CasesController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
   ) {}
 
@@ -29,7 +32,7 @@ export class CasesController {
     errors: [403],
   })
   async cases(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.cases(await this.workspace.gate.require(principal, orgId));
+    return this.queries.cases(await this.gate.require(principal, orgId));
   }
 
   @Route({
@@ -46,11 +49,8 @@ export class CasesController {
     @Body() body: OpenCaseBody,
     @Req() request: FastifyRequest,
   ) {
-    const caseId = await this.workspace.openCase(
-      principal,
-      orgId,
-      { spaceId: body.space_id, title: body.title },
-      requestEnvelope(principal, request),
+    const { caseId } = await this.commands.execute(
+      new OpenCase(principal, orgId, body.space_id, body.title, requestEnvelope(principal, request)),
     );
     return this.caseDetail(principal, orgId, caseId);
   }
@@ -68,7 +68,7 @@ export class CasesController {
     @Param('orgId') orgId: string,
     @Param('caseId') caseId: string,
   ) {
-    return this.queries.caseDetail(await this.workspace.gate.require(principal, orgId), caseId);
+    return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
 
   @Route({
@@ -85,7 +85,9 @@ export class CasesController {
     @Param('caseId') caseId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.archiveCase(principal, orgId, caseId, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new ArchiveCase(principal, orgId, caseId, requestEnvelope(principal, request)),
+    );
     return this.caseDetail(principal, orgId, caseId);
   }
 
@@ -103,11 +105,16 @@ export class CasesController {
     @Body() body: SaveEvidenceBody,
     @Req() request: FastifyRequest,
   ) {
-    const saved = await this.workspace.saveEvidence(
-      principal,
-      orgId,
-      { searchId: body.search_id, records: body.records, note: body.note, visibility: body.visibility },
-      requestEnvelope(principal, request),
+    const saved = await this.commands.execute(
+      new SaveEvidence(
+        principal,
+        orgId,
+        body.search_id,
+        body.records,
+        body.note,
+        body.visibility,
+        requestEnvelope(principal, request),
+      ),
     );
     return this.evidence(principal, orgId, saved.evidenceId);
   }
@@ -125,6 +132,6 @@ export class CasesController {
     @Param('orgId') orgId: string,
     @Param('evidenceId') evidenceId: string,
   ) {
-    return this.queries.evidence(await this.workspace.gate.require(principal, orgId), evidenceId);
+    return this.queries.evidence(await this.gate.require(principal, orgId), evidenceId);
   }
 }

@@ -1,10 +1,20 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import {
+  AcceptInvitation,
+  AnswerOwnership,
+  InviteMember,
+  OfferOwnership,
+  RemoveMember,
+  SetSpaceAssignment,
+  UpdateMember,
+} from '../commands/membership.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -22,12 +32,13 @@ import {
 @OperationIdsOf('OrganizationsController')
 export class MembershipController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
   ) {}
 
   private async overview(principal: Principal, orgId: string) {
-    return this.queries.overview(await this.workspace.gate.require(principal, orgId));
+    return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
   @Route({
@@ -39,9 +50,7 @@ export class MembershipController {
     errors: [403],
   })
   async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.members(
-      await this.workspace.gate.require(principal, orgId, { capability: 'members.read' }),
-    );
+    return this.queries.members(await this.gate.require(principal, orgId, { capability: 'members.read' }));
   }
 
   @Route({
@@ -58,13 +67,18 @@ export class MembershipController {
     @Body() body: InvitationBody,
     @Req() request: FastifyRequest,
   ) {
-    const id = await this.workspace.invite(
-      principal,
-      orgId,
-      { email: body.email, role: body.role, spaces: body.space_ids ?? [], portion: body.portion ?? null },
-      requestEnvelope(principal, request),
+    const { invitationId } = await this.commands.execute(
+      new InviteMember(
+        principal,
+        orgId,
+        body.email,
+        body.role,
+        body.space_ids ?? [],
+        body.portion ?? null,
+        requestEnvelope(principal, request),
+      ),
     );
-    return { id, email: body.email.trim().toLowerCase(), role: body.role };
+    return { id: invitationId, email: body.email.trim().toLowerCase(), role: body.role };
   }
 
   @Route({
@@ -85,11 +99,8 @@ export class MembershipController {
     @Param('invitationId') invitationId: string,
     @Req() request: FastifyRequest,
   ) {
-    const accepted = await this.workspace.acceptInvitation(
-      principal,
-      orgId,
-      invitationId,
-      requestEnvelope(principal, request),
+    const accepted = await this.commands.execute(
+      new AcceptInvitation(principal, orgId, invitationId, requestEnvelope(principal, request)),
     );
     if (accepted.ssoSignInUrl) {
       // A member now, but staff of an organization enforcing SSO enter it through its provider (rule 12).
@@ -113,15 +124,17 @@ export class MembershipController {
     @Body() body: UpdateMemberBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.updateMember(
-      principal,
-      orgId,
-      accountId,
-      {
-        ...(body.role ? { role: body.role } : {}),
-        ...('portion' in body ? { portion: body.portion ?? null } : {}),
-      },
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new UpdateMember(
+        principal,
+        orgId,
+        accountId,
+        {
+          ...(body.role ? { role: body.role } : {}),
+          ...('portion' in body ? { portion: body.portion ?? null } : {}),
+        },
+        requestEnvelope(principal, request),
+      ),
     );
     return this.members(principal, orgId);
   }
@@ -140,7 +153,9 @@ export class MembershipController {
     @Param('accountId') accountId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.removeMember(principal, orgId, accountId, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new RemoveMember(principal, orgId, accountId, requestEnvelope(principal, request)),
+    );
   }
 
   @Route({
@@ -158,13 +173,8 @@ export class MembershipController {
     @Param('spaceId') spaceId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.assignSpace(
-      principal,
-      orgId,
-      accountId,
-      spaceId,
-      true,
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new SetSpaceAssignment(principal, orgId, accountId, spaceId, true, requestEnvelope(principal, request)),
     );
   }
 
@@ -183,13 +193,15 @@ export class MembershipController {
     @Param('spaceId') spaceId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.assignSpace(
-      principal,
-      orgId,
-      accountId,
-      spaceId,
-      false,
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new SetSpaceAssignment(
+        principal,
+        orgId,
+        accountId,
+        spaceId,
+        false,
+        requestEnvelope(principal, request),
+      ),
     );
   }
 
@@ -207,11 +219,8 @@ export class MembershipController {
     @Body() body: OwnershipOfferBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.offerOwnership(
-      principal,
-      orgId,
-      body.account_id,
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new OfferOwnership(principal, orgId, body.account_id, requestEnvelope(principal, request)),
     );
     return { offered_to: body.account_id };
   }
@@ -229,7 +238,9 @@ export class MembershipController {
     @Param('orgId') orgId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.answerOwnership(principal, orgId, true, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new AnswerOwnership(principal, orgId, true, requestEnvelope(principal, request)),
+    );
     return this.overview(principal, orgId);
   }
 
@@ -246,7 +257,9 @@ export class MembershipController {
     @Param('orgId') orgId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.answerOwnership(principal, orgId, false, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new AnswerOwnership(principal, orgId, false, requestEnvelope(principal, request)),
+    );
     return this.overview(principal, orgId);
   }
 }

@@ -1,10 +1,13 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Inject, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import { CreateOrganization } from '../commands/creation.commands.js';
+import { CreationPreviews } from '../queries/creation-preview.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateOrganizationBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -16,8 +19,10 @@ import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.o
 @OperationIdsOf('OrganizationsController')
 export class OrganizationCreationController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+    @Inject(CreationPreviews) private readonly previews: CreationPreviews,
   ) {}
 
   @Route({
@@ -28,7 +33,7 @@ export class OrganizationCreationController {
     answer: { status: 200, schema: CREATION_PREVIEW },
   })
   preview(@CurrentPrincipal() principal: Principal) {
-    return this.workspace.creationPreview(principal.accountId, principal.organizationId ?? null);
+    return this.previews.preview(principal.accountId, principal.organizationId ?? null);
   }
 
   @Route({
@@ -44,17 +49,17 @@ export class OrganizationCreationController {
     @Body() body: CreateOrganizationBody,
     @Req() request: FastifyRequest,
   ) {
-    const organizationId = await this.workspace.create(
-      principal,
-      {
-        name: body.name,
-        start: body.start ?? 'trial',
-        domain: body.domain ?? null,
-        expectedTransfer: body.expected_transfer,
-      },
-      requestEnvelope(principal, request),
+    const { organizationId } = await this.commands.execute(
+      new CreateOrganization(
+        principal,
+        body.name,
+        body.start ?? 'trial',
+        body.domain ?? null,
+        body.expected_transfer,
+        requestEnvelope(principal, request),
+      ),
     );
-    return this.queries.overview(await this.workspace.gate.require(principal, organizationId));
+    return this.queries.overview(await this.gate.require(principal, organizationId));
   }
 
   @Route({

@@ -1,10 +1,18 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import {
+  RenameOrganization,
+  RequestOrganizationPlan,
+  VerifyOrganizationDomain,
+} from '../commands/organization-settings.commands.js';
+import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-context.commands.js';
+import { WorkspaceSelections } from '../commands/workspace-selection.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -16,8 +24,10 @@ import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from '.
 @OperationIdsOf('OrganizationsController')
 export class OrganizationController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+    @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
   ) {}
 
   @Route({
@@ -29,7 +39,7 @@ export class OrganizationController {
     errors: [403],
   })
   async overview(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.overview(await this.workspace.gate.require(principal, orgId));
+    return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
   @Route({
@@ -46,7 +56,9 @@ export class OrganizationController {
     @Body() body: RenameOrganizationBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.rename(principal, orgId, body.name, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new RenameOrganization(principal, orgId, body.name, requestEnvelope(principal, request)),
+    );
     return this.overview(principal, orgId);
   }
 
@@ -63,7 +75,9 @@ export class OrganizationController {
     @Param('orgId') orgId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.verifyDomain(principal, orgId, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new VerifyOrganizationDomain(principal, orgId, requestEnvelope(principal, request)),
+    );
     return this.overview(principal, orgId);
   }
 
@@ -81,7 +95,9 @@ export class OrganizationController {
     @Body() body: BillingBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.requestPlan(principal, orgId, body.plan, requestEnvelope(principal, request));
+    await this.commands.execute(
+      new RequestOrganizationPlan(principal, orgId, body.plan, requestEnvelope(principal, request)),
+    );
     return this.overview(principal, orgId);
   }
 
@@ -94,7 +110,7 @@ export class OrganizationController {
     errors: [403],
   })
   async credits(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.credits(await this.workspace.gate.require(principal, orgId), principal);
+    return this.queries.credits(await this.gate.require(principal, orgId), principal);
   }
 
   @Route({
@@ -106,7 +122,7 @@ export class OrganizationController {
     errors: [403],
   })
   async switchTo(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    const selection = await this.workspace.switchTo(principal, orgId);
+    const selection = await this.commands.execute(new SwitchOrganization(principal, orgId));
     return { organization_id: orgId, space_id: selection.spaceId, case_id: selection.caseId };
   }
 
@@ -119,10 +135,8 @@ export class OrganizationController {
     errors: [403],
   })
   async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    await this.workspace.gate.require(principal, orgId);
-    const selection = principal.sessionId
-      ? await this.workspace.selections.get(principal.sessionId, orgId)
-      : null;
+    await this.gate.require(principal, orgId);
+    const selection = principal.sessionId ? await this.selections.get(principal.sessionId, orgId) : null;
     return {
       organization_id: orgId,
       switched: principal.organizationId === orgId,
@@ -144,10 +158,9 @@ export class OrganizationController {
     @Param('orgId') orgId: string,
     @Body() body: SelectContextBody,
   ) {
-    const selection = await this.workspace.select(principal, orgId, {
-      spaceId: body.space_id,
-      caseId: body.case_id ?? null,
-    });
+    const selection = await this.commands.execute(
+      new SelectWorkspaceContext(principal, orgId, body.space_id, body.case_id ?? null),
+    );
     return { organization_id: orgId, switched: true, space_id: selection.spaceId, case_id: selection.caseId };
   }
 }

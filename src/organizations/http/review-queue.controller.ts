@@ -1,10 +1,17 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import {
+  AddReviewItem,
+  PrepareComparison,
+  PublishComparison,
+  UpdateReviewItem,
+} from '../commands/review-queue.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -16,7 +23,8 @@ import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizatio
 @OperationIdsOf('OrganizationsController')
 export class ReviewQueueController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
   ) {}
 
@@ -30,7 +38,7 @@ export class ReviewQueueController {
   })
   async reviewQueue(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     return this.queries.reviewQueue(
-      await this.workspace.gate.require(principal, orgId, { capability: 'work.internal' }),
+      await this.gate.require(principal, orgId, { capability: 'work.internal' }),
     );
   }
 
@@ -48,13 +56,10 @@ export class ReviewQueueController {
     @Body() body: AddReviewItemBody,
     @Req() request: FastifyRequest,
   ) {
-    const id = await this.workspace.addReviewItem(
-      principal,
-      orgId,
-      { searchId: body.search_id, record: body.record },
-      requestEnvelope(principal, request),
+    const { itemId } = await this.commands.execute(
+      new AddReviewItem(principal, orgId, body.search_id, body.record, requestEnvelope(principal, request)),
     );
-    return { id };
+    return { id: itemId };
   }
 
   @Route({
@@ -72,22 +77,24 @@ export class ReviewQueueController {
     @Body() body: UpdateReviewItemBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.updateReviewItem(
-      principal,
-      orgId,
-      itemId,
-      {
-        ...('assignee' in body ? { assignee: body.assignee ?? null } : {}),
-        ...('due_date' in body ? { dueDate: body.due_date ?? null } : {}),
-        ...('source' in body
-          ? {
-              source: body.source
-                ? { caseId: body.source.case_id, evidenceId: body.source.evidence_id }
-                : null,
-            }
-          : {}),
-      },
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new UpdateReviewItem(
+        principal,
+        orgId,
+        itemId,
+        {
+          ...('assignee' in body ? { assignee: body.assignee ?? null } : {}),
+          ...('due_date' in body ? { dueDate: body.due_date ?? null } : {}),
+          ...('source' in body
+            ? {
+                source: body.source
+                  ? { caseId: body.source.case_id, evidenceId: body.source.evidence_id }
+                  : null,
+              }
+            : {}),
+        },
+        requestEnvelope(principal, request),
+      ),
     );
     const queue = await this.reviewQueue(principal, orgId);
     return queue.items.find((item) => item.id === itemId);
@@ -107,13 +114,17 @@ export class ReviewQueueController {
     @Body() body: PrepareComparisonBody,
     @Req() request: FastifyRequest,
   ) {
-    const id = await this.workspace.prepareComparison(
-      principal,
-      orgId,
-      { spaceId: body.space_id, title: body.title, evidenceIds: body.evidence_ids },
-      requestEnvelope(principal, request),
+    const { comparisonId } = await this.commands.execute(
+      new PrepareComparison(
+        principal,
+        orgId,
+        body.space_id,
+        body.title,
+        body.evidence_ids,
+        requestEnvelope(principal, request),
+      ),
     );
-    return this.comparison(principal, orgId, id);
+    return this.comparison(principal, orgId, comparisonId);
   }
 
   @Route({
@@ -129,7 +140,7 @@ export class ReviewQueueController {
     @Param('orgId') orgId: string,
     @Param('comparisonId') comparisonId: string,
   ) {
-    return this.queries.comparison(await this.workspace.gate.require(principal, orgId), comparisonId);
+    return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
   }
 
   @Route({
@@ -146,11 +157,8 @@ export class ReviewQueueController {
     @Param('comparisonId') comparisonId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.publishComparison(
-      principal,
-      orgId,
-      comparisonId,
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new PublishComparison(principal, orgId, comparisonId, requestEnvelope(principal, request)),
     );
     return this.comparison(principal, orgId, comparisonId);
   }

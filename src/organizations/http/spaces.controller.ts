@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CommandBus } from '@nestjs/cqrs';
 import { Body, Controller, Headers, Inject, Param, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -7,7 +8,8 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { OrganizationGate } from '../commands/organization-access.js';
+import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
@@ -19,7 +21,8 @@ import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js
 @OperationIdsOf('OrganizationsController')
 export class SpacesController {
   constructor(
-    @Inject(OrganizationWorkspace) private readonly workspace: OrganizationWorkspace,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
   ) {}
 
@@ -32,7 +35,7 @@ export class SpacesController {
     errors: [403],
   })
   async spaces(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.spaces(await this.workspace.gate.require(principal, orgId));
+    return this.queries.spaces(await this.gate.require(principal, orgId));
   }
 
   @Route({
@@ -49,18 +52,20 @@ export class SpacesController {
     @Body() body: CreateSpaceBody,
     @Req() request: FastifyRequest,
   ) {
-    const spaceId = await this.workspace.createSpace(
-      principal,
-      orgId,
-      {
-        name: body.name,
-        kind: body.kind ?? 'client',
-        creditLimit: body.credit_limit ?? null,
-        monitoring: body.monitoring ?? false,
-      },
-      requestEnvelope(principal, request),
+    const { spaceId } = await this.commands.execute(
+      new CreateSpace(
+        principal,
+        orgId,
+        {
+          name: body.name,
+          kind: body.kind ?? 'client',
+          creditLimit: body.credit_limit ?? null,
+          monitoring: body.monitoring ?? false,
+        },
+        requestEnvelope(principal, request),
+      ),
     );
-    return this.queries.space(await this.workspace.gate.require(principal, orgId), spaceId);
+    return this.queries.space(await this.gate.require(principal, orgId), spaceId);
   }
 
   @Route({
@@ -76,7 +81,7 @@ export class SpacesController {
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
   ) {
-    return this.queries.space(await this.workspace.gate.require(principal, orgId), clientId);
+    return this.queries.space(await this.gate.require(principal, orgId), clientId);
   }
 
   @Route({
@@ -96,19 +101,21 @@ export class SpacesController {
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.spaceCommand(
-      principal,
-      orgId,
-      clientId,
-      {
-        type: 'UpdateSpace',
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        // A credit_limit sent as null removes the limit; one not sent leaves it.
-        ...('credit_limit' in body ? { creditLimit: body.credit_limit ?? null } : {}),
-        ...(body.state !== undefined ? { state: body.state } : {}),
-      },
-      requestEnvelope(principal, request),
-      ifMatchVersion(ifMatch, 'the space'),
+    await this.commands.execute(
+      new ChangeSpace(
+        principal,
+        orgId,
+        clientId,
+        {
+          type: 'UpdateSpace',
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          // A credit_limit sent as null removes the limit; one not sent leaves it.
+          ...('credit_limit' in body ? { creditLimit: body.credit_limit ?? null } : {}),
+          ...(body.state !== undefined ? { state: body.state } : {}),
+        },
+        requestEnvelope(principal, request),
+        ifMatchVersion(ifMatch, 'the space'),
+      ),
     );
     return this.space(principal, orgId, clientId);
   }
@@ -128,12 +135,14 @@ export class SpacesController {
     @Body() body: MonitoringBody,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.spaceCommand(
-      principal,
-      orgId,
-      clientId,
-      { type: 'SetMonitoring', enabled: body.enabled },
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new ChangeSpace(
+        principal,
+        orgId,
+        clientId,
+        { type: 'SetMonitoring', enabled: body.enabled },
+        requestEnvelope(principal, request),
+      ),
     );
     return this.space(principal, orgId, clientId);
   }
@@ -153,12 +162,14 @@ export class SpacesController {
     @Req() request: FastifyRequest,
   ) {
     const shareId = randomUUID();
-    await this.workspace.spaceCommand(
-      principal,
-      orgId,
-      clientId,
-      { type: 'CreateShare', shareId },
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new ChangeSpace(
+        principal,
+        orgId,
+        clientId,
+        { type: 'CreateShare', shareId },
+        requestEnvelope(principal, request),
+      ),
     );
     return { id: shareId, revoked: false };
   }
@@ -178,12 +189,14 @@ export class SpacesController {
     @Param('shareId') shareId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.workspace.spaceCommand(
-      principal,
-      orgId,
-      clientId,
-      { type: 'RevokeShare', shareId },
-      requestEnvelope(principal, request),
+    await this.commands.execute(
+      new ChangeSpace(
+        principal,
+        orgId,
+        clientId,
+        { type: 'RevokeShare', shareId },
+        requestEnvelope(principal, request),
+      ),
     );
   }
 
@@ -200,6 +213,6 @@ export class SpacesController {
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
   ) {
-    return this.queries.publishedView(await this.workspace.gate.require(principal, orgId), clientId);
+    return this.queries.publishedView(await this.gate.require(principal, orgId), clientId);
   }
 }
