@@ -24,10 +24,7 @@ export class OpenCaseHandler implements ICommandHandler<OpenCase> {
   ) {}
 
   async execute({ principal, organizationId, spaceId, title, envelope }: OpenCase) {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     const space = await this.gate.space(access, spaceId);
     const caseId = randomUUID();
     await this.writer.decide({
@@ -60,10 +57,7 @@ export class ArchiveCaseHandler implements ICommandHandler<ArchiveCase> {
   ) {}
 
   async execute({ principal, organizationId, caseId, envelope }: ArchiveCase): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     const found = await this.gate.case(access, caseId);
     await this.writer.decide({
       stream: caseStreamId(caseId),

@@ -30,10 +30,7 @@ export class InviteMemberHandler implements ICommandHandler<InviteMember> {
 
   async execute(command: InviteMember): Promise<{ invitationId: string }> {
     const { principal, organizationId } = command;
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'members.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     for (const spaceId of command.spaces) await this.gate.space(access, spaceId);
     const invitationId = randomUUID();
     await this.organizations.decide(
@@ -117,10 +114,7 @@ export class UpdateMemberHandler implements ICommandHandler<UpdateMember> {
   ) {}
 
   async execute({ principal, organizationId, accountId, change, envelope }: UpdateMember): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'members.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     requireMemberId(access.state, accountId);
     const commands: OrganizationCommand[] = [
       ...(change.role !== undefined ? [{ type: 'ChangeRole' as const, accountId, role: change.role }] : []),
@@ -157,10 +151,7 @@ export class RemoveMemberHandler implements ICommandHandler<RemoveMember> {
   ) {}
 
   async execute({ principal, organizationId, accountId, envelope }: RemoveMember): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'members.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     requireMemberId(access.state, accountId);
     await this.organizations.decide(
       organizationId,
@@ -183,10 +174,7 @@ export class SetSpaceAssignmentHandler implements ICommandHandler<SetSpaceAssign
 
   async execute(command: SetSpaceAssignment): Promise<void> {
     const { principal, organizationId, accountId, spaceId } = command;
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'members.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     requireMemberId(access.state, accountId);
     await this.gate.space(access, spaceId);
     await this.organizations.decide(
@@ -208,10 +196,7 @@ export class OfferOwnershipHandler implements ICommandHandler<OfferOwnership> {
   ) {}
 
   async execute({ principal, organizationId, toAccountId, envelope }: OfferOwnership): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'ownership.transfer',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     requireMemberId(access.state, toAccountId);
     await this.organizations.decide(
       organizationId,

@@ -59,7 +59,7 @@ export class RenameOrganizationHandler implements ICommandHandler<RenameOrganiza
   ) {}
 
   async execute({ principal, organizationId, name, envelope }: RenameOrganization): Promise<void> {
-    await this.gate.require(principal, organizationId, { capability: 'organization.settings' });
+    await this.gate.require(principal, organizationId);
     await this.organizations.decide(
       organizationId,
       principal.accountId,
@@ -82,7 +82,7 @@ export class VerifyOrganizationDomainHandler implements ICommandHandler<VerifyOr
   ) {}
 
   async execute({ principal, organizationId, envelope }: VerifyOrganizationDomain): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, { capability: 'billing.manage' });
+    const access = await this.gate.require(principal, organizationId);
     const verification = access.state.verification;
     if (!verification) throw new ServiceError('invalid_input', 'this organization did not ask for a trial');
     if (verification.verifiedAt) return;
@@ -144,7 +144,7 @@ export class RequestOrganizationPlanHandler implements ICommandHandler<RequestOr
   ) {}
 
   async execute({ principal, organizationId, plan, envelope }: RequestOrganizationPlan): Promise<void> {
-    await this.gate.require(principal, organizationId, { capability: 'billing.manage' });
+    await this.gate.require(principal, organizationId);
     await this.organizations.decide(
       organizationId,
       principal.accountId,

@@ -42,10 +42,7 @@ export class AddReviewItemHandler implements ICommandHandler<AddReviewItem> {
 
   async execute(command: AddReviewItem): Promise<{ itemId: string }> {
     const { principal, organizationId } = command;
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     const search = await this.gate.completedSearch(access, command.searchId);
     const record = search.records.find(
       (r) => r.dataset === command.record?.dataset && r.id === command.record?.id,
@@ -82,10 +79,7 @@ export class UpdateReviewItemHandler implements ICommandHandler<UpdateReviewItem
   ) {}
 
   async execute({ principal, organizationId, itemId, change, envelope }: UpdateReviewItem): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     if (!isId(itemId)) throw new ServiceError('not_found', 'no such review item');
     const item = await this.writer.load(reviewItemStreamId(itemId), reviewItemDecider);
     if (
@@ -135,10 +129,7 @@ export class PrepareComparisonHandler implements ICommandHandler<PrepareComparis
 
   async execute(command: PrepareComparison): Promise<{ comparisonId: string }> {
     const { principal, organizationId, spaceId } = command;
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     await this.gate.space(access, spaceId);
     const ids = [...new Set(command.evidenceIds)];
     const found = await this.projections
@@ -178,10 +169,7 @@ export class PublishComparisonHandler implements ICommandHandler<PublishComparis
   ) {}
 
   async execute({ principal, organizationId, comparisonId, envelope }: PublishComparison): Promise<void> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'work.internal',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     const spaceId = await this.gate.comparisonSpace(access, comparisonId);
     await this.writer.decide({
       stream: comparisonStreamId(comparisonId),

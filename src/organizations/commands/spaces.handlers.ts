@@ -18,10 +18,7 @@ export class CreateSpaceHandler implements ICommandHandler<CreateSpace> {
   ) {}
 
   async execute({ principal, organizationId, space, envelope }: CreateSpace): Promise<{ spaceId: string }> {
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'spaces.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     if (space.kind === 'general')
       throw new ServiceError('invalid_input', 'kind must be client or asset_scope');
     const spaceId = randomUUID();
@@ -47,10 +44,7 @@ export class ChangeSpaceHandler implements ICommandHandler<ChangeSpace> {
 
   async execute(change: ChangeSpace): Promise<void> {
     const { principal, organizationId, spaceId, command, expectedVersion } = change;
-    const access = await this.gate.require(principal, organizationId, {
-      capability: 'spaces.manage',
-      open: true,
-    });
+    const access = await this.gate.require(principal, organizationId, { open: true });
     const space = await this.gate.space(access, spaceId);
     if (expectedVersion !== undefined && expectedVersion !== (space.version ?? -1)) {
       throw new ServiceError('version_conflict', 'the space changed since you read it: refetch and retry', {

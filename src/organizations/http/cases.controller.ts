@@ -1,20 +1,22 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
+import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
 import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 
 /** Cases and the evidence saved into them. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class CasesController {
   constructor(
@@ -26,19 +28,19 @@ export class CasesController {
   @Route({
     method: 'GET',
     path: ':orgId/cases',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'Cases of the spaces the caller reaches (historical General research ones included)',
     answer: { status: 200, schema: CASES },
     errors: [403],
   })
-  async cases(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.cases(await this.gate.require(principal, orgId));
+  async cases(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+    return this.queries.cases(access);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/cases',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: 'Open a case in a client space (never in General research)',
     answer: { status: 201, schema: CASE, description: 'Opened' },
     errors: [403, 409],
@@ -52,29 +54,29 @@ export class CasesController {
     const { caseId } = await this.commands.execute(
       new OpenCase(principal, orgId, body.space_id, body.title, requestEnvelope(principal, request)),
     );
-    return this.caseDetail(principal, orgId, caseId);
+    return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
 
   @Route({
     method: 'GET',
     path: ':orgId/cases/:caseId',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'A case with its evidence (external users see client-visible evidence only)',
     answer: { status: 200, schema: CASE },
     errors: [403],
   })
   async caseDetail(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
     @Param('caseId') caseId: string,
   ) {
-    return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
+    return this.queries.caseDetail(access, caseId);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/cases/:caseId/archive',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: 'Archive a case (it stays reviewable; evidence goes to another case)',
     answer: { status: 200, schema: CASE },
     errors: [403, 409],
@@ -88,13 +90,13 @@ export class CasesController {
     await this.commands.execute(
       new ArchiveCase(principal, orgId, caseId, requestEnvelope(principal, request)),
     );
-    return this.caseDetail(principal, orgId, caseId);
+    return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/evidence',
-    access: MANAGE,
+    access: manageWith('organization.read'),
     summary: 'Save up to 20 records of a completed search into the selected case; runs no search',
     answer: { status: 201, schema: EVIDENCE, description: 'Saved' },
     errors: [403, 409],
@@ -116,22 +118,22 @@ export class CasesController {
         requestEnvelope(principal, request),
       ),
     );
-    return this.evidence(principal, orgId, saved.evidenceId);
+    return this.queries.evidence(await this.gate.require(principal, orgId), saved.evidenceId);
   }
 
   @Route({
     method: 'GET',
     path: ':orgId/evidence/:evidenceId',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'One saved evidence item',
     answer: { status: 200, schema: EVIDENCE },
     errors: [403],
   })
   async evidence(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
     @Param('evidenceId') evidenceId: string,
   ) {
-    return this.queries.evidence(await this.gate.require(principal, orgId), evidenceId);
+    return this.queries.evidence(access, evidenceId);
   }
 }

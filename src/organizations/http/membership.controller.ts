@@ -1,11 +1,11 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
   AcceptInvitation,
   AnswerOwnership,
@@ -17,7 +17,8 @@ import {
 } from '../commands/membership.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
+import { MANAGE, manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
 import {
   ACCEPTED_INVITATION,
   INVITATION,
@@ -29,6 +30,7 @@ import {
 /** Members, invitations, space assignments and the ownership transfer. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class MembershipController {
   constructor(
@@ -44,19 +46,19 @@ export class MembershipController {
   @Route({
     method: 'GET',
     path: ':orgId/members',
-    access: READ,
+    access: readWith('members.read'),
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
     errors: [403],
   })
-  async members(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.members(await this.gate.require(principal, orgId, { capability: 'members.read' }));
+  async members(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+    return this.queries.members(access);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/invitations',
-    access: MANAGE,
+    access: manageWith('members.manage'),
     summary: 'Invite a member by email with a role, spaces and (external users) a portion',
     answer: { status: 201, schema: INVITATION, description: 'Invited' },
     errors: [403, 409],
@@ -112,7 +114,7 @@ export class MembershipController {
   @Route({
     method: 'PATCH',
     path: ':orgId/members/:accountId',
-    access: MANAGE,
+    access: manageWith('members.manage'),
     summary: "Change a member's role or an external user's portion",
     answer: { status: 200, schema: MEMBERS },
     errors: [403, 409],
@@ -136,13 +138,13 @@ export class MembershipController {
         requestEnvelope(principal, request),
       ),
     );
-    return this.members(principal, orgId);
+    return this.queries.members(await this.gate.require(principal, orgId, { capability: 'members.read' }));
   }
 
   @Route({
     method: 'DELETE',
     path: ':orgId/members/:accountId',
-    access: MANAGE,
+    access: manageWith('members.manage'),
     summary: 'Remove a member: their access ends at once',
     answer: { status: 204, empty: 'Removed' },
     errors: [403, 409],
@@ -161,7 +163,7 @@ export class MembershipController {
   @Route({
     method: 'PUT',
     path: ':orgId/members/:accountId/spaces/:spaceId',
-    access: MANAGE,
+    access: manageWith('members.manage'),
     summary: 'Assign a space to a member',
     answer: { status: 204, empty: 'Assigned' },
     errors: [403, 409],
@@ -181,7 +183,7 @@ export class MembershipController {
   @Route({
     method: 'DELETE',
     path: ':orgId/members/:accountId/spaces/:spaceId',
-    access: MANAGE,
+    access: manageWith('members.manage'),
     summary: "Remove a space assignment: that space's access ends at once",
     answer: { status: 204, empty: 'Unassigned' },
     errors: [403, 409],
@@ -208,7 +210,7 @@ export class MembershipController {
   @Route({
     method: 'POST',
     path: ':orgId/ownership-transfer',
-    access: MANAGE,
+    access: manageWith('ownership.transfer'),
     summary: 'Offer the ownership to a staff member (owner only); the recipient must accept',
     answer: { status: 202, schema: OWNERSHIP_OFFERED, description: 'Offered: the recipient must accept' },
     errors: [403, 409],
@@ -228,7 +230,7 @@ export class MembershipController {
   @Route({
     method: 'POST',
     path: ':orgId/ownership-transfer/accept',
-    access: MANAGE,
+    access: manageWith('organization.read'),
     summary: 'Accept the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
@@ -247,7 +249,7 @@ export class MembershipController {
   @Route({
     method: 'POST',
     path: ':orgId/ownership-transfer/decline',
-    access: MANAGE,
+    access: manageWith('organization.read'),
     summary: 'Decline the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],

@@ -1,5 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Inject, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Inject, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
@@ -10,12 +10,14 @@ import { CreateOrganization } from '../commands/creation.commands.js';
 import { CreationPreviews } from '../queries/creation-preview.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateOrganizationBody } from './organization.dtos.js';
+import { OrganizationAccessGuard } from './organization-access.guard.js';
 import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
 import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.openapi.js';
 
 /** Creating an organization (rule 6) and listing the caller's organizations. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class OrganizationCreationController {
   constructor(

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
+import type { Capability } from '../domain/roles.js';
 
 export const READ = { surface: 'session', permission: 'organization.read' } as const;
 export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
@@ -32,3 +33,8 @@ export function OperationIdsOf(controllerName: string): ClassDecorator {
     }
   };
 }
+
+/** A read of `:orgId` for members whose role has `capability` (checked by the OrganizationAccessGuard). */
+export const readWith = (capability: Capability) => ({ ...READ, capability }) as const;
+/** A change in `:orgId` by members whose role has `capability` (checked by the OrganizationAccessGuard). */
+export const manageWith = (capability: Capability) => ({ ...MANAGE, capability }) as const;

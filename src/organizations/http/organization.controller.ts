@@ -1,11 +1,11 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
   RenameOrganization,
   RequestOrganizationPlan,
@@ -15,12 +15,14 @@ import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
+import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
 import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from './organizations.openapi.js';
 
 /** One organization: its overview, settings, trial and billing, balance, and the session's context in it. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class OrganizationController {
   constructor(
@@ -33,19 +35,19 @@ export class OrganizationController {
   @Route({
     method: 'GET',
     path: ':orgId',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'Overview: status, billing action, role, spaces; starts no collection, spends nothing',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403],
   })
-  async overview(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.overview(await this.gate.require(principal, orgId));
+  async overview(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+    return this.queries.overview(access);
   }
 
   @Route({
     method: 'PATCH',
     path: ':orgId',
-    access: MANAGE,
+    access: manageWith('organization.settings'),
     summary: 'Rename (never a new trial)',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
@@ -59,13 +61,13 @@ export class OrganizationController {
     await this.commands.execute(
       new RenameOrganization(principal, orgId, body.name, requestEnvelope(principal, request)),
     );
-    return this.overview(principal, orgId);
+    return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/verification',
-    access: MANAGE,
+    access: manageWith('billing.manage'),
     summary: 'Check the DNS TXT record and start the trial (owner)',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
@@ -78,13 +80,13 @@ export class OrganizationController {
     await this.commands.execute(
       new VerifyOrganizationDomain(principal, orgId, requestEnvelope(principal, request)),
     );
-    return this.overview(principal, orgId);
+    return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
   @Route({
     method: 'PUT',
     path: ':orgId/billing',
-    access: MANAGE,
+    access: manageWith('billing.manage'),
     summary: 'Choose the paid plan checkout completes (owner only)',
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
@@ -98,25 +100,29 @@ export class OrganizationController {
     await this.commands.execute(
       new RequestOrganizationPlan(principal, orgId, body.plan, requestEnvelope(principal, request)),
     );
-    return this.overview(principal, orgId);
+    return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
   @Route({
     method: 'GET',
     path: ':orgId/credits',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
     errors: [403],
   })
-  async credits(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.credits(await this.gate.require(principal, orgId), principal);
+  async credits(
+    @CurrentPrincipal() principal: Principal,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
+  ) {
+    return this.queries.credits(access, principal);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/switch',
-    access: MANAGE,
+    access: manageWith('organization.read'),
     summary: 'Restrict this session to the organization (staff start in General research)',
     answer: { status: 200, schema: SWITCHED },
     errors: [403],
@@ -129,13 +135,12 @@ export class OrganizationController {
   @Route({
     method: 'GET',
     path: ':orgId/context',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'The selected space and case of this session',
     answer: { status: 200, schema: SESSION_CONTEXT },
     errors: [403],
   })
   async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    await this.gate.require(principal, orgId);
     const selection = principal.sessionId ? await this.selections.get(principal.sessionId, orgId) : null;
     return {
       organization_id: orgId,
@@ -148,7 +153,7 @@ export class OrganizationController {
   @Route({
     method: 'PUT',
     path: ':orgId/context',
-    access: MANAGE,
+    access: manageWith('organization.read'),
     summary: 'Select a space (and optionally a case of it); changing space clears the case',
     answer: { status: 200, schema: SESSION_CONTEXT },
     errors: [403, 409],

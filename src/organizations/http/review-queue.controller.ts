@@ -1,11 +1,11 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
   AddReviewItem,
   PrepareComparison,
@@ -14,12 +14,14 @@ import {
 } from '../commands/review-queue.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
+import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
 import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizations.openapi.js';
 
 /** The review queue and report comparisons (rule 11). */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class ReviewQueueController {
   constructor(
@@ -31,21 +33,19 @@ export class ReviewQueueController {
   @Route({
     method: 'GET',
     path: ':orgId/review-queue',
-    access: READ,
+    access: readWith('work.internal'),
     summary: 'Observations queued for review across every accessible space (internal members)',
     answer: { status: 200, schema: REVIEW_QUEUE },
     errors: [403],
   })
-  async reviewQueue(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.reviewQueue(
-      await this.gate.require(principal, orgId, { capability: 'work.internal' }),
-    );
+  async reviewQueue(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+    return this.queries.reviewQueue(access);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/review-queue',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: 'Queue an observation of a completed search for review',
     answer: { status: 201, schema: CREATED_ID, description: 'Queued' },
     errors: [403, 409],
@@ -65,7 +65,7 @@ export class ReviewQueueController {
   @Route({
     method: 'PATCH',
     path: ':orgId/review-queue/:itemId',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: 'Assign, give a due date, tie to a source (evidence) in a case',
     answer: { status: 200, schema: REVIEW_ITEM },
     errors: [403, 409],
@@ -96,14 +96,16 @@ export class ReviewQueueController {
         requestEnvelope(principal, request),
       ),
     );
-    const queue = await this.reviewQueue(principal, orgId);
+    const queue = await this.queries.reviewQueue(
+      await this.gate.require(principal, orgId, { capability: 'work.internal' }),
+    );
     return queue.items.find((item) => item.id === itemId);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/comparisons',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: 'Prepare a report comparison from selected evidence',
     answer: { status: 201, schema: COMPARISON, description: 'Prepared' },
     errors: [403, 409],
@@ -124,29 +126,29 @@ export class ReviewQueueController {
         requestEnvelope(principal, request),
       ),
     );
-    return this.comparison(principal, orgId, comparisonId);
+    return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
   }
 
   @Route({
     method: 'GET',
     path: ':orgId/comparisons/:comparisonId',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'A report comparison (external clients: once published)',
     answer: { status: 200, schema: COMPARISON },
     errors: [403],
   })
   async comparison(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
     @Param('comparisonId') comparisonId: string,
   ) {
-    return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
+    return this.queries.comparison(access, comparisonId);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/comparisons/:comparisonId/publish',
-    access: MANAGE,
+    access: manageWith('work.internal'),
     summary: "Publish a comparison to the client's space view",
     answer: { status: 200, schema: COMPARISON },
     errors: [403, 409],
@@ -160,6 +162,6 @@ export class ReviewQueueController {
     await this.commands.execute(
       new PublishComparison(principal, orgId, comparisonId, requestEnvelope(principal, request)),
     );
-    return this.comparison(principal, orgId, comparisonId);
+    return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
   }
 }

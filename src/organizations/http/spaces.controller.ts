@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Controller, Headers, Inject, Param, Req } from '@nestjs/common';
+import { UseGuards, Body, Controller, Headers, Inject, Param, Req } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
@@ -8,16 +8,18 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
+import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
 import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js';
 
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
 @ApiTags('organizations')
 @Controller('api/v2/organizations')
+@UseGuards(OrganizationAccessGuard)
 @OperationIdsOf('OrganizationsController')
 export class SpacesController {
   constructor(
@@ -29,19 +31,19 @@ export class SpacesController {
   @Route({
     method: 'GET',
     path: ':orgId/spaces',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'Spaces the caller reaches (General research for staff, assigned clients)',
     answer: { status: 200, schema: SPACES },
     errors: [403],
   })
-  async spaces(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    return this.queries.spaces(await this.gate.require(principal, orgId));
+  async spaces(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+    return this.queries.spaces(access);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/spaces',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Create a client or asset scope space with an optional credit_limit',
     answer: { status: 201, schema: SPACE, description: 'Created' },
     errors: [403, 409],
@@ -71,23 +73,23 @@ export class SpacesController {
   @Route({
     method: 'GET',
     path: ':orgId/clients/:clientId',
-    access: READ,
+    access: readWith('organization.read'),
     summary: 'One space',
     answer: { status: 200, schema: SPACE },
     errors: [403],
   })
   async space(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
     @Param('clientId') clientId: string,
   ) {
-    return this.queries.space(await this.gate.require(principal, orgId), clientId);
+    return this.queries.space(access, clientId);
   }
 
   @Route({
     method: 'PATCH',
     path: ':orgId/clients/:clientId',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Rename, archive (pauses work, stops schedules, revokes shares) or restore; If-Match',
     answer: { status: 200, schema: SPACE },
     errors: [403, 409, 428],
@@ -117,13 +119,13 @@ export class SpacesController {
         ifMatchVersion(ifMatch, 'the space'),
       ),
     );
-    return this.space(principal, orgId, clientId);
+    return this.queries.space(await this.gate.require(principal, orgId), clientId);
   }
 
   @Route({
     method: 'PUT',
     path: ':orgId/clients/:clientId/monitoring',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Activate or stop scheduled observation watches (collects only after activation)',
     answer: { status: 200, schema: SPACE },
     errors: [403, 409],
@@ -144,13 +146,13 @@ export class SpacesController {
         requestEnvelope(principal, request),
       ),
     );
-    return this.space(principal, orgId, clientId);
+    return this.queries.space(await this.gate.require(principal, orgId), clientId);
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/clients/:clientId/shares',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Create a guest share link of the space',
     answer: { status: 201, schema: SHARE, description: 'Created' },
     errors: [403, 409],
@@ -177,7 +179,7 @@ export class SpacesController {
   @Route({
     method: 'DELETE',
     path: ':orgId/clients/:clientId/shares/:shareId',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Revoke a guest share link',
     answer: { status: 204, empty: 'Revoked' },
     errors: [403, 409],
@@ -203,16 +205,16 @@ export class SpacesController {
   @Route({
     method: 'GET',
     path: ':orgId/clients/:clientId/published',
-    access: READ,
+    access: readWith('organization.read'),
     summary: "The space's explicitly published view (what external clients keep)",
     answer: { status: 200, schema: PUBLISHED_VIEW },
     errors: [403],
   })
   async published(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
     @Param('clientId') clientId: string,
   ) {
-    return this.queries.publishedView(await this.gate.require(principal, orgId), clientId);
+    return this.queries.publishedView(access, clientId);
   }
 }
