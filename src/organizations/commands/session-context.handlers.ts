@@ -5,6 +5,7 @@ import { ServiceError } from '../../platform/errors/service-error.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import { caseDecider, caseStreamId } from '../domain/case.js';
 import { isStaff } from '../domain/roles.js';
+import { requireSelectable } from '../domain/space.js';
 import { isId, OrganizationGate, type OrganizationAccess } from './organization-access.js';
 import { SelectWorkspaceContext, SwitchOrganization } from './session-context.commands.js';
 import { WorkspaceSelections, type WorkspaceSelection } from './workspace-selection.js';
@@ -56,8 +57,7 @@ export class SelectWorkspaceContextHandler implements ICommandHandler<SelectWork
       });
     }
     const space = await this.gate.space(access, spaceId);
-    if (space.state.state !== 'active')
-      throw new ServiceError('forbidden', 'the space is archived: restore it first');
+    requireSelectable(space.state);
     let caseId: string | null = null;
     if (command.caseId) {
       if (!isId(command.caseId)) throw new ServiceError('not_found', 'no such case');

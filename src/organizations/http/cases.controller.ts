@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -9,15 +8,12 @@ import { OrganizationGate, type OrganizationAccess } from '../commands/organizat
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
-import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
-import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization } from './organization-access.guard.js';
+import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
 import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 
 /** Cases and the evidence saved into them. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class CasesController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

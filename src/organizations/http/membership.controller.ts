@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -17,8 +16,8 @@ import {
 } from '../commands/membership.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
-import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
-import { MANAGE, manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization } from './organization-access.guard.js';
+import { MANAGE, manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
 import {
   ACCEPTED_INVITATION,
   INVITATION,
@@ -28,10 +27,7 @@ import {
 } from './organizations.openapi.js';
 
 /** Members, invitations, space assignments and the ownership transfer. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class MembershipController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Inject, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -10,15 +9,11 @@ import { CreateOrganization } from '../commands/creation.commands.js';
 import { CreationPreviews } from '../queries/creation-preview.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateOrganizationBody } from './organization.dtos.js';
-import { OrganizationAccessGuard } from './organization-access.guard.js';
-import { MANAGE, OperationIdsOf, READ, requestEnvelope } from './organization-route.js';
+import { MANAGE, OrganizationRoutes, READ, requestEnvelope } from './organization-route.js';
 import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.openapi.js';
 
 /** Creating an organization (rule 6) and listing the caller's organizations. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class OrganizationCreationController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

@@ -1,7 +1,10 @@
+import { applyDecorators, Controller, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import type { Capability } from '../domain/roles.js';
+import { OrganizationAccessGuard } from './organization-access.guard.js';
 
 export const READ = { surface: 'session', permission: 'organization.read' } as const;
 export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
@@ -38,3 +41,16 @@ export function OperationIdsOf(controllerName: string): ClassDecorator {
 export const readWith = (capability: Capability) => ({ ...READ, capability }) as const;
 /** A change in `:orgId` by members whose role has `capability` (checked by the OrganizationAccessGuard). */
 export const manageWith = (capability: Capability) => ({ ...MANAGE, capability }) as const;
+
+/**
+ * A controller of organization routes: under /api/v2/organizations, documented under `organizations`, each
+ * route's capability checked by the OrganizationAccessGuard.
+ */
+export function OrganizationRoutes(): ClassDecorator {
+  return applyDecorators(
+    ApiTags('organizations'),
+    Controller('api/v2/organizations'),
+    UseGuards(OrganizationAccessGuard),
+    OperationIdsOf('OrganizationsController'),
+  );
+}

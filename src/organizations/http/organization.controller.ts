@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -15,15 +14,12 @@ import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
-import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
-import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization } from './organization-access.guard.js';
+import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
 import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from './organizations.openapi.js';
 
 /** One organization: its overview, settings, trial and billing, balance, and the session's context in it. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class OrganizationController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Inject, Param, Req } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -14,15 +13,12 @@ import {
 } from '../commands/review-queue.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
-import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
-import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization } from './organization-access.guard.js';
+import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
 import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizations.openapi.js';
 
 /** The review queue and report comparisons (rule 11). */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class ReviewQueueController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

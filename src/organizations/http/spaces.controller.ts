@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { UseGuards, Body, Controller, Headers, Inject, Param, Req } from '@nestjs/common';
-import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import { Body, Headers, Inject, Param, Req } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
@@ -12,15 +12,12 @@ import { OrganizationGate, type OrganizationAccess } from '../commands/organizat
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
-import { CurrentOrganization, OrganizationAccessGuard } from './organization-access.guard.js';
-import { manageWith, OperationIdsOf, readWith, requestEnvelope } from './organization-route.js';
+import { CurrentOrganization } from './organization-access.guard.js';
+import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
 import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js';
 
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations')
-@UseGuards(OrganizationAccessGuard)
-@OperationIdsOf('OrganizationsController')
+@OrganizationRoutes()
 export class SpacesController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,

@@ -7,7 +7,7 @@ import {
   type OrganizationCommand,
 } from '../../../src/organizations/domain/organization.js';
 import { creationRefusal, redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
-import { spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
+import { requireSelectable, spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
 import { ledgerDecider, type LedgerContext, type LedgerState } from '../../../src/credits/domain/ledger.js';
 import { allOrNothing } from '../../../src/platform/event-sourcing/decider.js';
 import { deciderSpec } from '../../support/decider-spec.js';
@@ -230,6 +230,17 @@ describe('space decider (rule 13)', () => {
       schedule: null,
       shares: { sh: { revoked: true } },
     });
+  });
+  it('rule 2: a session selects an active space; an archived one is restored first', () => {
+    const active = space.given(createdSpace).state;
+    expect(() => requireSelectable(active)).not.toThrow();
+    const archived = space.given([
+      ...createdSpace,
+      { type: 'SpaceArchived', data: { archivedAt: now.toISOString() } } as SpaceEvent,
+    ]).state;
+    expect(() => requireSelectable(archived)).toThrow(
+      expect.objectContaining({ code: 'forbidden', message: 'the space is archived: restore it first' }),
+    );
   });
   it('credit_limit follows the contract limits (6 to 1,000,000)', () => {
     space.given(createdSpace).when({ type: 'SetCreditLimit', creditLimit: 5 }, { now }).then('invalid_input');
