@@ -80,7 +80,14 @@ import { OrganizationQueries } from './queries/organization-queries.js';
     // What a member sees in the service_credits of an organization session (rule 8).
     { provide: ORGANIZATION_SERVICE_CREDITS, useExisting: OrganizationQueries },
   ],
-  exports: [OrganizationWorkspace, RESEARCH_CONTEXTS, PERSONAL_RESEARCH_GATE, ORGANIZATION_SERVICE_CREDITS],
+  exports: [
+    OrganizationWorkspace,
+    // Other areas' organization routes (exposure, SSO) use the same access layer: @UseGuards(OrganizationAccessGuard).
+    OrganizationGate,
+    RESEARCH_CONTEXTS,
+    PERSONAL_RESEARCH_GATE,
+    ORGANIZATION_SERVICE_CREDITS,
+  ],
 })
 export class OrganizationsModule implements OnApplicationBootstrap {
   constructor(

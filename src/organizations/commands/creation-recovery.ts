@@ -6,6 +6,7 @@ import { BackgroundChecks } from '../../platform/health/background-checks.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import type { LogFunction } from '../../platform/service-context.js';
 import { RecoverOrganizationCreation } from './creation.commands.js';
+import { CreationProcess } from './creation-process.js';
 
 /** The /health/ready background check of start-up recovery of interrupted creations. */
 export const RECOVERY_CHECK = 'organization_creation_recovery';
@@ -23,6 +24,7 @@ export type InterruptedCreation = {
 export class CreationRecovery {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(CreationProcess) private readonly process: CreationProcess,
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(BackgroundChecks) private readonly background: BackgroundChecks,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -31,6 +33,11 @@ export class CreationRecovery {
 
   recover(accountId: string): Promise<void> {
     return this.commands.execute(new RecoverOrganizationCreation(accountId));
+  }
+
+  /** At start-up the process runs directly: the CommandBus may not have its handlers before bootstrap ends. */
+  private recoverAtStartUp(accountId: string): Promise<void> {
+    return this.process.recover(accountId);
   }
 
   /**
@@ -51,7 +58,7 @@ export class CreationRecovery {
     const failures: string[] = [];
     for (const creation of pending) {
       try {
-        await this.recover(creation.id);
+        await this.recoverAtStartUp(creation.id);
       } catch (error) {
         failures.push(creation.id);
         this.log('error', 'an interrupted organization creation could not be finished', {
