@@ -8,7 +8,7 @@ import { OrganizationGate, type OrganizationAccess } from './organization-access
 import { ApplyOperatorCommand } from './organization-settings.commands.js';
 import { SwitchOrganization } from './session-context.commands.js';
 import { OrganizationEntry } from './session-context.handlers.js';
-import { WorkspaceSelections, type WorkspaceSelection } from './workspace-selection.js';
+import type { WorkspaceSelection } from './workspace-selection.js';
 
 export { RECOVERY_CHECK, type InterruptedCreation } from './creation-recovery.js';
 export { approvalFlagStreamId } from './organization-writes.js';
@@ -22,7 +22,6 @@ export { approvalFlagStreamId } from './organization-writes.js';
 export class OrganizationWorkspace {
   constructor(
     @Inject(OrganizationGate) readonly gate: OrganizationGate,
-    @Inject(WorkspaceSelections) readonly selections: WorkspaceSelections,
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(CreationRecovery) private readonly recovery: CreationRecovery,
     @Inject(OrganizationEntry) private readonly entry: OrganizationEntry,
