@@ -1,15 +1,18 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Body, Inject, Param } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
-import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
+import {
+  manageWith,
+  OrganizationRoutes,
+  readWith,
+  CurrentCaller,
+  type Caller,
+} from './organization-route.js';
 import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 
 /** Cases and the evidence saved into them. */
@@ -42,13 +45,12 @@ export class CasesController {
     errors: [403, 409],
   })
   async openCase(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: OpenCaseBody,
-    @Req() request: FastifyRequest,
   ) {
     const { caseId } = await this.commands.execute(
-      new OpenCase(principal, orgId, body.space_id, body.title, requestEnvelope(principal, request)),
+      new OpenCase(principal, orgId, body.space_id, body.title, envelope),
     );
     return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
@@ -78,14 +80,11 @@ export class CasesController {
     errors: [403, 409],
   })
   async archiveCase(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('caseId') caseId: string,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new ArchiveCase(principal, orgId, caseId, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new ArchiveCase(principal, orgId, caseId, envelope));
     return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
 
@@ -98,21 +97,12 @@ export class CasesController {
     errors: [403, 409],
   })
   async saveEvidence(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: SaveEvidenceBody,
-    @Req() request: FastifyRequest,
   ) {
     const saved = await this.commands.execute(
-      new SaveEvidence(
-        principal,
-        orgId,
-        body.search_id,
-        body.records,
-        body.note,
-        body.visibility,
-        requestEnvelope(principal, request),
-      ),
+      new SaveEvidence(principal, orgId, body.search_id, body.records, body.note, body.visibility, envelope),
     );
     return this.queries.evidence(await this.gate.require(principal, orgId), saved.evidenceId);
   }

@@ -1,8 +1,6 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Inject, Param } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -17,7 +15,14 @@ import {
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
-import { MANAGE, manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
+import {
+  MANAGE,
+  manageWith,
+  OrganizationRoutes,
+  readWith,
+  CurrentCaller,
+  type Caller,
+} from './organization-route.js';
 import {
   ACCEPTED_INVITATION,
   INVITATION,
@@ -60,10 +65,9 @@ export class MembershipController {
     errors: [403, 409],
   })
   async invite(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: InvitationBody,
-    @Req() request: FastifyRequest,
   ) {
     const { invitationId } = await this.commands.execute(
       new InviteMember(
@@ -73,7 +77,7 @@ export class MembershipController {
         body.role,
         body.space_ids ?? [],
         body.portion ?? null,
-        requestEnvelope(principal, request),
+        envelope,
       ),
     );
     return { id: invitationId, email: body.email.trim().toLowerCase(), role: body.role };
@@ -92,13 +96,12 @@ export class MembershipController {
     errors: [403, 409],
   })
   async accept(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('invitationId') invitationId: string,
-    @Req() request: FastifyRequest,
   ) {
     const accepted = await this.commands.execute(
-      new AcceptInvitation(principal, orgId, invitationId, requestEnvelope(principal, request)),
+      new AcceptInvitation(principal, orgId, invitationId, envelope),
     );
     if (accepted.ssoSignInUrl) {
       // A member now, but staff of an organization enforcing SSO enter it through its provider (rule 12).
@@ -116,11 +119,10 @@ export class MembershipController {
     errors: [403, 409],
   })
   async updateMember(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('accountId') accountId: string,
     @Body() body: UpdateMemberBody,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
       new UpdateMember(
@@ -131,7 +133,7 @@ export class MembershipController {
           ...(body.role ? { role: body.role } : {}),
           ...('portion' in body ? { portion: body.portion ?? null } : {}),
         },
-        requestEnvelope(principal, request),
+        envelope,
       ),
     );
     return this.queries.members(await this.gate.require(principal, orgId, { capability: 'members.read' }));
@@ -146,14 +148,11 @@ export class MembershipController {
     errors: [403, 409],
   })
   async removeMember(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('accountId') accountId: string,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new RemoveMember(principal, orgId, accountId, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new RemoveMember(principal, orgId, accountId, envelope));
   }
 
   @Route({
@@ -165,15 +164,12 @@ export class MembershipController {
     errors: [403, 409],
   })
   async assign(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('accountId') accountId: string,
     @Param('spaceId') spaceId: string,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new SetSpaceAssignment(principal, orgId, accountId, spaceId, true, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new SetSpaceAssignment(principal, orgId, accountId, spaceId, true, envelope));
   }
 
   @Route({
@@ -185,21 +181,13 @@ export class MembershipController {
     errors: [403, 409],
   })
   async unassign(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('accountId') accountId: string,
     @Param('spaceId') spaceId: string,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
-      new SetSpaceAssignment(
-        principal,
-        orgId,
-        accountId,
-        spaceId,
-        false,
-        requestEnvelope(principal, request),
-      ),
+      new SetSpaceAssignment(principal, orgId, accountId, spaceId, false, envelope),
     );
   }
 
@@ -212,14 +200,11 @@ export class MembershipController {
     errors: [403, 409],
   })
   async offerOwnership(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: OwnershipOfferBody,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new OfferOwnership(principal, orgId, body.account_id, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new OfferOwnership(principal, orgId, body.account_id, envelope));
     return { offered_to: body.account_id };
   }
 
@@ -231,14 +216,8 @@ export class MembershipController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
   })
-  async acceptOwnership(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Req() request: FastifyRequest,
-  ) {
-    await this.commands.execute(
-      new AnswerOwnership(principal, orgId, true, requestEnvelope(principal, request)),
-    );
+  async acceptOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+    await this.commands.execute(new AnswerOwnership(principal, orgId, true, envelope));
     return this.overview(principal, orgId);
   }
 
@@ -250,14 +229,8 @@ export class MembershipController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
   })
-  async declineOwnership(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Req() request: FastifyRequest,
-  ) {
-    await this.commands.execute(
-      new AnswerOwnership(principal, orgId, false, requestEnvelope(principal, request)),
-    );
+  async declineOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+    await this.commands.execute(new AnswerOwnership(principal, orgId, false, envelope));
     return this.overview(principal, orgId);
   }
 }

@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Inject } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
@@ -9,7 +8,7 @@ import { CreateOrganization } from '../commands/creation.commands.js';
 import { CreationPreviews } from '../queries/creation-preview.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateOrganizationBody } from './organization.dtos.js';
-import { MANAGE, OrganizationRoutes, READ, requestEnvelope } from './organization-route.js';
+import { MANAGE, OrganizationRoutes, READ, CurrentCaller, type Caller } from './organization-route.js';
 import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.openapi.js';
 
 /** Creating an organization (rule 6) and listing the caller's organizations. */
@@ -41,11 +40,7 @@ export class OrganizationCreationController {
     answer: { status: 201, schema: ORGANIZATION, description: 'Created' },
     errors: [403, 409],
   })
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateOrganizationBody,
-    @Req() request: FastifyRequest,
-  ) {
+  async create(@CurrentCaller() { principal, envelope }: Caller, @Body() body: CreateOrganizationBody) {
     const { organizationId } = await this.commands.execute(
       new CreateOrganization(
         principal,
@@ -53,7 +48,7 @@ export class OrganizationCreationController {
         body.start ?? 'trial',
         body.domain ?? null,
         body.expected_transfer,
-        requestEnvelope(principal, request),
+        envelope,
       ),
     );
     return this.queries.overview(await this.gate.require(principal, organizationId));

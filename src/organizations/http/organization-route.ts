@@ -1,7 +1,15 @@
-import { applyDecorators, Controller, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  createParamDecorator,
+  UseGuards,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/access.js';
+import type { AuthenticatedRequest } from '../../platform/auth/auth.guard.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import type { Capability } from '../domain/roles.js';
 import { OrganizationAccessGuard } from './organization-access.guard.js';
@@ -9,10 +17,17 @@ import { OrganizationAccessGuard } from './organization-access.guard.js';
 export const READ = { surface: 'session', permission: 'organization.read' } as const;
 export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
 
-/** The command envelope of a request: the caller is the actor, the request id the command id. */
-export function requestEnvelope(principal: Principal, request: FastifyRequest) {
-  return envelopeFor(principal, String(request.id));
+/** Who sends a command, and its envelope: the caller is the actor, the request id the command id. */
+export interface Caller {
+  readonly principal: Principal;
+  readonly envelope: CommandEnvelope;
 }
+
+export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  if (!request.principal) throw new ServiceError('unauthenticated', 'this route needs a credential');
+  return { principal: request.principal, envelope: envelopeFor(request.principal, String(request.id)) };
+});
 
 const API_OPERATION = 'swagger/apiOperation';
 

@@ -1,6 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Inject, Param } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
@@ -15,7 +14,13 @@ import { WorkspaceSelections } from '../commands/workspace-selection.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
-import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
+import {
+  manageWith,
+  OrganizationRoutes,
+  readWith,
+  CurrentCaller,
+  type Caller,
+} from './organization-route.js';
 import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from './organizations.openapi.js';
 
 /** One organization: its overview, settings, trial and billing, balance, and the session's context in it. */
@@ -49,14 +54,11 @@ export class OrganizationController {
     errors: [403, 409],
   })
   async rename(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: RenameOrganizationBody,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new RenameOrganization(principal, orgId, body.name, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new RenameOrganization(principal, orgId, body.name, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
@@ -68,14 +70,8 @@ export class OrganizationController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [403, 409],
   })
-  async verify(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Req() request: FastifyRequest,
-  ) {
-    await this.commands.execute(
-      new VerifyOrganizationDomain(principal, orgId, requestEnvelope(principal, request)),
-    );
+  async verify(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+    await this.commands.execute(new VerifyOrganizationDomain(principal, orgId, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
 
@@ -88,14 +84,11 @@ export class OrganizationController {
     errors: [403, 409],
   })
   async billing(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: BillingBody,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new RequestOrganizationPlan(principal, orgId, body.plan, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new RequestOrganizationPlan(principal, orgId, body.plan, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
 

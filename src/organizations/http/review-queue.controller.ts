@@ -1,8 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Body, Inject, Param } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -14,7 +11,13 @@ import {
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
-import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
+import {
+  manageWith,
+  OrganizationRoutes,
+  readWith,
+  CurrentCaller,
+  type Caller,
+} from './organization-route.js';
 import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizations.openapi.js';
 
 /** The review queue and report comparisons (rule 11). */
@@ -47,13 +50,12 @@ export class ReviewQueueController {
     errors: [403, 409],
   })
   async addReviewItem(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: AddReviewItemBody,
-    @Req() request: FastifyRequest,
   ) {
     const { itemId } = await this.commands.execute(
-      new AddReviewItem(principal, orgId, body.search_id, body.record, requestEnvelope(principal, request)),
+      new AddReviewItem(principal, orgId, body.search_id, body.record, envelope),
     );
     return { id: itemId };
   }
@@ -67,11 +69,10 @@ export class ReviewQueueController {
     errors: [403, 409],
   })
   async updateReviewItem(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('itemId') itemId: string,
     @Body() body: UpdateReviewItemBody,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
       new UpdateReviewItem(
@@ -89,7 +90,7 @@ export class ReviewQueueController {
               }
             : {}),
         },
-        requestEnvelope(principal, request),
+        envelope,
       ),
     );
     const queue = await this.queries.reviewQueue(
@@ -107,20 +108,12 @@ export class ReviewQueueController {
     errors: [403, 409],
   })
   async prepareComparison(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: PrepareComparisonBody,
-    @Req() request: FastifyRequest,
   ) {
     const { comparisonId } = await this.commands.execute(
-      new PrepareComparison(
-        principal,
-        orgId,
-        body.space_id,
-        body.title,
-        body.evidence_ids,
-        requestEnvelope(principal, request),
-      ),
+      new PrepareComparison(principal, orgId, body.space_id, body.title, body.evidence_ids, envelope),
     );
     return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
   }
@@ -150,14 +143,11 @@ export class ReviewQueueController {
     errors: [403, 409],
   })
   async publishComparison(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('comparisonId') comparisonId: string,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new PublishComparison(principal, orgId, comparisonId, requestEnvelope(principal, request)),
-    );
+    await this.commands.execute(new PublishComparison(principal, orgId, comparisonId, envelope));
     return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);
   }
 }

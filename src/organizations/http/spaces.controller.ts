@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Headers, Inject, Param, Req } from '@nestjs/common';
+import { Body, Headers, Inject, Param } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
@@ -13,7 +10,13 @@ import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
-import { manageWith, OrganizationRoutes, readWith, requestEnvelope } from './organization-route.js';
+import {
+  manageWith,
+  OrganizationRoutes,
+  readWith,
+  CurrentCaller,
+  type Caller,
+} from './organization-route.js';
 import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js';
 
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
@@ -46,10 +49,9 @@ export class SpacesController {
     errors: [403, 409],
   })
   async createSpace(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Body() body: CreateSpaceBody,
-    @Req() request: FastifyRequest,
   ) {
     const { spaceId } = await this.commands.execute(
       new CreateSpace(
@@ -61,7 +63,7 @@ export class SpacesController {
           creditLimit: body.credit_limit ?? null,
           monitoring: body.monitoring ?? false,
         },
-        requestEnvelope(principal, request),
+        envelope,
       ),
     );
     return this.queries.space(await this.gate.require(principal, orgId), spaceId);
@@ -93,12 +95,11 @@ export class SpacesController {
     also: [ApiHeader(IF_MATCH)],
   })
   async updateSpace(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Body() body: UpdateSpaceBody,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
       new ChangeSpace(
@@ -112,7 +113,7 @@ export class SpacesController {
           ...('credit_limit' in body ? { creditLimit: body.credit_limit ?? null } : {}),
           ...(body.state !== undefined ? { state: body.state } : {}),
         },
-        requestEnvelope(principal, request),
+        envelope,
         ifMatchVersion(ifMatch, 'the space'),
       ),
     );
@@ -128,20 +129,13 @@ export class SpacesController {
     errors: [403, 409],
   })
   async monitoring(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Body() body: MonitoringBody,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
-      new ChangeSpace(
-        principal,
-        orgId,
-        clientId,
-        { type: 'SetMonitoring', enabled: body.enabled },
-        requestEnvelope(principal, request),
-      ),
+      new ChangeSpace(principal, orgId, clientId, { type: 'SetMonitoring', enabled: body.enabled }, envelope),
     );
     return this.queries.space(await this.gate.require(principal, orgId), clientId);
   }
@@ -155,20 +149,13 @@ export class SpacesController {
     errors: [403, 409],
   })
   async share(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
-    @Req() request: FastifyRequest,
   ) {
     const shareId = randomUUID();
     await this.commands.execute(
-      new ChangeSpace(
-        principal,
-        orgId,
-        clientId,
-        { type: 'CreateShare', shareId },
-        requestEnvelope(principal, request),
-      ),
+      new ChangeSpace(principal, orgId, clientId, { type: 'CreateShare', shareId }, envelope),
     );
     return { id: shareId, revoked: false };
   }
@@ -182,20 +169,13 @@ export class SpacesController {
     errors: [403, 409],
   })
   async revokeShare(
-    @CurrentPrincipal() principal: Principal,
+    @CurrentCaller() { principal, envelope }: Caller,
     @Param('orgId') orgId: string,
     @Param('clientId') clientId: string,
     @Param('shareId') shareId: string,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
-      new ChangeSpace(
-        principal,
-        orgId,
-        clientId,
-        { type: 'RevokeShare', shareId },
-        requestEnvelope(principal, request),
-      ),
+      new ChangeSpace(principal, orgId, clientId, { type: 'RevokeShare', shareId }, envelope),
     );
   }
 
