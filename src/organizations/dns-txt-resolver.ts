@@ -28,3 +28,6 @@ export class DnsTxtResolver implements TxtResolver {
     }
   }
 }
+
+/** The DNS lookup the domain verification uses (a test server in tests). */
+export const TXT_RESOLVER = Symbol('TxtResolver');

@@ -12,7 +12,7 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryModule } from '@nestjs/core';
-import type { Role } from '../../src/organizations/domain/roles.js';
+import { can, type Capability, type Role } from '../../src/organizations/domain/roles.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { startTestProvider } from '../support/oidc.js';
 import {
@@ -114,6 +114,17 @@ it('enumerates the organization routes from the registered route table', () => {
 });
 
 const covered = routes.filter((route) => routeKey(route) in requests);
+
+it('each route declares a capability every role it lets through has (the access layer refuses the others first)', () => {
+  const notAdmitted = covered.flatMap((route) => {
+    const capability = route.rule?.capability as Capability | undefined;
+    if (!capability) return [];
+    return requests[routeKey(route)]!.roles.filter((role) => !can(role, capability)).map(
+      (role) => `${routeKey(route)}: ${role} lacks ${capability}`,
+    );
+  });
+  expect(notAdmitted).toEqual([]);
+});
 
 describe.each(covered.map((route) => [routeKey(route), route] as const))('role × route: %s', (key, route) => {
   const request = requests[key]!;

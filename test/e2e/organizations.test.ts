@@ -226,6 +226,74 @@ describe('rule 6: organization creation and the account transition', () => {
   });
 });
 
+describe('a GET never writes', () => {
+  it('the creation preview leaves the event log where it was, even over an interrupted creation; the POST that creates finishes it', async () => {
+    const eventStore = service.context.storage.eventStore;
+    const owner = await h.account({ purchased: 30 });
+    const organizationId = crypto.randomUUID();
+    const envelope = commandEnvelope({
+      actor: `account:${owner.accountId}`,
+      payer: `organization:${organizationId}`,
+    });
+    // A creation that crashed right after its intent: finishing it would append (the organization, its space).
+    const stream = `organization-owner-${owner.accountId}`;
+    const { position } = await eventStore.append(
+      stream,
+      [
+        {
+          id: eventIdFor(`${envelope.commandId}@${stream}`, 0),
+          type: 'OrganizationCreationStarted',
+          schemaVersion: 1,
+          data: {
+            organizationId,
+            transferId: crypto.randomUUID(),
+            credits: 0,
+            name: 'Interrupted Co',
+            start: 'subscription',
+            domain: null,
+            verificationToken: 'token',
+            generalSpaceId: crypto.randomUUID(),
+          },
+          metadata: envelope.metadata,
+        },
+      ],
+      { expectedVersion: 'no_stream' },
+    );
+    await service.context.readYourWrites(['organizations'], position);
+    const head = await eventStore.headPosition();
+
+    // The account is becoming an owner: the preview says so, and writes nothing.
+    expect(await h.ok(owner, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: false,
+      reason_code: 'owns_organization',
+      transfer_credits: 30,
+    });
+    expect(await eventStore.headPosition()).toBe(head);
+    expect((await h.request(owner, 'GET', org(organizationId))).statusCode).toBe(404);
+    const personal = await h.account({ purchased: 5 });
+    const headBefore = await eventStore.headPosition();
+    expect(await h.ok(personal, 'GET', '/api/v2/organizations/creation-preview')).toMatchObject({
+      allowed: true,
+      transfer_credits: 5,
+    });
+    expect(await eventStore.headPosition()).toBe(headBefore);
+
+    // Creating finishes the interrupted creation first, then refuses a second organization.
+    const refused = await h.request(owner, 'POST', '/api/v2/organizations', {
+      name: 'Second',
+      accept_account_transition: true,
+      expected_transfer: 30,
+      start: 'subscription',
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused.body).code).toBe('creation_unavailable');
+    expect(await h.ok(owner, 'GET', org(organizationId))).toMatchObject({
+      name: 'Interrupted Co',
+      role: 'owner',
+    });
+  });
+});
+
 describe('rule 5: trial admission by a verified business domain', () => {
   it('rule 5: a personal mailbox domain is refused; the TXT record is checked through DNS; 1,000 credits, 14 days', async () => {
     const owner = await h.account();

@@ -10,18 +10,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, type INestApplication } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { CAPABILITIES, ROLES, can, type Capability } from '../../src/organizations/domain/roles.js';
 import { PERMISSIONS } from '../../src/platform/auth/access.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
 import { startTestService, type TestService } from '../support/service.js';
 
+/** An organization route's capability, and the roles of the contract's Roles table that have it. */
+function whoMay(capability: string | undefined): string {
+  if (!capability) return '';
+  return ` ${capability} (${ROLES.filter((role) => can(role, capability as Capability)).join(', ')})`;
+}
+
 function tableLine(route: DiscoveredRoute): string {
   const rule = route.rule;
   if (!rule) return `${route.method} ${route.path} UNDECLARED`;
-  return `${route.method} ${route.path} ${rule.surface} ${rule.permission}${rule.personalData === 'paid_result' ? ' paidResult' : rule.personalData ? ' personalData' : ''}`;
+  return `${route.method} ${route.path} ${rule.surface} ${rule.permission}${rule.personalData === 'paid_result' ? ' paidResult' : rule.personalData ? ' personalData' : ''}${whoMay(rule.capability)}`;
 }
 
 /**
- * The reviewed access table, sorted. A failure here means a route was added, removed or changed access: check
+ * The reviewed access table, sorted. Organization routes name the capability they need and the roles that
+ * have it: who may call them. A failure here means a route was added, removed or changed access: check
  * the route against the contract's Surfaces table and Authentication rules, then update this list.
  */
 const EXPECTED_ROUTES = [
@@ -35,29 +43,29 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/organizations/creation-preview session organization.read',
   'POST /api/v2/organizations session organization.manage',
   'GET /api/v2/organizations session organization.read',
-  'GET /api/v2/organizations/:orgId session organization.read',
-  'PATCH /api/v2/organizations/:orgId session organization.manage',
-  'POST /api/v2/organizations/:orgId/verification session organization.manage',
-  'PUT /api/v2/organizations/:orgId/billing session organization.manage',
-  'GET /api/v2/organizations/:orgId/credits session organization.read',
-  'POST /api/v2/organizations/:orgId/switch session organization.manage',
-  'GET /api/v2/organizations/:orgId/context session organization.read',
-  'PUT /api/v2/organizations/:orgId/context session organization.manage',
-  'GET /api/v2/organizations/:orgId/members session organization.read',
-  'POST /api/v2/organizations/:orgId/invitations session organization.manage',
+  'GET /api/v2/organizations/:orgId session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'PATCH /api/v2/organizations/:orgId session organization.manage organization.settings (owner)',
+  'POST /api/v2/organizations/:orgId/verification session organization.manage billing.manage (owner)',
+  'PUT /api/v2/organizations/:orgId/billing session organization.manage billing.manage (owner)',
+  'GET /api/v2/organizations/:orgId/credits session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/switch session organization.manage organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/context session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'PUT /api/v2/organizations/:orgId/context session organization.manage organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/members session organization.read members.read (owner, administrator, analyst)',
+  'POST /api/v2/organizations/:orgId/invitations session organization.manage members.manage (owner, administrator)',
   'POST /api/v2/organizations/:orgId/invitations/:invitationId/accept session organization.manage',
-  'PATCH /api/v2/organizations/:orgId/members/:accountId session organization.manage',
-  'DELETE /api/v2/organizations/:orgId/members/:accountId session organization.manage',
-  'PUT /api/v2/organizations/:orgId/members/:accountId/spaces/:spaceId session organization.manage',
-  'DELETE /api/v2/organizations/:orgId/members/:accountId/spaces/:spaceId session organization.manage',
-  'POST /api/v2/organizations/:orgId/ownership-transfer session organization.manage',
-  'POST /api/v2/organizations/:orgId/ownership-transfer/accept session organization.manage',
-  'POST /api/v2/organizations/:orgId/ownership-transfer/decline session organization.manage',
-  'GET /api/v2/organizations/:orgId/spaces session organization.read',
-  'POST /api/v2/organizations/:orgId/spaces session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId session organization.read',
-  'PATCH /api/v2/organizations/:orgId/clients/:clientId session organization.manage',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/monitoring session organization.manage',
+  'PATCH /api/v2/organizations/:orgId/members/:accountId session organization.manage members.manage (owner, administrator)',
+  'DELETE /api/v2/organizations/:orgId/members/:accountId session organization.manage members.manage (owner, administrator)',
+  'PUT /api/v2/organizations/:orgId/members/:accountId/spaces/:spaceId session organization.manage members.manage (owner, administrator)',
+  'DELETE /api/v2/organizations/:orgId/members/:accountId/spaces/:spaceId session organization.manage members.manage (owner, administrator)',
+  'POST /api/v2/organizations/:orgId/ownership-transfer session organization.manage ownership.transfer (owner)',
+  'POST /api/v2/organizations/:orgId/ownership-transfer/accept session organization.manage organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/ownership-transfer/decline session organization.manage organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/spaces session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/spaces session organization.manage spaces.manage (owner, administrator)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'PATCH /api/v2/organizations/:orgId/clients/:clientId session organization.manage spaces.manage (owner, administrator)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/monitoring session organization.manage spaces.manage (owner, administrator)',
   'POST /api/v2/organizations/:orgId/exposure/scopes session organization.manage',
   'GET /api/v2/organizations/:orgId/clients/deleted session organization.read',
   'DELETE /api/v2/organizations/:orgId/clients/:clientId session organization.manage',
@@ -75,21 +83,21 @@ const EXPECTED_ROUTES = [
   'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring session organization.manage',
   'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.read',
   'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.manage',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/shares session organization.manage',
-  'DELETE /api/v2/organizations/:orgId/clients/:clientId/shares/:shareId session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/published session organization.read',
-  'GET /api/v2/organizations/:orgId/cases session organization.read',
-  'POST /api/v2/organizations/:orgId/cases session organization.manage',
-  'GET /api/v2/organizations/:orgId/cases/:caseId session organization.read',
-  'POST /api/v2/organizations/:orgId/cases/:caseId/archive session organization.manage',
-  'POST /api/v2/organizations/:orgId/evidence session organization.manage',
-  'GET /api/v2/organizations/:orgId/evidence/:evidenceId session organization.read',
-  'GET /api/v2/organizations/:orgId/review-queue session organization.read',
-  'POST /api/v2/organizations/:orgId/review-queue session organization.manage',
-  'PATCH /api/v2/organizations/:orgId/review-queue/:itemId session organization.manage',
-  'POST /api/v2/organizations/:orgId/comparisons session organization.manage',
-  'GET /api/v2/organizations/:orgId/comparisons/:comparisonId session organization.read',
-  'POST /api/v2/organizations/:orgId/comparisons/:comparisonId/publish session organization.manage',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/shares session organization.manage spaces.manage (owner, administrator)',
+  'DELETE /api/v2/organizations/:orgId/clients/:clientId/shares/:shareId session organization.manage spaces.manage (owner, administrator)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/published session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/cases session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/cases session organization.manage work.internal (owner, administrator, analyst)',
+  'GET /api/v2/organizations/:orgId/cases/:caseId session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/cases/:caseId/archive session organization.manage work.internal (owner, administrator, analyst)',
+  'POST /api/v2/organizations/:orgId/evidence session organization.manage organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/evidence/:evidenceId session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'GET /api/v2/organizations/:orgId/review-queue session organization.read work.internal (owner, administrator, analyst)',
+  'POST /api/v2/organizations/:orgId/review-queue session organization.manage work.internal (owner, administrator, analyst)',
+  'PATCH /api/v2/organizations/:orgId/review-queue/:itemId session organization.manage work.internal (owner, administrator, analyst)',
+  'POST /api/v2/organizations/:orgId/comparisons session organization.manage work.internal (owner, administrator, analyst)',
+  'GET /api/v2/organizations/:orgId/comparisons/:comparisonId session organization.read organization.read (owner, administrator, analyst, external_client)',
+  'POST /api/v2/organizations/:orgId/comparisons/:comparisonId/publish session organization.manage work.internal (owner, administrator, analyst)',
   'GET /api/v2/organizations/:orgId/sso session organization.manage',
   'PUT /api/v2/organizations/:orgId/sso session organization.manage',
   'POST /api/v2/organizations/:orgId/sso/recovery-code session organization.manage',
@@ -223,6 +231,48 @@ describe('route inventory', () => {
     const table = routes.map(tableLine).sort();
     expect(new Set(table).size).toBe(table.length); // no route registered twice
     expect(table).toEqual([...EXPECTED_ROUTES].sort());
+  });
+
+  it('organization routes name the capability they need: the organization access layer checks it first', () => {
+    const unknown = routes
+      .filter(
+        (route) =>
+          route.rule?.capability && !(CAPABILITIES as readonly string[]).includes(route.rule.capability),
+      )
+      .map(tableLine);
+    expect(unknown).toEqual([]);
+    // Reviewed exceptions: accepting an invitation (the caller is not a member yet), and routes still checking
+    // their role in their own service (single sign-on, exposure).
+    const withoutCapability = routes
+      .filter((route) => route.path.startsWith('/api/v2/organizations/:orgId') && !route.rule?.capability)
+      .map((route) => `${route.method} ${route.path}`)
+      .sort();
+    expect(withoutCapability).toEqual([
+      'DELETE /api/v2/organizations/:orgId/clients/:clientId',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports',
+      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId',
+      'GET /api/v2/organizations/:orgId/clients/deleted',
+      'GET /api/v2/organizations/:orgId/sso',
+      'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId',
+      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich',
+      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports',
+      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run',
+      'POST /api/v2/organizations/:orgId/clients/:clientId/restore',
+      'POST /api/v2/organizations/:orgId/exposure/scopes',
+      'POST /api/v2/organizations/:orgId/invitations/:invitationId/accept',
+      'POST /api/v2/organizations/:orgId/sso/recovery-code',
+      'POST /api/v2/organizations/:orgId/sso/recovery-code/saved',
+      'POST /api/v2/organizations/:orgId/sso/recovery-code/test',
+      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring',
+      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications',
+      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone',
+      'PUT /api/v2/organizations/:orgId/sso',
+      'PUT /api/v2/organizations/:orgId/sso/enforcement',
+    ]);
   });
 
   it('surfaces sit under the contract’s prefixes', () => {

@@ -7,7 +7,7 @@ import { ServiceError } from '../../platform/errors/service-error.js';
 import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { isId } from '../commands/organization-access.js';
-import { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { ApplyOperatorCommand, RequireTrialApproval } from '../commands/organization-settings.commands.js';
 import {
   isRestricted,
   organizationDecider,
@@ -103,11 +103,13 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
       action(runtime, async (organizationId: string, options: Record<string, unknown>) => {
         // Refuse a malformed or unknown id before the application starts.
         const before = await load(await runtime.open(), organizationId);
-        const workspace = await runtime.get(OrganizationWorkspace);
-        const { changed, state } = await workspace.operator(
-          organizationId,
-          command(before, options),
-          commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+        const commands = await runtime.commands();
+        const { changed, state } = await commands.execute(
+          new ApplyOperatorCommand(
+            organizationId,
+            command(before, options),
+            commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
+          ),
         );
         const after = changed ? await load(await runtime.open(), organizationId) : state;
         runtime.print(Boolean(options.json), { ...statusView(organizationId, after), changed }, () =>
@@ -173,10 +175,12 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
           ? await directory.findByEmail(account)
           : await directory.account(account);
         if (!found) throw new ServiceError('not_found', `no account ${account}`);
-        const workspace = await runtime.get(OrganizationWorkspace);
-        const flagged = await workspace.requireTrialApproval(
-          found.id,
-          commandEnvelope({ actor: operatorActor(), payer: `account:${found.id}` }),
+        const commands = await runtime.commands();
+        const { flagged } = await commands.execute(
+          new RequireTrialApproval(
+            found.id,
+            commandEnvelope({ actor: operatorActor(), payer: `account:${found.id}` }),
+          ),
         );
         runtime.print(Boolean(options.json), { account_id: found.id, changed: flagged }, () =>
           flagged

@@ -1,6 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ServiceContext } from '../../platform/service-context.js';
+import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
+import { caseDecider, caseStreamId, type CaseState } from '../domain/case.js';
 import {
   memberOf,
   organizationDecider,
@@ -10,6 +13,7 @@ import {
   type Member,
   type OrganizationState,
 } from '../domain/organization.js';
+import { comparisonStreamId, completedSearchDecider, researchStreamId } from '../domain/review.js';
 import { can, isStaff, type Capability, type Role } from '../domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceState } from '../domain/space.js';
 import {
@@ -43,8 +47,12 @@ const notFound = (what = 'organization'): ServiceError => new ServiceError('not_
  * - A member without the capability gets 403 `forbidden`.
  * - `open`: the organization must not be restricted (rule 14); the owner role does not bypass it.
  */
+@Injectable()
 export class OrganizationGate {
-  constructor(private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+  ) {}
 
   async require(
     principal: Principal,
@@ -79,12 +87,12 @@ export class OrganizationGate {
 
   /** The organization's single sign-on, folded from `sso-<id>`: its one source, read by the gate and the overview. */
   async singleSignOn(organizationId: string): Promise<SsoState> {
-    return (await this.context.repository.load(ssoStreamId(organizationId), ssoDecider)).state;
+    return (await this.writer.load(ssoStreamId(organizationId), ssoDecider)).state;
   }
 
   async organization(organizationId: string): Promise<{ state: OrganizationState; version: number | null }> {
     if (!isId(organizationId)) throw notFound();
-    return this.context.repository.load(organizationStreamId(organizationId), organizationDecider);
+    return this.writer.load(organizationStreamId(organizationId), organizationDecider);
   }
 
   /** A space of this organization the member reaches; otherwise 404, whether it exists elsewhere or not. */
@@ -93,7 +101,7 @@ export class OrganizationGate {
     spaceId: string,
   ): Promise<{ state: SpaceState; version: number | null }> {
     if (!isId(spaceId)) throw notFound('space');
-    const loaded = await this.context.repository.load(spaceStreamId(spaceId), spaceDecider);
+    const loaded = await this.writer.load(spaceStreamId(spaceId), spaceDecider);
     if (
       !loaded.state.exists ||
       // Deletion removes access at once (scope state table); only restoration reaches a deleted space.
@@ -104,6 +112,46 @@ export class OrganizationGate {
       throw notFound('space');
     }
     return loaded;
+  }
+
+  /** A case of this organization in a space the member reaches; otherwise 404. */
+  async case(access: OrganizationAccess, caseId: string): Promise<CaseState> {
+    if (!isId(caseId)) throw notFound('case');
+    const found = await this.writer.load(caseStreamId(caseId), caseDecider);
+    if (!found.state.exists || found.state.organizationId !== access.organizationId) throw notFound('case');
+    if (!reachesSpace(access.state, access.accountId, found.state.spaceId!)) throw notFound('case');
+    return found.state;
+  }
+
+  /** A completed search of this organization in a space the member reaches; otherwise 404. */
+  async completedSearch(access: OrganizationAccess, searchId: string) {
+    const found = await this.findCompletedSearch(access, searchId);
+    if (!found) throw notFound('search');
+    return found;
+  }
+
+  /** The same search, or null when the member reaches none by that id. */
+  async findCompletedSearch(access: OrganizationAccess, searchId: string) {
+    if (!isId(searchId)) return null;
+    const { state } = await this.writer.load(researchStreamId(searchId), completedSearchDecider);
+    if (!state.data || state.data.organizationId !== access.organizationId) return null;
+    if (!reachesSpace(access.state, access.accountId, state.data.spaceId)) return null;
+    return state.data;
+  }
+
+  /** The space of a comparison of this organization the member reaches; otherwise 404. */
+  async comparisonSpace(access: OrganizationAccess, comparisonId: string): Promise<string> {
+    if (!isId(comparisonId)) throw notFound('comparison');
+    const [prepared] = await this.eventStore.readStream(comparisonStreamId(comparisonId), { maxCount: 1 });
+    const data = prepared?.data as { organizationId?: string; spaceId?: string } | undefined;
+    if (
+      !data ||
+      data.organizationId !== access.organizationId ||
+      !reachesSpace(access.state, access.accountId, data.spaceId!)
+    ) {
+      throw notFound('comparison');
+    }
+    return data.spaceId!;
   }
 }
 

@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import type { PersonalResearchGate, Principal } from '../../platform/auth/access.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
@@ -8,7 +10,10 @@ import {
 } from '../../search/research-context.js';
 import { requireOpen } from '../domain/organization.js';
 import { whoisContactsOmitted } from '../domain/policies.js';
-import type { OrganizationWorkspace } from './organization-workspace.js';
+import { CreationPreviews } from '../queries/creation-preview.js';
+import { RecordCompletedSearch } from './cases.commands.js';
+import { OrganizationGate } from './organization-access.js';
+import { WorkspaceSelections } from './workspace-selection.js';
 
 /**
  * Rules 1, 2, 7 and 8 for every search and export:
@@ -18,12 +23,18 @@ import type { OrganizationWorkspace } from './organization-workspace.js';
  *   external user's portion; a refusal never falls back to another payer;
  * - a restricted organization researches nothing; the trial omits WHOIS contacts.
  */
+@Injectable()
 export class OrganizationResearchContexts implements ResearchContexts, PersonalResearchGate {
-  constructor(private readonly workspace: OrganizationWorkspace) {}
+  constructor(
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
+    @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
+    @Inject(CreationPreviews) private readonly previews: CreationPreviews,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+  ) {}
 
   /** Rule 1: personal research is unavailable to an account that belongs to an organization. */
   async refusal(accountId: string): Promise<ServiceError | null> {
-    if (!(await this.workspace.belongsToOrganization(accountId))) return null;
+    if (!(await this.previews.belongsToOrganization(accountId))) return null;
     return new ServiceError(
       'personal_research_unavailable',
       "this account belongs to an organization: research runs in the organization's context (switch a browser session to it); personal research is unavailable",
@@ -37,17 +48,17 @@ export class OrganizationResearchContexts implements ResearchContexts, PersonalR
       return personalResearch(principal);
     }
     const organizationId = principal.organizationId;
-    const access = await this.workspace.gate.require(principal, organizationId);
+    const access = await this.gate.require(principal, organizationId);
     requireOpen(access.state);
     const selection = principal.sessionId
-      ? await this.workspace.selections.get(principal.sessionId, organizationId)
+      ? await this.selections.get(principal.sessionId, organizationId)
       : null;
     if (!selection?.spaceId) {
       throw new ServiceError('space_required', 'select a space before searching', {
         organization_id: organizationId,
       });
     }
-    const space = await this.workspace.gate.space(access, selection.spaceId).catch(() => {
+    const space = await this.gate.space(access, selection.spaceId).catch(() => {
       throw new ServiceError(
         'space_required',
         'the selected space is no longer available: select another one',
@@ -85,21 +96,24 @@ export class OrganizationResearchContexts implements ResearchContexts, PersonalR
     if (!context.organization) return null;
     const { organizationId, spaceId } = context.organization;
     // Recorded so evidence can name its records later; a search never adds evidence by itself (rule 4).
-    return this.workspace.recordSearch(
-      organizationId,
-      spaceId,
-      principal.accountId,
-      {
-        rawQuery: search.rawQuery,
-        timeFrame: search.timeFrame,
-        creditsCharged: search.creditsCharged,
-        records: search.records.map((r) => ({ dataset: r.dataset, id: r.id, source: r.raw })),
-      },
-      commandEnvelope({
-        actor: `account:${principal.accountId}`,
-        payer: `organization:${organizationId}`,
-        scope: spaceId,
-      }),
+    const { searchId } = await this.commands.execute(
+      new RecordCompletedSearch(
+        organizationId,
+        spaceId,
+        principal.accountId,
+        {
+          rawQuery: search.rawQuery,
+          timeFrame: search.timeFrame,
+          creditsCharged: search.creditsCharged,
+          records: search.records.map((r) => ({ dataset: r.dataset, id: r.id, source: r.raw })),
+        },
+        commandEnvelope({
+          actor: `account:${principal.accountId}`,
+          payer: `organization:${organizationId}`,
+          scope: spaceId,
+        }),
+      ),
     );
+    return searchId;
   }
 }

@@ -1,5 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { hashSessionId } from '../../platform/auth/sessions.js';
-import type { Collection, ReadDocument, ReadStore } from '../../platform/read-store/read-store.port.js';
+import {
+  READ_STORE,
+  type Collection,
+  type ReadDocument,
+  type ReadStore,
+} from '../../platform/read-store/read-store.port.js';
 
 /**
  * What a browser session has selected inside its organization: the space (rule 2) and the case evidence is
@@ -15,11 +21,12 @@ export interface WorkspaceSelection extends ReadDocument {
   readonly caseId: string | null;
 }
 
+@Injectable()
 export class WorkspaceSelections {
   private readonly selections: Collection<WorkspaceSelection>;
   private ready: Promise<void> | undefined;
 
-  constructor(private readonly readStore: ReadStore) {
+  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {
     this.selections = readStore.collection<WorkspaceSelection>(WORKSPACE_SELECTIONS);
   }
 

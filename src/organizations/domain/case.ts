@@ -47,7 +47,8 @@ export interface OpenCase {
 export interface SaveEvidence {
   readonly type: 'SaveEvidence';
   readonly evidenceId: string;
-  readonly search: CompletedSearchFacts;
+  /** Null: the saver reaches no such completed search. */
+  readonly search: CompletedSearchFacts | null;
   readonly records: readonly RecordRef[];
   readonly note: string;
   /** Undefined: the role's default (staff Internal, external users client-visible). */
@@ -109,9 +110,19 @@ export const initialCaseState: CaseState = {
   evidenceCount: 0,
 };
 
-export const caseDecider: Decider<CaseCommand, CaseEvent, CaseState, { readonly now: Date }> = {
+/**
+ * What a case decides with besides its own stream. `selectedCase` (saving evidence): how the saver reaches the
+ * case, from the organization and space streams: `reachable` when the case is of the saver's organization in a
+ * space the saver reaches, `spaceArchived` when that space is archived.
+ */
+export interface CaseContext {
+  readonly now: Date;
+  readonly selectedCase?: { readonly reachable: boolean; readonly spaceArchived: boolean };
+}
+
+export const caseDecider: Decider<CaseCommand, CaseEvent, CaseState, CaseContext> = {
   initialState: initialCaseState,
-  decide(command, state, { now }) {
+  decide(command, state, { now, selectedCase }) {
     const at = now.toISOString();
     switch (command.type) {
       case 'OpenCase': {
@@ -147,7 +158,7 @@ export const caseDecider: Decider<CaseCommand, CaseEvent, CaseState, { readonly 
         ];
       }
       case 'SaveEvidence':
-        return saveEvidence(command, state, at);
+        return saveEvidence(command, state, at, selectedCase);
       case 'ArchiveCase':
         if (!state.exists) throw new ServiceError('not_found', 'no such case');
         return state.status === 'archived' ? [] : [{ type: 'CaseArchived', data: { archivedAt: at } }];
@@ -174,7 +185,30 @@ export const caseDecider: Decider<CaseCommand, CaseEvent, CaseState, { readonly 
   },
 };
 
-function saveEvidence(command: SaveEvidence, state: CaseState, at: string): CaseEvent[] {
+function saveEvidence(
+  command: SaveEvidence,
+  state: CaseState,
+  at: string,
+  selectedCase: CaseContext['selectedCase'],
+): CaseEvent[] {
+  if (state.exists) {
+    if (!selectedCase) throw new Error('SaveEvidence is decided with the selected case facts');
+    // The saver lost the case (removed from its space) or its space was archived: another case is needed.
+    if (!selectedCase.reachable) {
+      throw new ServiceError(
+        'case_unavailable',
+        'the selected case is no longer available: select another case',
+      );
+    }
+    if (selectedCase.spaceArchived) {
+      throw new ServiceError(
+        'case_unavailable',
+        "the selected case's space is archived: select another case",
+      );
+    }
+  }
+  if (!command.search) throw new ServiceError('not_found', 'no such search');
+  const search = command.search;
   // The save never creates a case (rule 4): an unknown or archived case must be replaced first.
   if (!state.exists)
     throw new ServiceError('case_unavailable', 'the selected case no longer exists: select another case');
@@ -187,16 +221,15 @@ function saveEvidence(command: SaveEvidence, state: CaseState, at: string): Case
       },
     );
   }
-  if (command.search.organizationId !== state.organizationId)
-    throw new ServiceError('not_found', 'no such search');
-  if (command.search.spaceId !== state.spaceId) {
+  if (search.organizationId !== state.organizationId) throw new ServiceError('not_found', 'no such search');
+  if (search.spaceId !== state.spaceId) {
     // Rule 3: a General research observation is saved only after the search is rerun in the client's context.
     throw new ServiceError(
       'rerun_required',
-      command.search.spaceKind === 'general'
+      search.spaceKind === 'general'
         ? "this search ran in General research: select the case's client and rerun the search there, paid from its budget"
         : "this search ran in another space: rerun it in the case's client before saving",
-      { search_space_id: command.search.spaceId, case_space_id: state.spaceId },
+      { search_space_id: search.spaceId, case_space_id: state.spaceId },
     );
   }
   const refs = command.records;
@@ -210,7 +243,7 @@ function saveEvidence(command: SaveEvidence, state: CaseState, at: string): Case
   const records: Array<{ dataset: string; id: string; source: Record<string, unknown> }> = [];
   for (const ref of refs) {
     const key = `${ref?.dataset}:${ref?.id}`;
-    const source = Object.hasOwn(command.search.records, key) ? command.search.records[key] : undefined;
+    const source = Object.hasOwn(search.records, key) ? search.records[key] : undefined;
     if (!source) throw invalidField('records', `${key} is not a record of this search`);
     if (seen.has(key)) throw invalidField('records', `${key} is selected twice`);
     seen.add(key);
@@ -236,7 +269,7 @@ function saveEvidence(command: SaveEvidence, state: CaseState, at: string): Case
         caseId: state.caseId!,
         organizationId: state.organizationId!,
         spaceId: state.spaceId!,
-        searchId: command.search.searchId,
+        searchId: search.searchId,
         records,
         note,
         visibility,

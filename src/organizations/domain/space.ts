@@ -536,6 +536,12 @@ function decideDeleted(command: SpaceCommand, state: SpaceState, now: Date): Spa
   }
 }
 
+/** Rule 2: a session selects an active space only; an archived one is restored first. */
+export function requireSelectable(state: SpaceState): void {
+  if (state.state !== 'active')
+    throw new ServiceError('forbidden', 'the space is archived: restore it first');
+}
+
 function requireActive(state: SpaceState): void {
   if (state.state !== 'active') {
     throw new ServiceError('forbidden', 'the space is archived: restore it first', { state: state.state });

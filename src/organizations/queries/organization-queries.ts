@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ORGANIZATIONS,
   ORGANIZATION_CASES,
@@ -8,13 +9,13 @@ import {
   ORGANIZATION_SPACES,
 } from '../../../projections/organizations.projection.js';
 import { envelopeAvailable, available } from '../../credits/domain/ledger.js';
-import type { CreditLedger } from '../../credits/commands/credit-ledger.js';
+import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
-import type { ServiceContext } from '../../platform/service-context.js';
-import type { OrganizationAccess } from '../commands/organization-access.js';
-import type { OrganizationWorkspace } from '../commands/organization-workspace.js';
+import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import { WorkspaceSelections } from '../commands/workspace-selection.js';
 import { isRestricted, reachesSpace, restrictionAction } from '../domain/organization.js';
 import { creditView, seesEvidence, seesStaff, visibleAuthor, type EnvelopeView } from '../domain/policies.js';
 import { can, isStaff } from '../domain/roles.js';
@@ -25,15 +26,17 @@ type Doc = ReadDocument & Record<string, unknown> & { id: string };
  * Reads of the workspace from its read models. Every read is scoped by the organization id the gate accepted,
  * and by the spaces the member reaches. Reading an overview starts no collection and spends nothing (rule 2).
  */
+@Injectable()
 export class OrganizationQueries {
   constructor(
-    private readonly context: ServiceContext,
-    private readonly workspace: OrganizationWorkspace,
-    private readonly ledger: CreditLedger,
+    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
+    @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
+    @Inject(CreditLedger) private readonly ledger: CreditLedger,
   ) {}
 
   private collection(name: string) {
-    return this.context.projections.collection<Doc>('organizations', name);
+    return this.projections.collection<Doc>('organizations', name);
   }
 
   async list(principal: Principal) {
@@ -64,7 +67,7 @@ export class OrganizationQueries {
     const [spaces, sso] = await Promise.all([
       this.spaces(access),
       // Enforcement lives on the SSO stream only; the gate decides entry from the same fold.
-      this.workspace.gate.singleSignOn(access.organizationId),
+      this.gate.singleSignOn(access.organizationId),
     ]);
     return {
       id: access.organizationId,
@@ -143,7 +146,7 @@ export class OrganizationQueries {
   }
 
   async space(access: OrganizationAccess, spaceId: string) {
-    await this.workspace.gate.space(access, spaceId);
+    await this.gate.space(access, spaceId);
     const space = await this.collection(ORGANIZATION_SPACES).get(spaceId);
     if (!space) throw new ServiceError('not_found', 'no such space');
     return spaceView(space, access);
@@ -163,7 +166,7 @@ export class OrganizationQueries {
   }
 
   async caseDetail(access: OrganizationAccess, caseId: string) {
-    await this.workspace.caseOf(access, caseId);
+    await this.gate.case(access, caseId);
     const found = await this.collection(ORGANIZATION_CASES).get(caseId);
     if (!found) throw new ServiceError('not_found', 'no such case');
     const evidence = await this.visibleEvidence(access, found);
@@ -218,7 +221,7 @@ export class OrganizationQueries {
   }
 
   async comparison(access: OrganizationAccess, comparisonId: string) {
-    await this.workspace.comparisonSpace(access, comparisonId);
+    await this.gate.comparisonSpace(access, comparisonId);
     const found = await this.collection(ORGANIZATION_COMPARISONS).get(comparisonId);
     if (!found || (!isStaff(access.member.role) && !found.published)) {
       throw new ServiceError('not_found', 'no such comparison');
@@ -228,7 +231,7 @@ export class OrganizationQueries {
 
   /** What an external client keeps: the explicitly published view of a space (rule 11). */
   async publishedView(access: OrganizationAccess, spaceId: string) {
-    await this.workspace.gate.space(access, spaceId);
+    await this.gate.space(access, spaceId);
     const comparisons = await this.collection(ORGANIZATION_COMPARISONS).find({
       organizationId: access.organizationId,
     });
@@ -256,7 +259,7 @@ export class OrganizationQueries {
       };
     }
     const selection = principal.sessionId
-      ? await this.workspace.selections.get(principal.sessionId, access.organizationId)
+      ? await this.selections.get(principal.sessionId, access.organizationId)
       : null;
     const limits: EnvelopeView[] = [];
     if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
@@ -279,7 +282,7 @@ export class OrganizationQueries {
    */
   async serviceCredits(principal: Principal): Promise<{ scope: string; available: number } | null> {
     if (!principal.organizationId) return null;
-    const access = await this.workspace.gate.require(principal, principal.organizationId).catch(() => null);
+    const access = await this.gate.require(principal, principal.organizationId).catch(() => null);
     if (!access) return null;
     const view = await this.credits(access, principal);
     return { scope: view.scope, available: view.available };

@@ -7,7 +7,7 @@ import {
   type OrganizationCommand,
 } from '../../../src/organizations/domain/organization.js';
 import { creationRefusal, redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
-import { spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
+import { requireSelectable, spaceDecider, type SpaceEvent } from '../../../src/organizations/domain/space.js';
 import { ledgerDecider, type LedgerContext, type LedgerState } from '../../../src/credits/domain/ledger.js';
 import { allOrNothing } from '../../../src/platform/event-sourcing/decider.js';
 import { deciderSpec } from '../../support/decider-spec.js';
@@ -231,6 +231,17 @@ describe('space decider (rule 13)', () => {
       shares: { sh: { revoked: true } },
     });
   });
+  it('rule 2: a session selects an active space; an archived one is restored first', () => {
+    const active = space.given(createdSpace).state;
+    expect(() => requireSelectable(active)).not.toThrow();
+    const archived = space.given([
+      ...createdSpace,
+      { type: 'SpaceArchived', data: { archivedAt: now.toISOString() } } as SpaceEvent,
+    ]).state;
+    expect(() => requireSelectable(archived)).toThrow(
+      expect.objectContaining({ code: 'forbidden', message: 'the space is archived: restore it first' }),
+    );
+  });
   it('credit_limit follows the contract limits (6 to 1,000,000)', () => {
     space.given(createdSpace).when({ type: 'SetCreditLimit', creditLimit: 5 }, { now }).then('invalid_input');
   });
@@ -316,6 +327,8 @@ describe('case decider (rules 3, 4)', () => {
     spaceKind: 'client' as const,
     records: { 'hosts:1': { id: '1' }, 'hosts:2': { id: '2' } },
   };
+  /** The saver still reaches the case, in an active space (facts of the organization and space streams). */
+  const reached = { now, selectedCase: { reachable: true, spaceArchived: false } };
   const save = (over: object = {}) => ({
     type: 'SaveEvidence' as const,
     evidenceId: 'e',
@@ -348,21 +361,49 @@ describe('case decider (rules 3, 4)', () => {
   it('a search of another space needs a rerun; an archived case must be replaced; staff default to internal', () => {
     cases
       .given(opened)
-      .when(save({ search: { ...search, spaceId: 'g', spaceKind: 'general' } }), { now })
+      .when(save({ search: { ...search, spaceId: 'g', spaceKind: 'general' } }), reached)
       .then('rerun_required');
     cases
       .given([...opened, { type: 'CaseArchived', data: { archivedAt: now.toISOString() } }])
-      .when(save(), { now })
+      .when(save(), reached)
       .then('case_unavailable');
-    const saved = cases.given(opened).when(save(), { now }).decided();
+    const saved = cases.given(opened).when(save(), reached).decided();
     expect(saved.events[0]).toMatchObject({
       data: { visibility: 'internal', records: [{ id: '2', source: { id: '2' } }] },
     });
     const external = cases
       .given(opened)
-      .when(save({ savedByStaff: false }), { now })
+      .when(save({ savedByStaff: false }), reached)
       .decided();
     expect(external.events[0]).toMatchObject({ data: { visibility: 'client' } });
+  });
+  it('a case the saver no longer reaches, or whose space is archived, is unavailable: another case is needed', () => {
+    const unreachable = cases
+      .given(opened)
+      .when(save(), { now, selectedCase: { reachable: false, spaceArchived: false } })
+      .then('case_unavailable');
+    expect(unreachable.message).toBe('the selected case is no longer available: select another case');
+    const archivedSpace = cases
+      .given(opened)
+      .when(save(), { now, selectedCase: { reachable: true, spaceArchived: true } })
+      .then('case_unavailable');
+    expect(archivedSpace.message).toBe("the selected case's space is archived: select another case");
+  });
+  it('the case is refused before the search: an unavailable case wins over a search the saver cannot reach', () => {
+    cases
+      .given(opened)
+      .when(save({ search: null }), { now, selectedCase: { reachable: false, spaceArchived: false } })
+      .then('case_unavailable');
+    cases
+      .given(opened)
+      .when(save({ search: null }), reached)
+      .then('not_found');
+    // A case that no longer exists: an unknown search is named first, as before any case is looked at.
+    cases
+      .given([])
+      .when(save({ search: null }), reached)
+      .then('not_found');
+    cases.given([]).when(save(), reached).then('case_unavailable');
   });
 });
 

@@ -1,0 +1,71 @@
+import {
+  applyDecorators,
+  Controller,
+  createParamDecorator,
+  UseGuards,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Principal } from '../../platform/auth/access.js';
+import type { AuthenticatedRequest } from '../../platform/auth/auth.guard.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
+import type { Capability } from '../domain/roles.js';
+import { OrganizationAccessGuard } from './organization-access.guard.js';
+
+export const READ = { surface: 'session', permission: 'organization.read' } as const;
+export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
+
+/** Who sends a command, and its envelope: the caller is the actor, the request id the command id. */
+export interface Caller {
+  readonly principal: Principal;
+  readonly envelope: CommandEnvelope;
+}
+
+export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  if (!request.principal) throw new ServiceError('unauthenticated', 'this route needs a credential');
+  return { principal: request.principal, envelope: envelopeFor(request.principal, String(request.id)) };
+});
+
+const API_OPERATION = 'swagger/apiOperation';
+
+/**
+ * Keeps the OpenAPI operation ids these routes had when one `OrganizationsController` served them all:
+ * clients generated from the document name their methods after them.
+ */
+export function OperationIdsOf(controllerName: string): ClassDecorator {
+  return (target) => {
+    const prototype = (target as unknown as { prototype: Record<string, unknown> }).prototype;
+    for (const key of Object.getOwnPropertyNames(prototype)) {
+      const method = prototype[key];
+      if (typeof method !== 'function') continue;
+      const operation = Reflect.getMetadata(API_OPERATION, method) as Record<string, unknown> | undefined;
+      if (!operation || operation.operationId) continue;
+      Reflect.defineMetadata(
+        API_OPERATION,
+        { ...operation, operationId: `${controllerName}_${key}` },
+        method,
+      );
+    }
+  };
+}
+
+/** A read of `:orgId` for members whose role has `capability` (checked by the OrganizationAccessGuard). */
+export const readWith = (capability: Capability) => ({ ...READ, capability }) as const;
+/** A change in `:orgId` by members whose role has `capability` (checked by the OrganizationAccessGuard). */
+export const manageWith = (capability: Capability) => ({ ...MANAGE, capability }) as const;
+
+/**
+ * A controller of organization routes: under /api/v2/organizations, documented under `organizations`, each
+ * route's capability checked by the OrganizationAccessGuard.
+ */
+export function OrganizationRoutes(): ClassDecorator {
+  return applyDecorators(
+    ApiTags('organizations'),
+    Controller('api/v2/organizations'),
+    UseGuards(OrganizationAccessGuard),
+    OperationIdsOf('OrganizationsController'),
+  );
+}
