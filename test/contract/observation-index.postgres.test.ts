@@ -85,6 +85,12 @@ const sleepingSelectors = (seconds: number): SqlSelectorCompiler => ({
   compile: (_node, context) => `(SELECT true FROM pg_sleep(${context.bind(seconds, 'integer')}::float8))`,
 });
 
+/** Like sleepingSelectors(seconds), each evaluation also taking a number of `sequence`: it counts the statements. */
+const countedSleepingSelectors = (seconds: number, sequence: string): SqlSelectorCompiler => ({
+  compile: (_node, context) =>
+    `(SELECT nextval('${sequence}') > 0 FROM pg_sleep(${context.bind(seconds, 'integer')}::float8))`,
+});
+
 describe.each(SQL_KINDS)('PostgresObservationIndex selectors: %s', (kind) => {
   let database: TestDatabase;
   let index: PostgresObservationIndex;
@@ -237,7 +243,10 @@ describe('PostgresObservationIndex cancellation: pglite', () => {
   });
 
   it('a running PGlite statement cannot be interrupted: the abort lands before the next statement', async () => {
-    const index = new PostgresObservationIndex(database.db, { selectors: sleepingSelectors(1) });
+    await database.db.exec('CREATE SEQUENCE sleeping_statements');
+    const index = new PostgresObservationIndex(database.db, {
+      selectors: countedSleepingSelectors(1, 'sleeping_statements'),
+    });
     const controller = new AbortController();
     const started = Date.now();
     // Each of the two statements of a search (count, page) sleeps one second.
@@ -249,9 +258,12 @@ describe('PostgresObservationIndex cancellation: pglite', () => {
     );
     setTimeout(() => controller.abort(), 100);
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(1_000);
-    expect(elapsed).toBeLessThan(1_900);
+    // The running statement took its whole second; the next one never started.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const statements = await database.db.query<{ ran: number }>(
+      'SELECT last_value::int AS ran FROM sleeping_statements',
+    );
+    expect(statements.rows).toEqual([{ ran: 1 }]);
 
     const page = await new PostgresObservationIndex(database.db).search(
       'hosts',
