@@ -361,7 +361,8 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
     };
 
     const waitForSubscriberBackend = async (): Promise<void> => {
-      for (let attempt = 0; attempt < 200; attempt += 1) {
+      // Its reads back off up to 2 s after failures in a row: far more than that.
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
         const { rows } = await testDb.db.query<{ connected: number }>(
           'SELECT count(*)::int AS connected FROM pg_stat_activity WHERE application_name = $1',
           [applicationName],
@@ -377,7 +378,7 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
       let terminated = 0;
       for (let batch = 0; batch < 10; batch += 1) {
         await appendBatch();
-        await delay(15);
+        await waitForSubscriberBackend(); // reconnected since the last kill
         terminated += await terminateSubscriberBackends();
       }
       expect(terminated).toBeGreaterThan(0);
