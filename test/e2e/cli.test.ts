@@ -79,6 +79,22 @@ describe('operator CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('a command run in this process answers as the real process does: output, refusals and exit codes', async () => {
+    // The other suites run most commands in process (runCliInProcess): this is what vouches for it.
+    for (const args of [
+      ['--help'],
+      ['no-such-command'],
+      ['accounts', 'create'],
+      ['keys', 'issue'],
+      ['events', 'replay', '--stream', 'nothing-here'],
+      ['workers', 'status', '--json'],
+    ]) {
+      const real = await runCli(args, env);
+      const inProcess = await runCliInProcess(args, env);
+      expect({ args, ...inProcess }).toEqual({ args, ...real });
+    }
+  });
+
   it('with no service running it owns DATA_DIR itself: status, rebuild, verify, replay, tail', async () => {
     await appendThroughDataDir(dataDir, 30, 4, 'a');
 
