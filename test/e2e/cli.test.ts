@@ -87,7 +87,6 @@ describe('operator CLI', () => {
       ['accounts', 'create'],
       ['keys', 'issue'],
       ['events', 'replay', '--stream', 'nothing-here'],
-      ['workers', 'status', '--json'],
     ]) {
       const real = await runCli(args, env);
       const inProcess = await runCliInProcess(args, env);
