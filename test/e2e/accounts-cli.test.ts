@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
 const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
@@ -98,40 +99,43 @@ describe('account and key CLI commands', () => {
     expect(accountId).toMatch(/^[0-9a-f-]{36}$/);
     expect(json(created.stdout)).toMatchObject({ email: 'ops@example.com', plan: 'free' });
 
-    const duplicate = await runCli(
+    const duplicate = await runCliInProcess(
       ['accounts', 'create', '--email', 'ops@example.com', '--plan', 'free'],
       env,
     );
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('an account already uses ops@example.com');
 
-    const purchase = await runCli(['accounts', 'purchase', 'ops@example.com', '250', '--json'], env);
+    const purchase = await runCliInProcess(['accounts', 'purchase', 'ops@example.com', '250', '--json'], env);
     expect(purchase.code).toBe(0);
     expect(json(purchase.stdout)).toEqual({ account_id: accountId, purchased: 250 });
 
-    const plan = await runCli(['accounts', 'plan', accountId, 'enterprise', '--json'], env);
+    const plan = await runCliInProcess(['accounts', 'plan', accountId, 'enterprise', '--json'], env);
     expect(json(plan.stdout)).toEqual({ account_id: accountId, plan: 'enterprise', changed: true });
-    const badPlan = await runCli(['accounts', 'plan', accountId, 'platinum'], env);
+    const badPlan = await runCliInProcess(['accounts', 'plan', accountId, 'platinum'], env);
     expect(badPlan.code).toBe(1);
     expect(badPlan.stderr).toContain('unknown plan "platinum"');
 
-    const issued = await runCli(['keys', 'issue', accountId, '--label', 'ci', '--json'], env);
+    const issued = await runCliInProcess(['keys', 'issue', accountId, '--label', 'ci', '--json'], env);
     const key = json(issued.stdout);
     expect(key).toMatchObject({ account_id: accountId, label: 'ci' });
     expect(key.key).toMatch(/^exr_[a-z2-7]{12}_/);
-    const text = await runCli(['keys', 'issue', 'ops@example.com'], env);
+    const text = await runCliInProcess(['keys', 'issue', 'ops@example.com'], env);
     expect(text.stdout).toMatch(/^exr_\S+\n\(key id [a-z2-7]{12}; this is the only time the key is shown\)/);
 
-    const revoked = await runCli(['keys', 'revoke', key.key_id as string, '--json'], env);
+    const revoked = await runCliInProcess(['keys', 'revoke', key.key_id as string, '--json'], env);
     expect(json(revoked.stdout)).toEqual({ key_id: key.key_id, revoked: true });
-    const again = await runCli(['keys', 'revoke', key.key_id as string, '--json'], env);
+    const again = await runCliInProcess(['keys', 'revoke', key.key_id as string, '--json'], env);
     expect(json(again.stdout)).toEqual({ key_id: key.key_id, revoked: false });
     const unknown = await runCli(['keys', 'revoke', 'aaaaaaaaaaaa'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no such API key');
 
     // The history is attributed to the operator, on behalf of the account.
-    const replay = await runCli(['events', 'replay', '--stream', `account-${accountId}`, '--json'], env);
+    const replay = await runCliInProcess(
+      ['events', 'replay', '--stream', `account-${accountId}`, '--json'],
+      env,
+    );
     const events = replay.stdout
       .trim()
       .split('\n')
@@ -164,7 +168,7 @@ describe('account and key CLI commands', () => {
 
     const created = json(
       (
-        await runCli(
+        await runCliInProcess(
           ['accounts', 'create', '--email', 'live@example.com', '--plan', 'professional', '--json'],
           env,
         )
@@ -177,7 +181,7 @@ describe('account and key CLI commands', () => {
       headers: { authorization: `Bearer ${issued.key as string}` },
     });
     expect(first.status).toBe(200);
-    await runCli(['keys', 'revoke', issued.key_id as string], env);
+    await runCliInProcess(['keys', 'revoke', issued.key_id as string], env);
     const after = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
       headers: { 'x-api-key': issued.key as string },
     });

@@ -1,14 +1,16 @@
 /**
- * The real `catalogue import` / `catalogue status` / `catalogue reindex` commands as child processes on the
- * embedded database, with the real NVD and KEV files of ../shared/data: first owning DATA_DIR (no service), then
- * through the socket of a running service, whose `cve:`/`kev:` searches see what the CLI imported. One data
- * directory throughout: each CLI process that owns the database pays for opening it, the socket ones do not.
+ * The real `catalogue import` / `catalogue status` / `catalogue reindex` commands (in this process; an import, a
+ * data import and the reindex as child processes) on the embedded database, with the real NVD and KEV files of
+ * ../shared/data: first owning DATA_DIR (no service), then through the socket of a running service, whose
+ * `cve:`/`kev:` searches see what the CLI imported. One data directory throughout: each CLI command that owns the
+ * database pays for opening it, the socket ones do not.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type CliResult, type ServiceProcess } from '../support/processes.js';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
@@ -90,7 +92,7 @@ describe('catalogue CLI', () => {
           configurations: [{ nodes: [{ operator: 'XOR', cpeMatch: [] }] }],
         }),
       );
-      const refused = await runCli(['catalogue', 'import', mixed, '--json'], env);
+      const refused = await runCliInProcess(['catalogue', 'import', mixed, '--json'], env);
       expect(refused.code).toBe(3);
       expect(json(refused)).toEqual({
         error: 'malformed_file',
@@ -101,7 +103,7 @@ describe('catalogue CLI', () => {
       // In text mode, beside the real NVD files: a truncated file names itself and why.
       const truncated = join(scratch, 'truncated.json');
       writeFileSync(truncated, '{"id": "CVE-2099-0003", ');
-      const refusedText = await runCli(['catalogue', 'import', NVD, truncated], env);
+      const refusedText = await runCliInProcess(['catalogue', 'import', NVD, truncated], env);
       expect(refusedText.code).toBe(3);
       expect(refusedText.stdout).toContain(`rejected ${truncated}: not valid JSON`);
       expect(refusedText.stdout).toContain('nothing was imported; the current catalogue is unchanged');
@@ -116,7 +118,7 @@ describe('catalogue CLI', () => {
       expect(kevCatalogue).toBeDefined(); // the first step ran
       const env = { DATA_DIR: dataDir };
       service = await startServiceProcess(env);
-      const untouched = await runCli(['catalogue', 'status', '--json'], env);
+      const untouched = await runCliInProcess(['catalogue', 'status', '--json'], env);
       expect(untouched.code).toBe(0);
       // The KEV import built the (empty) association index with this matcher version: current.
       expect(json(untouched)).toEqual({
@@ -149,12 +151,12 @@ describe('catalogue CLI', () => {
       const written = await runCli(['data', 'import', 'hosts', ndjson, '--json'], env);
       expect([written.code, json(written).imported]).toEqual([0, HOSTS.length]);
       const account = json(
-        await runCli(
+        await runCliInProcess(
           ['accounts', 'create', '--email', 'catalogue@example.com', '--plan', 'professional', '--json'],
           env,
         ),
       );
-      const key = json(await runCli(['keys', 'issue', account.account_id as string, '--json'], env))
+      const key = json(await runCliInProcess(['keys', 'issue', account.account_id as string, '--json'], env))
         .key as string;
       const search = async (query: string): Promise<string[]> => {
         const response = await fetch(`${service!.baseUrl}/api/v2/common/data/hosts`, {
@@ -169,7 +171,7 @@ describe('catalogue CLI', () => {
       };
       expect(await search('cve:*')).toEqual([]);
 
-      const imported = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
+      const imported = await runCliInProcess(['catalogue', 'import', NVD, KEV, '--json'], env);
       expect(imported.code).toBe(0);
       const report = json(imported);
       expect(report).toMatchObject({
@@ -197,7 +199,7 @@ describe('catalogue CLI', () => {
       expect(await search('cve:* AND NOT ip:198.51.100.1')).toEqual(['198.51.100.2', '198.51.100.4']);
 
       // Importing the same files again changes nothing: same version, nothing re-associated.
-      const again = await runCli(['catalogue', 'import', NVD, KEV, '--json'], env);
+      const again = await runCliInProcess(['catalogue', 'import', NVD, KEV, '--json'], env);
       expect(again.code).toBe(0);
       expect(json(again)).toMatchObject({
         changed: false,
@@ -218,7 +220,7 @@ describe('catalogue CLI', () => {
       expect(await search('kev:true')).toEqual(['198.51.100.1', '198.51.100.4']);
 
       // Status names the code's matcher version and the one the index was built with.
-      const status = await runCli(['catalogue', 'status'], env);
+      const status = await runCliInProcess(['catalogue', 'status'], env);
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(
         new RegExp(

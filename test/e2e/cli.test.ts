@@ -7,6 +7,7 @@ import { PostgresEventStore } from '../../src/platform/event-store/postgres/post
 import { physicalCollectionName } from '../../src/platform/projections/projection-definition.js';
 import { PostgresReadStore } from '../../src/platform/read-store/postgres/postgres-read-store.js';
 import { WorkerFailures } from '../../src/platform/scheduling/worker-failures.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, runCliPiped, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
 
@@ -78,6 +79,21 @@ describe('operator CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it('a command run in this process answers as the real process does: output, refusals and exit codes', async () => {
+    // The other suites run most commands in process (runCliInProcess): this is what vouches for it.
+    for (const args of [
+      ['--help'],
+      ['no-such-command'],
+      ['accounts', 'create'],
+      ['keys', 'issue'],
+      ['events', 'replay', '--stream', 'nothing-here'],
+    ]) {
+      const real = await runCli(args, env);
+      const inProcess = await runCliInProcess(args, env);
+      expect({ args, ...inProcess }).toEqual({ args, ...real });
+    }
+  });
+
   it('with no service running it owns DATA_DIR itself: status, rebuild, verify, replay, tail', async () => {
     await appendThroughDataDir(dataDir, 30, 4, 'a');
 
@@ -88,21 +104,23 @@ describe('operator CLI', () => {
     );
     expect(streamsRow).toMatchObject({ name: 'event-streams', lag_events: 120 });
 
-    const rebuild = await runCli(['projections', 'rebuild', 'event-streams', '--json'], env);
+    const rebuild = await runCliInProcess(['projections', 'rebuild', 'event-streams', '--json'], env);
     expect(rebuild.code).toBe(0);
     const rebuilt = JSON.parse(rebuild.stdout).rebuilt[0];
     expect(rebuilt).toMatchObject({ projection: 'event-streams', events: 120, generation: 2 });
     expect(rebuilt.eventsPerSecond).toBeGreaterThan(0);
 
-    const verify = await runCli(['projections', 'verify', 'event-streams'], env);
+    const verify = await runCliInProcess(['projections', 'verify', 'event-streams'], env);
     expect(verify.stdout.trim()).toMatch(/^equal \(30 documents compared/);
     expect(verify.code).toBe(0);
 
-    const replay = await runCli(['events', 'replay', '--stream', 'widget-a7'], env);
+    const replay = await runCliInProcess(['events', 'replay', '--stream', 'widget-a7'], env);
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain('WidgetTuned (v1)  widget-a7@0');
     expect(replay.stdout).toContain('by account:alice on behalf of organization:acme in scope scope-1');
-    const replayJson = (await runCli(['events', 'replay', '--stream', 'widget-a7', '--json'], env)).stdout
+    const replayJson = (
+      await runCliInProcess(['events', 'replay', '--stream', 'widget-a7', '--json'], env)
+    ).stdout
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
@@ -114,34 +132,34 @@ describe('operator CLI', () => {
       type: 'WidgetTuned',
     });
 
-    const tail = (await runCli(['events', 'tail', '-n', '5', '--json'], env)).stdout
+    const tail = (await runCliInProcess(['events', 'tail', '-n', '5', '--json'], env)).stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(tail).toHaveLength(5);
     expect(tail.at(-1)).toMatchObject({ stream: 'widget-a29', stream_version: 3 });
 
-    const missing = await runCli(['events', 'replay', '--stream', 'nothing-here'], env);
+    const missing = await runCliInProcess(['events', 'replay', '--stream', 'nothing-here'], env);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('stream nothing-here has no events');
-    const unknown = await runCli(['projections', 'rebuild', 'no-such'], env);
+    const unknown = await runCliInProcess(['projections', 'rebuild', 'no-such'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown projection "no-such"');
   });
 
   it('workers status lists the items each background worker keeps failing on, with and without a running service; projections rebuild --all and verify leave them alone', async () => {
-    const none = await runCli(['workers', 'status', '--json'], env);
+    const none = await runCliInProcess(['workers', 'status', '--json'], env);
     expect(none.code).toBe(0);
     expect(JSON.parse(none.stdout)).toEqual({ workers: [] });
 
     await recordFailingItem(dataDir, 'export-file-sweeper', 'file:f-1', 'EACCES: permission denied', 3);
     // worker_failures is not a projection: rebuilding and verifying every projection neither drops nor reports it.
-    expect((await runCli(['projections', 'rebuild', '--all', '--json'], env)).code).toBe(0);
-    const verify = await runCli(['projections', 'verify', 'event-streams', '--json'], env);
+    expect((await runCliInProcess(['projections', 'rebuild', '--all', '--json'], env)).code).toBe(0);
+    const verify = await runCliInProcess(['projections', 'verify', 'event-streams', '--json'], env);
     expect(verify.code).toBe(0);
     expect(verify.stdout).not.toContain('worker_failures');
 
-    const failing = await runCli(['workers', 'status', '--json'], env);
+    const failing = await runCliInProcess(['workers', 'status', '--json'], env);
     // Exit 3: an item failed 3 times in a row, the threshold at which /health/ready shows its worker failing.
     expect(failing.code).toBe(3);
     expect(JSON.parse(failing.stdout)).toEqual({
@@ -208,7 +226,7 @@ describe('operator CLI', () => {
 
     await waitUntil(
       async () => {
-        const status = await runCli(['projections', 'status', '--json'], env);
+        const status = await runCliInProcess(['projections', 'status', '--json'], env);
         const row = JSON.parse(status.stdout).projections.find(
           (p: { name: string }) => p.name === 'event-streams',
         );
@@ -218,7 +236,7 @@ describe('operator CLI', () => {
       200,
     );
 
-    const rebuild = await runCli(['projections', 'rebuild', 'event-streams', '--json'], env);
+    const rebuild = await runCliInProcess(['projections', 'rebuild', 'event-streams', '--json'], env);
     expect(rebuild.code).toBe(0);
     expect(JSON.parse(rebuild.stdout).rebuilt[0]).toMatchObject({ events: 100, generation: 2 });
 
@@ -226,7 +244,7 @@ describe('operator CLI', () => {
     await appendThroughDataDir(dataDir, 1, 3, 'c');
     await waitUntil(
       async () => {
-        const status = await runCli(['projections', 'status', '--json'], env);
+        const status = await runCliInProcess(['projections', 'status', '--json'], env);
         const row = JSON.parse(status.stdout).projections.find(
           (p: { name: string }) => p.name === 'event-streams',
         );
@@ -235,7 +253,7 @@ describe('operator CLI', () => {
       30_000,
       200,
     );
-    expect((await runCli(['projections', 'verify', 'event-streams'], env)).code).toBe(0);
+    expect((await runCliInProcess(['projections', 'verify', 'event-streams'], env)).code).toBe(0);
 
     // Tamper with one live document through the socket, then verify names it.
     const opened = await openSqlDatabase({ dataDir, serveSocket: false });
@@ -271,12 +289,14 @@ describe('operator CLI', () => {
     );
     expect(await service.stop()).toBe(0);
     service = await startServiceProcess(env);
-    const status = await runCli(['projections', 'status', '--json'], env);
+    const status = await runCliInProcess(['projections', 'status', '--json'], env);
     const row = JSON.parse(status.stdout).projections.find(
       (p: { name: string }) => p.name === 'event-streams',
     );
     expect(row).toMatchObject({ events_applied: 20, lag_events: 0 });
-    const tail = (await runCli(['events', 'tail', '-n', '20', '--json'], env)).stdout.trim().split('\n');
+    const tail = (await runCliInProcess(['events', 'tail', '-n', '20', '--json'], env)).stdout
+      .trim()
+      .split('\n');
     expect(tail).toHaveLength(20);
   });
 });

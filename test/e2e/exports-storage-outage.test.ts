@@ -169,9 +169,13 @@ describe('exports: a storage outage longer than the parking budget fails no pend
         [database],
       );
       pool.start();
-      // Ten times the parking budget; the pool's looks fail meanwhile, and it says so.
-      await waitUntil(async () => service.context.background.get('export-pool')?.ok === false, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      // Longer than the parking budget: the pool's looks fail three times as often as an item may before it is
+      // parked, and it says so.
+      await waitUntil(
+        async () =>
+          (service.context.background.get('export-pool')?.consecutive_failures ?? 0) >= 3 * RETRY.parkAfter,
+        20_000,
+      );
     } finally {
       await cluster.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`);
       await cluster.end();

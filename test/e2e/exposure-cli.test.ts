@@ -1,6 +1,6 @@
 /**
  * The operator side of exposure scopes on the PostgreSQL server, shared by the service (in-process) and the
- * real CLI (child processes): `exposure enable` makes an Exposition organization, `exposure controls import`
+ * CLI (in this process, one command as a child process): `exposure enable` makes an Exposition organization, `exposure controls import`
  * brings historical control records. There is no launch endpoint: the only way control records arrive is this
  * import. It also runs the erasure of a deleted scope on the server.
  */
@@ -20,6 +20,7 @@ import { spaceStreamId } from '../../src/organizations/domain/space.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, type Actor } from '../support/organizations.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli } from '../support/processes.js';
 import { startTestService, waitForProjections, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
@@ -58,7 +59,7 @@ it('operators enable the Exposition product and import historical control record
 
   const bad = await runCli(['exposure', 'enable', organizationId, '--billing', 'free', '--json'], env);
   expect(bad.code).toBe(2);
-  const enabled = await runCli(['exposure', 'enable', organizationId, '--json'], env);
+  const enabled = await runCliInProcess(['exposure', 'enable', organizationId, '--json'], env);
   expect(enabled.code).toBe(0);
   expect(JSON.parse(enabled.stdout)).toMatchObject({ enabled: true, billing: 'capacity', changed: true });
 
@@ -66,7 +67,7 @@ it('operators enable the Exposition product and import historical control record
   const scopeId = scope.id as string;
   const file = join(scratch, 'controls.json');
   writeFileSync(file, JSON.stringify([{ asset: '192.0.2.1' }]));
-  const refused = await runCli(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
+  const refused = await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/asset, kind, title and performed_at/);
 
@@ -89,11 +90,13 @@ it('operators enable the Exposition product and import historical control record
       },
     ]),
   );
-  const imported = await runCli(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
+  const imported = await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
   expect(imported.code).toBe(0);
   expect(JSON.parse(imported.stdout)).toMatchObject({ scope_id: scopeId, imported: 2 });
   // Re-importing the same file changes nothing.
-  expect((await runCli(['exposure', 'controls', 'import', scopeId, file, '--json'], env)).code).toBe(0);
+  expect((await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env)).code).toBe(
+    0,
+  );
 
   const controlsUrl = `/api/v2/organizations/${organizationId}/clients/${scopeId}/exposure/controls`;
   await waitUntil(

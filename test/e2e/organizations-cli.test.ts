@@ -1,6 +1,6 @@
 /**
- * The operator's organization commands as real CLI processes (dist/src/cli.js), against the real service process
- * and then with no service running (the CLI owning the embedded database). Rule 14: an organization pending
+ * The operator's organization commands (in this process, two as real CLI processes of dist/src/cli.js), against the
+ * real service process and then with no service running (the CLI owning the embedded database). Rule 14: an organization pending
  * approval, inactive or awaiting payment is restricted, the owner included, until an operator or checkout changes
  * its status. The trial's domain is proven through a DNS server on loopback.
  */
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestDnsServer } from '../support/dns-server.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 
 const PASSWORD = 'operator-cli-password-0123';
@@ -34,7 +35,7 @@ describe('organization operator CLI', () => {
 
   /** Runs a command and answers its JSON output, failing with its stderr when it did not succeed. */
   async function cli(...args: string[]): Promise<Record<string, unknown>> {
-    const result = await runCli([...args, '--json'], env);
+    const result = await runCliInProcess([...args, '--json'], env);
     if (result.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
     return json(result.stdout);
   }

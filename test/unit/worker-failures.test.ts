@@ -152,6 +152,7 @@ describe('WorkerFailures: one failing item', () => {
 /** A pool whose one job always throws, beside one that works; its look fails as a whole when told to. */
 class TwoJobPool extends PollingWorkerPool {
   runs: Record<string, number> = { bad: 0, good: 0 };
+  looks = 0;
   lookFails = false;
 
   constructor(log: WorkerLog) {
@@ -159,6 +160,7 @@ class TwoJobPool extends PollingWorkerPool {
   }
 
   protected async tick(): Promise<void> {
+    this.looks += 1;
     if (this.lookFails) throw new Error('the read model is unreachable');
     const waiting = await this.failures.waiting();
     for (const id of ['bad', 'good']) {
@@ -177,25 +179,28 @@ describe('PollingWorkerPool: a job or a look that throws', () => {
     const { entries, log } = recorder();
     const pool = new TwoJobPool(log);
     pool.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => pool.runs.good! > 5 && pool.runs.bad! > 2);
     await pool.stop();
-    expect(pool.runs.good).toBeGreaterThan(5);
-    expect(pool.runs.bad).toBeGreaterThan(2);
     expect(entries.filter((entry) => entry.item === 'bad')).toHaveLength(1);
   });
 
   it('a look that keeps failing is logged once, and once more when it works again', async () => {
     const { entries, log } = recorder();
     const pool = new TwoJobPool(log);
+    const lookLogs = () => entries.filter((entry) => entry.item === undefined);
     pool.lookFails = true;
     pool.start();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => pool.looks >= 5);
     pool.lookFails = false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => lookLogs().length >= 2);
+    const looksSinceItWorks = pool.looks;
+    await until(() => pool.looks >= looksSinceItWorks + 5);
     await pool.stop();
-    expect(entries.filter((entry) => entry.item === undefined).map((entry) => entry.level)).toEqual([
-      'error',
-      'info',
-    ]);
+    expect(lookLogs().map((entry) => entry.level)).toEqual(['error', 'info']);
   });
 });
+
+/** Polls `condition` until it holds (a test's own timeout ends a wait that never does). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
