@@ -22,6 +22,7 @@ import { ServiceContext } from './platform/service-context.js';
 import { StreamWriter } from './platform/event-sourcing/stream-writer.js';
 import { ProjectionRunner } from './platform/projections/projection-runner.js';
 import { BackgroundChecks } from './platform/health/background-checks.js';
+import { BackgroundWorkers } from './platform/scheduling/background-workers.js';
 import { OBSERVATION_INDEX } from './search/observation-index/observation-index.port.js';
 import { CatalogueService } from './catalogue/catalogue-service.js';
 import { EXPORT_FILES } from './exports/files/export-file-store.port.js';
@@ -48,6 +49,7 @@ export class PlatformModule {
         { provide: EXPORT_FILES, useValue: context.files },
         { provide: RATE_LIMITER, useValue: context.rateLimiter },
         { provide: BackgroundChecks, useValue: context.background },
+        BackgroundWorkers,
       ],
       exports: [
         ServiceContext,
@@ -62,6 +64,7 @@ export class PlatformModule {
         EXPORT_FILES,
         RATE_LIMITER,
         BackgroundChecks,
+        BackgroundWorkers,
       ],
     };
   }

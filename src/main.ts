@@ -11,6 +11,7 @@ import { AppModule } from './app.module.js';
 import { serviceComposition } from './composition/service-composition.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { describeThrown } from './platform/errors/describe-thrown.js';
+import { BackgroundWorkers } from './platform/scheduling/background-workers.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
 import {
@@ -43,10 +44,8 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'exposure-research' } });
   let context: ServiceContext | undefined;
   let app: Awaited<ReturnType<typeof createHttpApp>> | undefined;
-  const stopping: Array<() => Promise<void>> = [];
   let closing = false;
   const closeAll = async (): Promise<void> => {
-    for (const stop of stopping.splice(0)) await stop();
     await app?.close().catch((error: unknown) => log.error({ err: error }, 'closing HTTP failed'));
     await context?.close().catch((error: unknown) => log.error({ err: error }, 'closing storage failed'));
   };
@@ -81,13 +80,14 @@ async function main(): Promise<void> {
     return fail(explainStartupFailure(error, location));
   }
   if (closing) return; // a projection found damaged storage meanwhile: the service is stopping
-  const sweeper = new ReservationSweeper(context);
-  sweeper.start();
-  stopping.push(() => sweeper.stop());
-  // Trials end on their own after 14 days (then awaiting payment); failed creation recoveries are retried.
-  const organizationSweeper = new OrganizationSweeper(context, app.get(OrganizationWorkspace));
-  organizationSweeper.start();
-  stopping.push(() => organizationSweeper.stop());
+  // The service's own sweepers join the modules' workers in one lifecycle (started now, stopped by app.close):
+  // expired reservations are released; trials end after 14 days and failed creation recoveries are retried.
+  app
+    .get(BackgroundWorkers)
+    .register(
+      new ReservationSweeper(context),
+      new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
+    );
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context, app.get(CommandBus))
     : null;

@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Module,
-  Optional,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Module } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
@@ -152,25 +146,13 @@ import { ExportQueries } from './queries/export-queries.js';
   ],
   exports: [ExportJobs, ExportQueries, ExportWorkerPool, ExportFileSweeper],
 })
-export class ExportsModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ExportsModule {
+  /** The pool and the sweeper run in the HTTP service only (BackgroundWorkers); EXPORT_WORKERS=0 runs no jobs. */
   constructor(
-    @Inject(ExportWorkerPool) private readonly pool: ExportWorkerPool,
-    @Inject(ExportFileSweeper) private readonly sweeper: ExportFileSweeper,
-    @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
-  ) {}
-
-  /**
-   * The pool and the sweeper run in the HTTP service only, never in the operator CLI (which builds the same
-   * modules without an HTTP adapter). EXPORT_WORKERS=0 runs no jobs.
-   */
-  onApplicationBootstrap(): void {
-    if (!this.http?.httpAdapter) return;
-    this.pool.start();
-    this.sweeper.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.pool.stop();
-    await this.sweeper.stop();
+    @Inject(BackgroundWorkers) workers: BackgroundWorkers,
+    @Inject(ExportWorkerPool) pool: ExportWorkerPool,
+    @Inject(ExportFileSweeper) sweeper: ExportFileSweeper,
+  ) {
+    workers.register(pool, sweeper);
   }
 }

@@ -1,15 +1,9 @@
-import {
-  Inject,
-  Module,
-  Optional,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module.js';
 import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
 import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { ExposureGate } from './commands/exposure-access.js';
 import { monitoringHandlers, SetMonitoringHandler } from './commands/monitoring.handlers.js';
@@ -63,22 +57,14 @@ import { ExposureReports } from './queries/exposure-reports.js';
   ],
   exports: [ExposureReports, ExposureMonitoringQueries, ExposureMonitor],
 })
-export class ExposureReportingModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ExposureReportingModule {
+  /** The monitor runs in the HTTP service only (BackgroundWorkers), never in the operator CLI. */
   constructor(
-    @Inject(ExposureMonitor) private readonly monitor: ExposureMonitor,
+    @Inject(BackgroundWorkers) workers: BackgroundWorkers,
+    @Inject(ExposureMonitor) monitor: ExposureMonitor,
     @Inject(SetMonitoringHandler) monitoring: SetMonitoringHandler,
-    @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
   ) {
     monitoring.onMonitoringChanged = () => void monitor.sweepOnce().catch(() => undefined);
-  }
-
-  /** The monitor runs in the HTTP service only, never in the operator CLI. */
-  onApplicationBootstrap(): void {
-    if (!this.http?.httpAdapter) return;
-    this.monitor.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.monitor.stop();
+    workers.register(monitor);
   }
 }

@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Module,
-  Optional,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Module } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { CatalogueService } from '../catalogue/catalogue-service.js';
 import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
@@ -141,22 +135,13 @@ export const REFRESH_LEASE_MS = 60_000;
     EXPOSURE_WORKER_PORTS,
   ],
 })
-export class ExposureModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ExposureModule {
+  /** The refresh pool and the erasure sweeper run in the HTTP service only (BackgroundWorkers). */
   constructor(
-    @Inject(RefreshWorkerPool) private readonly pool: RefreshWorkerPool,
-    @Inject(ScopeErasureSweeper) private readonly sweeper: ScopeErasureSweeper,
-    @Optional() @Inject(HttpAdapterHost) private readonly http?: HttpAdapterHost,
-  ) {}
-
-  /** The refresh pool and the erasure sweeper run in the HTTP service only, never in the operator CLI. */
-  onApplicationBootstrap(): void {
-    if (!this.http?.httpAdapter) return;
-    this.pool.start();
-    this.sweeper.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.pool.stop();
-    await this.sweeper.stop();
+    @Inject(BackgroundWorkers) workers: BackgroundWorkers,
+    @Inject(RefreshWorkerPool) pool: RefreshWorkerPool,
+    @Inject(ScopeErasureSweeper) sweeper: ScopeErasureSweeper,
+  ) {
+    workers.register(pool, sweeper);
   }
 }
