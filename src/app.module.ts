@@ -18,7 +18,8 @@ import { CLOCK } from './platform/clock/clock.js';
 import { EVENT_STORE } from './platform/event-store/event-store.port.js';
 import { HealthController } from './platform/http/health.controller.js';
 import { READ_STORE } from './platform/read-store/read-store.port.js';
-import { ServiceContext } from './platform/service-context.js';
+import { SERVICE_LOG, ServiceContext } from './platform/service-context.js';
+import { REPORT_FILES } from './exposure/exposure-ports.js';
 import { StreamWriter } from './platform/event-sourcing/stream-writer.js';
 import { ProjectionRunner } from './platform/projections/projection-runner.js';
 import { BackgroundChecks } from './platform/health/background-checks.js';
@@ -50,6 +51,8 @@ export class PlatformModule {
         { provide: RATE_LIMITER, useValue: context.rateLimiter },
         { provide: BackgroundChecks, useValue: context.background },
         BackgroundWorkers,
+        { provide: SERVICE_LOG, useValue: context.log },
+        { provide: REPORT_FILES, useValue: context.storage.reportFiles },
       ],
       exports: [
         ServiceContext,
@@ -65,6 +68,8 @@ export class PlatformModule {
         RATE_LIMITER,
         BackgroundChecks,
         BackgroundWorkers,
+        SERVICE_LOG,
+        REPORT_FILES,
       ],
     };
   }

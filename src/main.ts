@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
     );
   const demo: DemoAccount | null = config.seedDemo
-    ? await seedDemoAccount(context, app.get(CommandBus))
+    ? await seedDemoAccount(context.storage.eventStore, app.get(CommandBus))
     : null;
   if (config.seedDemo) {
     // An empty catalogue gets the project's small sample catalogue (before the corpus, whose host writes are

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommandBus } from '@nestjs/cqrs';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
-import type { ServiceContext } from '../platform/service-context.js';
+import type { EventStore } from '../platform/event-store/event-store.port.js';
 import { emailClaimStreamId } from './commands/account.handlers.js';
 import { IssueApiKey, PurchaseCredits, RegisterAccount } from './commands/account.commands.js';
 
@@ -20,10 +20,10 @@ export interface DemoAccount {
  * and an API key, both printed once by `npm start` and never stored in clear.
  */
 export async function seedDemoAccount(
-  context: ServiceContext,
+  eventStore: EventStore,
   commands: CommandBus,
 ): Promise<DemoAccount | null> {
-  if ((await context.storage.eventStore.streamVersion(emailClaimStreamId(DEMO_EMAIL))) !== null) return null;
+  if ((await eventStore.streamVersion(emailClaimStreamId(DEMO_EMAIL))) !== null) return null;
   const envelope = () => commandEnvelope({ actor: 'system:demo-seed', payer: 'system' });
   const password = randomBytes(12).toString('base64url');
   const { accountId } = await commands.execute(

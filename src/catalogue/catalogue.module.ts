@@ -1,7 +1,14 @@
 import { Inject, Module, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { CLOCK, type Clock } from '../platform/clock/clock.js';
+import { RATE_LIMITER, type RateLimiter } from '../platform/rate-limit/rate-limiter.port.js';
+import { SERVICE_LOG, type LogFunction } from '../platform/service-context.js';
+import {
+  OBSERVATION_INDEX,
+  type ObservationIndex,
+} from '../search/observation-index/observation-index.port.js';
+import { CatalogueService } from './catalogue-service.js';
 import { SearchModule } from '../search/search.module.js';
 import { VulnerabilityRefs } from '../search/vulnerability-ref.js';
 import { BrowserEnrichmentController, PersonalEnrichmentController } from './http/enrichment.controllers.js';
@@ -13,16 +20,15 @@ import { EnrichmentHandler } from './http/enrichment-handler.js';
   providers: [
     {
       provide: EnrichmentHandler,
-      inject: [ServiceContext, VulnerabilityRefs, AccountDirectory],
-      useFactory: (context: ServiceContext, refs: VulnerabilityRefs, accounts: AccountDirectory) =>
-        new EnrichmentHandler(
-          context.catalogue,
-          context.observations,
-          refs,
-          accounts,
-          context.rateLimiter,
-          context.clock,
-        ),
+      inject: [CatalogueService, OBSERVATION_INDEX, VulnerabilityRefs, AccountDirectory, RATE_LIMITER, CLOCK],
+      useFactory: (
+        catalogue: CatalogueService,
+        observations: ObservationIndex,
+        refs: VulnerabilityRefs,
+        accounts: AccountDirectory,
+        rateLimiter: RateLimiter,
+        clock: Clock,
+      ) => new EnrichmentHandler(catalogue, observations, refs, accounts, rateLimiter, clock),
     },
   ],
 })
@@ -30,16 +36,20 @@ export class CatalogueModule implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly stopping = new AbortController();
   private upkeep: Promise<unknown> = Promise.resolve();
 
-  constructor(@Inject(ServiceContext) private readonly context: ServiceContext) {}
+  constructor(
+    @Inject(CatalogueService) private readonly catalogue: CatalogueService,
+    @Inject(OBSERVATION_INDEX) private readonly observations: ObservationIndex,
+    @Inject(SERVICE_LOG) private readonly log: LogFunction,
+  ) {}
 
   /**
    * An association index built by another matcher version is rebuilt in the background (cve:/kev: searches keep
    * answering from the old associations meanwhile); /health/ready shows it under `catalogue`.
    */
   async onApplicationBootstrap(): Promise<void> {
-    const { done } = await this.context.catalogue.upkeepIndexAtStart(this.context.observations, {
+    const { done } = await this.catalogue.upkeepIndexAtStart(this.observations, {
       signal: this.stopping.signal,
-      log: this.context.log,
+      log: this.log,
     });
     this.upkeep = done;
   }

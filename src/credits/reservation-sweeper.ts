@@ -1,8 +1,19 @@
 import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
 import { OPEN_RESERVATIONS } from '../../projections/open-reservations.projection.js';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
-import type { ServiceContext } from '../platform/service-context.js';
-import { CreditLedger } from './commands/credit-ledger.js';
+import type { BackgroundChecks } from '../platform/health/background-checks.js';
+import type { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import type { ReadStore } from '../platform/read-store/read-store.port.js';
+import type { LogFunction } from '../platform/service-context.js';
+import { CreditLedger, type CreditLedgerPorts } from './commands/credit-ledger.js';
+
+/** What the sweeper reads and writes through (a ServiceContext has all of it). */
+export interface ReservationSweeperPorts extends CreditLedgerPorts {
+  readonly background: BackgroundChecks;
+  readonly projections: ProjectionRunner;
+  readonly storage: { readonly readStore: ReadStore };
+  readonly log: LogFunction;
+}
 
 /**
  * Releases reservations whose request died before settling them (a crash, a lost connection), once their
@@ -11,7 +22,7 @@ import { CreditLedger } from './commands/credit-ledger.js';
  */
 export class ReservationSweeper extends PeriodicSweep {
   constructor(
-    private readonly context: ServiceContext,
+    private readonly context: ReservationSweeperPorts,
     private readonly ledger: CreditLedger = new CreditLedger(context),
     options: SweepOptions = {},
   ) {
@@ -48,7 +59,7 @@ export class ReservationSweeper extends PeriodicSweep {
     for (const payer of payers) {
       const outcome = await this.item(payer, async () => {
         const position = await this.ledger.expireDue(payer, envelope);
-        await this.context.readYourWrites(['open-reservations', 'credit-state'], position);
+        await this.context.writer.readYourWrites(['open-reservations', 'credit-state'], position);
       });
       if (outcome.status === 'done') expired++;
     }

@@ -4,7 +4,7 @@ import { CLOCK, type Clock } from '../platform/clock/clock.js';
 import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
 import { BackgroundChecks } from '../platform/health/background-checks.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { SERVICE_LOG, type LogFunction } from '../platform/service-context.js';
 import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
 import type { WorkerLog } from '../platform/scheduling/worker-failures.js';
 import { ExpireExportFile } from './commands/export.commands.js';
@@ -34,7 +34,7 @@ export function exportSweeperPorts(app: Pick<INestApplicationContext, 'get'>): E
     clock: app.get<symbol, Clock>(CLOCK),
     background: app.get(BackgroundChecks),
     readStore: app.get<symbol, ReadStore>(READ_STORE),
-    log: app.get(ServiceContext).log,
+    log: app.get<symbol, LogFunction>(SERVICE_LOG),
   };
 }
 

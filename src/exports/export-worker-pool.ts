@@ -14,7 +14,7 @@ import {
   OBSERVATION_INDEX,
   type ObservationIndex,
 } from '../search/observation-index/observation-index.port.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { SERVICE_LOG, type LogFunction } from '../platform/service-context.js';
 import { ExportJobs } from './commands/export-jobs.js';
 import {
   AbandonExportAttempt,
@@ -53,7 +53,7 @@ export function exportPoolPorts(app: Pick<INestApplicationContext, 'get'>): Expo
     clock: app.get<symbol, Clock>(CLOCK),
     background: app.get(BackgroundChecks),
     readStore: app.get<symbol, ReadStore>(READ_STORE),
-    log: app.get(ServiceContext).log,
+    log: app.get<symbol, LogFunction>(SERVICE_LOG),
   };
 }
 

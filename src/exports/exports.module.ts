@@ -11,7 +11,7 @@ import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
 import { BackgroundChecks } from '../platform/health/background-checks.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { SERVICE_LOG, type LogFunction } from '../platform/service-context.js';
 import {
   OBSERVATION_INDEX,
   type ObservationIndex,
@@ -48,7 +48,7 @@ import { ExportQueries } from './queries/export-queries.js';
         SearchEngine,
         AccountDirectory,
         ExportQueries,
-        ServiceContext,
+        SERVICE_LOG,
         RESEARCH_CONTEXTS,
       ],
       useFactory: (
@@ -58,10 +58,9 @@ import { ExportQueries } from './queries/export-queries.js';
         engine: SearchEngine,
         accounts: AccountDirectory,
         queries: ExportQueries,
-        // Only its logger: no narrower port carries one.
-        context: ServiceContext,
+        log: LogFunction,
         research: ResearchContexts,
-      ) => new ExportJobs(writer, clock, observations, engine, accounts, queries, context.log, research),
+      ) => new ExportJobs(writer, clock, observations, engine, accounts, queries, log, research),
     },
     {
       provide: ExportEstimates,
@@ -120,7 +119,7 @@ import { ExportQueries } from './queries/export-queries.js';
         CLOCK,
         BackgroundChecks,
         READ_STORE,
-        ServiceContext,
+        SERVICE_LOG,
       ],
       useFactory: (
         commands: CommandBus,
@@ -130,7 +129,7 @@ import { ExportQueries } from './queries/export-queries.js';
         clock: Clock,
         background: BackgroundChecks,
         readStore: ReadStore,
-        context: ServiceContext,
+        log: LogFunction,
       ) =>
         new ExportFileSweeper({
           commands,
@@ -140,7 +139,7 @@ import { ExportQueries } from './queries/export-queries.js';
           clock,
           background,
           readStore,
-          log: context.log,
+          log,
         }),
     },
   ],

@@ -13,7 +13,7 @@ import { EVENT_STORE, type EventStore } from '../platform/event-store/event-stor
 import { BackgroundChecks } from '../platform/health/background-checks.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { READ_STORE, type ReadStore } from '../platform/read-store/read-store.port.js';
-import { ServiceContext, type LogFunction } from '../platform/service-context.js';
+import { SERVICE_LOG, type LogFunction } from '../platform/service-context.js';
 import {
   OBSERVATION_INDEX,
   type ObservationIndex,
@@ -23,12 +23,7 @@ import { EraseScopeHandler } from './commands/erasure.handlers.js';
 import { ExposureGate } from './commands/exposure-access.js';
 import { refreshHandlers } from './commands/refresh.handlers.js';
 import { scopeLifecycleHandlers } from './commands/scope-lifecycle.handlers.js';
-import {
-  EXPOSURE_LOG,
-  EXPOSURE_WORKER_PORTS,
-  REPORT_FILES,
-  type ExposureWorkerPorts,
-} from './exposure-ports.js';
+import { EXPOSURE_LOG, EXPOSURE_WORKER_PORTS, type ExposureWorkerPorts } from './exposure-ports.js';
 import { ExposureController } from './http/exposure.controller.js';
 import { ExposureQueries } from './queries/exposure-queries.js';
 import { RefreshWorkerPool } from './refresh-worker-pool.js';
@@ -53,13 +48,7 @@ export const REFRESH_LEASE_MS = 60_000;
       useFactory: (projections: ProjectionRunner, eventStore: EventStore, clock: Clock) =>
         new ExposureQueries({ projections, eventStore, clock }),
     },
-    // Ports the shared context holds but PlatformModule does not name: the report file store, the logger.
-    {
-      provide: REPORT_FILES,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => context.storage.reportFiles,
-    },
-    { provide: EXPOSURE_LOG, inject: [ServiceContext], useFactory: (context: ServiceContext) => context.log },
+    { provide: EXPOSURE_LOG, useExisting: SERVICE_LOG },
     {
       provide: EXPOSURE_WORKER_PORTS,
       inject: [
@@ -130,7 +119,6 @@ export const REFRESH_LEASE_MS = 60_000;
     ExposureQueries,
     RefreshWorkerPool,
     ScopeErasureSweeper,
-    REPORT_FILES,
     EXPOSURE_LOG,
     EXPOSURE_WORKER_PORTS,
   ],

@@ -1,7 +1,11 @@
 import { ORGANIZATIONS } from '../../projections/organizations.projection.js';
 import { commandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import { PeriodicSweep, type SweepOptions } from '../platform/scheduling/periodic-sweep.js';
-import type { ServiceContext } from '../platform/service-context.js';
+import type { Clock } from '../platform/clock/clock.js';
+import type { BackgroundChecks } from '../platform/health/background-checks.js';
+import type { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import type { ReadStore } from '../platform/read-store/read-store.port.js';
+import type { LogFunction } from '../platform/service-context.js';
 import type { OrganizationWorkspace } from './commands/organization-workspace.js';
 
 /** Failure record ids: an organization whose trial is to end, an owner account whose creation is to finish. */
@@ -20,9 +24,18 @@ const withPrefix = (items: readonly string[], prefix: string): string[] =>
  * steps are idempotent. Each organization (and each interrupted creation) is an item: one that keeps failing is
  * recorded, logged once, retried with backoff and shown by /health/ready, and never holds back the others.
  */
+/** What the sweeper reads through (a ServiceContext has all of it). */
+export interface OrganizationSweeperPorts {
+  readonly background: BackgroundChecks;
+  readonly clock: Clock;
+  readonly projections: ProjectionRunner;
+  readonly storage: { readonly readStore: ReadStore };
+  readonly log: LogFunction;
+}
+
 export class OrganizationSweeper extends PeriodicSweep {
   constructor(
-    private readonly context: ServiceContext,
+    private readonly context: OrganizationSweeperPorts,
     private readonly workspace: OrganizationWorkspace,
     options: SweepOptions = {},
   ) {

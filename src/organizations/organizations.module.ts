@@ -3,7 +3,7 @@ import { CreditsModule } from '../credits/credits.module.js';
 import { ORGANIZATION_SERVICE_CREDITS } from '../credits/http/service-credits.interceptor.js';
 import { PERSONAL_RESEARCH_GATE } from '../platform/auth/access.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
-import { ServiceContext } from '../platform/service-context.js';
+import { SERVICE_LOG, ServiceContext } from '../platform/service-context.js';
 import { RESEARCH_CONTEXTS } from '../search/research-context.js';
 import { casesHandlers } from './commands/cases.handlers.js';
 import { creationHandlers } from './commands/creation.handlers.js';
@@ -51,11 +51,7 @@ import { OrganizationQueries } from './queries/organization-queries.js';
           timeoutMs: config.dnsTimeoutMs,
         }),
     },
-    {
-      provide: ORGANIZATION_LOG,
-      inject: [ServiceContext],
-      useFactory: (context: ServiceContext) => context.log,
-    },
+    { provide: ORGANIZATION_LOG, useExisting: SERVICE_LOG },
     OrganizationGate,
     WorkspaceSelections,
     OrganizationStream,

@@ -25,6 +25,9 @@ export type LogFunction = (
   fields?: Record<string, unknown>,
 ) => void;
 
+/** Nest token for the process's LogFunction (PlatformModule provides it). */
+export const SERVICE_LOG = Symbol('ServiceLog');
+
 /** What a composition root (main.ts, the CLI, the test setup) opens a ServiceContext with. */
 export interface ServiceContextOptions {
   /** Every read model the process maintains (`allProjections` from projections/index.ts). */
