@@ -71,6 +71,22 @@ export default tseslint.config(
     },
   },
   {
+    // Query services only read (ADR 5): a GET never writes, so the write path is out of their reach.
+    files: ['src/**/queries/**/*.ts'],
+    rules: {
+      'layers/boundaries': [
+        'error',
+        {
+          layer: 'queries',
+          deny: [
+            '^src/platform/event-sourcing/(stream-writer|event-sourced-repository)\\.ts$',
+            '^src/platform/event-store/event-id\\.ts$',
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/domain/**/*.ts'],
     rules: {
       // Domain code is pure: the clock and ids come in as arguments.

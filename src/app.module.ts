@@ -20,6 +20,7 @@ import { HealthController } from './platform/http/health.controller.js';
 import { READ_STORE } from './platform/read-store/read-store.port.js';
 import { SERVICE_LOG, ServiceContext } from './platform/service-context.js';
 import { REPORT_FILES } from './exposure/exposure-ports.js';
+import { StreamReader } from './platform/event-sourcing/stream-reader.js';
 import { StreamWriter } from './platform/event-sourcing/stream-writer.js';
 import { ProjectionRunner } from './platform/projections/projection-runner.js';
 import { BackgroundChecks } from './platform/health/background-checks.js';
@@ -44,6 +45,7 @@ export class PlatformModule {
         { provide: READ_STORE, useValue: context.storage.readStore },
         // Narrow ports: a feature injects what it uses instead of the whole ServiceContext.
         { provide: StreamWriter, useValue: context.writer },
+        { provide: StreamReader, useValue: context.reader },
         { provide: ProjectionRunner, useValue: context.projections },
         { provide: OBSERVATION_INDEX, useValue: context.observations },
         { provide: CatalogueService, useValue: context.catalogue },
@@ -61,6 +63,7 @@ export class PlatformModule {
         EVENT_STORE,
         READ_STORE,
         StreamWriter,
+        StreamReader,
         ProjectionRunner,
         OBSERVATION_INDEX,
         CatalogueService,

@@ -2,7 +2,7 @@ import { Inject, Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module.js';
 import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
-import { StreamWriter } from '../platform/event-sourcing/stream-writer.js';
+import { StreamReader } from '../platform/event-sourcing/stream-reader.js';
 import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { ExposureGate } from './commands/exposure-access.js';
@@ -34,13 +34,13 @@ import { ExposureReports } from './queries/exposure-reports.js';
     },
     {
       provide: ExposureMonitoringQueries,
-      inject: [ExposureGate, StreamWriter, ProjectionRunner, ExposureQueries],
+      inject: [ExposureGate, StreamReader, ProjectionRunner, ExposureQueries],
       useFactory: (
         gate: ExposureGate,
-        writer: StreamWriter,
+        streams: StreamReader,
         projections: ProjectionRunner,
         queries: ExposureQueries,
-      ) => new ExposureMonitoringQueries(gate, writer, projections, queries),
+      ) => new ExposureMonitoringQueries(gate, streams, projections, queries),
     },
     {
       provide: ExposureMonitor,

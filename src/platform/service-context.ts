@@ -1,6 +1,7 @@
 import type { AppConfig } from './config/app-config.js';
 import { systemClock, type Clock } from './clock/clock.js';
 import { EventSourcedRepository } from './event-sourcing/event-sourced-repository.js';
+import { StreamReader } from './event-sourcing/stream-reader.js';
 import { StreamWriter } from './event-sourcing/stream-writer.js';
 import type { Upcasters } from './event-sourcing/upcasters.js';
 import type { AnyProjection } from './projections/projection-definition.js';
@@ -68,6 +69,8 @@ export class ServiceContext {
   readonly foreground: ForegroundActivity;
   /** The one write path: decide on a stream, append with the expected version, read your writes. */
   readonly writer: StreamWriter;
+  /** Folds a stream's current state for reads that need the stream itself (no append). */
+  readonly reader: StreamReader;
 
   private constructor(
     readonly config: AppConfig,
@@ -84,6 +87,7 @@ export class ServiceContext {
     this.writer = new StreamWriter(repository, storage.eventStore, (projections, position) =>
       this.readYourWrites(projections, position),
     );
+    this.reader = new StreamReader(repository);
   }
 
   static async open(config: AppConfig, options: ServiceContextOptions): Promise<ServiceContext> {

@@ -3,7 +3,7 @@ import {
   type ExposureWatchDocument,
 } from '../../../projections/exposure-monitoring.projection.js';
 import type { Principal } from '../../platform/auth/access.js';
-import type { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import type { StreamReader } from '../../platform/event-sourcing/stream-reader.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import type { SpaceState } from '../../organizations/domain/space.js';
 import type { ExposureGate } from '../commands/exposure-access.js';
@@ -67,7 +67,7 @@ export function watchView(space: SpaceState, watch: ExposureWatchDocument | null
 export class ExposureMonitoringQueries {
   constructor(
     private readonly gate: ExposureGate,
-    private readonly writer: StreamWriter,
+    private readonly streams: StreamReader,
     private readonly projections: ProjectionRunner,
     private readonly queries: ExposureQueries,
   ) {}
@@ -96,7 +96,7 @@ export class ExposureMonitoringQueries {
 
   async preference(principal: Principal, organizationId: string, scopeId: string) {
     await this.gate.scope(principal, organizationId, scopeId, { capability: 'spaces.manage', write: false });
-    const loaded = await this.writer.load(notificationStreamId(scopeId), notificationPreferenceDecider);
+    const loaded = await this.streams.load(notificationStreamId(scopeId), notificationPreferenceDecider);
     return preferenceView(loaded.state);
   }
 }

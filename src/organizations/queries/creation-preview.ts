@@ -4,7 +4,7 @@ import { accountDecider, accountStreamId } from '../../accounts/domain/account.j
 import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import { transferable } from '../../credits/domain/ledger.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { StreamReader } from '../../platform/event-sourcing/stream-reader.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { abandoned, creationStreamId } from '../commands/organization-writes.js';
@@ -25,7 +25,7 @@ export interface CreationPreview {
 @Injectable()
 export class CreationPreviews {
   constructor(
-    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(StreamReader) private readonly streams: StreamReader,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
     @Inject(CreditLedger) private readonly ledger: CreditLedger,
@@ -33,7 +33,7 @@ export class CreationPreviews {
 
   /** Rule 6 for this caller: `organizationSession` is the organization its session is switched to, if any. */
   async preview(accountId: string, organizationSession: string | null = null): Promise<CreationPreview> {
-    const account = await this.writer.load(accountStreamId(accountId), accountDecider);
+    const account = await this.streams.load(accountStreamId(accountId), accountDecider);
     if (!account.state.registered) throw new ServiceError('not_found', 'no such account');
     const payer = `account:${accountId}`;
     const [ledgerState, ledgerContext] = await Promise.all([

@@ -79,7 +79,7 @@ export class StreamWriter {
   /** The current state and version of a stream, folded by its decider (no append). */
   load<TEvent extends DomainEvent, TState>(
     stream: string,
-    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve'>,
+    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
   ): Promise<{ readonly state: TState; readonly version: number | null }> {
     return this.repository.load(stream, decider);
   }
