@@ -36,6 +36,21 @@ export default tseslint.config(
     rules: { 'layers/no-import-cycle': 'error' },
   },
   {
+    // One write path (ADR 4): features append through the StreamWriter, never to the event store itself.
+    files: ['src/**/*.ts'],
+    ignores: ['src/platform/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name='append'][callee.object.property.name=/^eventStore$/]",
+          message: 'Append through the StreamWriter (decide, onceOnly or record), not the event store.',
+        },
+      ],
+    },
+  },
+  {
     // The platform is the features' foundation: it names none of them. The composition roots (src/main.ts,
     // src/cli.ts, src/composition/, src/app.module.ts) put the two together.
     files: ['src/platform/**/*.ts'],

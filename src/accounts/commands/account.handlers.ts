@@ -60,7 +60,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       stream: emailClaimStreamId(email),
       type: 'EmailClaimed',
       data: { accountId },
-      idKey: `${command.envelope.commandId}@email`,
+      eventKey: `${command.envelope.commandId}@email`,
       metadata: envelope.metadata,
     });
     if (!claim.appended) throw new ServiceError('already_exists', `an account already uses ${email}`);

@@ -9,7 +9,6 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
-import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { spaceDecider, spaceStreamId } from '../../organizations/domain/space.js';
@@ -90,28 +89,22 @@ export class EraseScopeHandler implements ICommandHandler<EraseScope> {
       this.writer.forget(streamId);
     }
     // An audit record, not a decision: no decider; its id is deterministic, so a repeated pass adds nothing.
-    const result = await this.eventStore.append(
-      exposureAuditStreamId(scope.organizationId),
-      [
-        {
-          id: eventIdFor(`erase:${scope.id}`, 0),
-          type: 'ScopeErased',
-          schemaVersion: 1,
-          data: {
-            scopeId: scope.id,
-            organizationId: scope.organizationId,
-            kind: scope.kind,
-            deletedAt: scope.deletion?.deletedAt ?? null,
-            deletedBy: scope.deletion?.deletedBy ?? null,
-            eraseAfter: scope.deletion?.eraseAfter ?? null,
-            erasedAt: this.clock.now().toISOString(),
-            erasedStreams: streams,
-          },
-          metadata: envelope.metadata,
-        },
-      ],
-      { expectedVersion: 'any' },
-    );
+    const result = await this.writer.record({
+      stream: exposureAuditStreamId(scope.organizationId),
+      type: 'ScopeErased',
+      data: {
+        scopeId: scope.id,
+        organizationId: scope.organizationId,
+        kind: scope.kind,
+        deletedAt: scope.deletion?.deletedAt ?? null,
+        deletedBy: scope.deletion?.deletedBy ?? null,
+        eraseAfter: scope.deletion?.eraseAfter ?? null,
+        erasedAt: this.clock.now().toISOString(),
+        erasedStreams: streams,
+      },
+      eventKey: `erase:${scope.id}`,
+      metadata: envelope.metadata,
+    });
     await this.writer.readYourWrites(
       // Every read model that purges the scope on ScopeErased: the sweep ends with none of its content readable.
       [

@@ -5,8 +5,6 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
-import { eventIdFor } from '../../platform/event-store/event-id.js';
-import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { organizationDecider, organizationStreamId } from '../../organizations/domain/organization.js';
 import { spaceDecider, spaceStreamId } from '../../organizations/domain/space.js';
 import { declarationKey } from '../domain/coverage.js';
@@ -218,7 +216,6 @@ export class DisableExpositionHandler implements ICommandHandler<DisableExpositi
 export class ImportControlRecordsHandler implements ICommandHandler<ImportControlRecords> {
   constructor(
     @Inject(StreamWriter) private readonly writer: StreamWriter,
-    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -233,20 +230,13 @@ export class ImportControlRecordsHandler implements ICommandHandler<ImportContro
       scope: scopeId,
     });
     // A record of evidence, not a decision: no decider; the same file has the same event id (re-import).
-    const result = await this.eventStore.append(
-      controlsStreamId(scopeId),
-      [
-        {
-          id: eventIdFor(`controls:${scopeId}:${JSON.stringify(records)}`, 0),
-          type: 'ControlRecordsImported',
-          schemaVersion: 1,
-          data: { scopeId, records, importedAt: this.clock.now().toISOString() },
-          metadata: envelope.metadata,
-        },
-      ],
-      { expectedVersion: 'any' },
-    );
-    return { position: result.position };
+    return this.writer.record({
+      stream: controlsStreamId(scopeId),
+      type: 'ControlRecordsImported',
+      data: { scopeId, records, importedAt: this.clock.now().toISOString() },
+      eventKey: `controls:${scopeId}:${JSON.stringify(records)}`,
+      metadata: envelope.metadata,
+    });
   }
 }
 

@@ -205,7 +205,7 @@ interface ListedOrganization extends ReadDocument {
 /** The authoritative state: the organization stream folded, never a lagging read model. */
 async function load(context: ServiceContext, organizationId: string): Promise<OrganizationState> {
   if (!isId(organizationId)) throw new ServiceError('not_found', `no organization ${organizationId}`);
-  const { state } = await context.repository.load(organizationStreamId(organizationId), organizationDecider);
+  const { state } = await context.reader.load(organizationStreamId(organizationId), organizationDecider);
   if (!state.exists) throw new ServiceError('not_found', `no organization ${organizationId}`);
   return state;
 }

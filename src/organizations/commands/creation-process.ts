@@ -162,7 +162,7 @@ export class CreationProcess {
       stream,
       type: 'OrganizationCreationAbandoned',
       data: { organizationId: started.organizationId, transferId: started.transferId },
-      idKey: `abandon:${started.transferId}`,
+      eventKey: `abandon:${started.transferId}@${stream}`,
       metadata: parent.metadata,
       at: 'next',
     });

@@ -66,11 +66,12 @@ export class CreateOrganizationHandler implements ICommandHandler<CreateOrganiza
       { now: this.clock.now(), actorAccountId: principal.accountId },
     );
     // The intent, once per account: it also makes the account an owner exactly once.
+    const stream = creationStreamId(principal.accountId);
     const intent = await this.writer.onceOnly({
-      stream: creationStreamId(principal.accountId),
+      stream,
       type: 'OrganizationCreationStarted',
       data: { ...started },
-      idKey: envelope.commandId,
+      eventKey: `${envelope.commandId}@${stream}`,
       metadata: withPayer(envelope, started.organizationId).metadata,
       at: 'next',
     });

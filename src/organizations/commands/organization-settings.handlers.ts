@@ -126,7 +126,7 @@ export class VerifyOrganizationDomainHandler implements ICommandHandler<VerifyOr
       stream,
       type: 'TrialClaimed',
       data: { organizationId },
-      idKey: `claim:${organizationId}`,
+      eventKey: `claim:${organizationId}@${stream}`,
       metadata: withPayer(envelope, organizationId).metadata,
     });
     if (claimed.appended) return true;
@@ -180,11 +180,12 @@ export class RequireTrialApprovalHandler implements ICommandHandler<RequireTrial
   constructor(@Inject(StreamWriter) private readonly writer: StreamWriter) {}
 
   async execute({ accountId, envelope }: RequireTrialApproval): Promise<{ flagged: boolean }> {
+    const stream = approvalFlagStreamId(accountId);
     const flag = await this.writer.onceOnly({
-      stream: approvalFlagStreamId(accountId),
+      stream,
       type: 'TrialApprovalRequired',
       data: {},
-      idKey: envelope.commandId,
+      eventKey: `${envelope.commandId}@${stream}`,
       metadata: envelope.metadata,
     });
     return { flagged: flag.appended };

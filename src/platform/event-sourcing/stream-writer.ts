@@ -27,14 +27,24 @@ export interface OnceOnly {
   readonly stream: string;
   readonly type: string;
   readonly data: Record<string, unknown>;
-  /** Makes the event's id deterministic, so a retried command finds its own claim. */
-  readonly idKey: string;
+  /** The event id's key: deterministic, so a retried command finds its own claim. */
+  readonly eventKey: string;
   readonly metadata: EventMetadata;
   /**
    * `new_stream` (default): only the stream's first event. `next`: the event after the stream's current
    * version, so two writers that read the same version cannot both append.
    */
   readonly at?: 'new_stream' | 'next';
+}
+
+/** A record appended as evidence (`StreamWriter.record`). */
+export interface EvidenceRecord {
+  readonly stream: string;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  /** The event id's key: the same record gets the same id, so appending it again adds nothing. */
+  readonly eventKey: string;
+  readonly metadata: EventMetadata;
 }
 
 export type OnceOnlyResult =
@@ -100,7 +110,7 @@ export class StreamWriter {
         once.stream,
         [
           {
-            id: eventIdFor(`${once.idKey}@${once.stream}`, 0),
+            id: eventIdFor(once.eventKey, 0),
             type: once.type,
             schemaVersion: 1,
             data: once.data,
@@ -116,6 +126,27 @@ export class StreamWriter {
         once.at === 'next' ? undefined : (await this.eventStore.readStream(once.stream, { maxCount: 1 }))[0];
       return { appended: false, holder };
     }
+  }
+
+  /**
+   * Appends a record that is evidence, not a decision (an imported file, an erasure's audit entry): no decider,
+   * any stream version, and a deterministic id, so the same record appended again adds nothing.
+   */
+  async record(record: EvidenceRecord): Promise<{ readonly position: GlobalPosition }> {
+    const result = await this.eventStore.append(
+      record.stream,
+      [
+        {
+          id: eventIdFor(record.eventKey, 0),
+          type: record.type,
+          schemaVersion: 1,
+          data: record.data,
+          metadata: record.metadata,
+        },
+      ],
+      { expectedVersion: 'any' },
+    );
+    return { position: result.position };
   }
 
   /** Forgets a stream's cached state (erasure, tests that rewrite history). */
