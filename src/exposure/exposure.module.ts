@@ -2,7 +2,6 @@ import { Inject, Module } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { CatalogueService } from '../catalogue/catalogue-service.js';
-import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
 import { OrganizationWorkspace } from '../organizations/commands/organization-workspace.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
@@ -83,17 +82,16 @@ export const REFRESH_LEASE_MS = 60_000;
     },
     {
       provide: RefreshWorkerPool,
-      inject: [EXPOSURE_WORKER_PORTS, CreditLedger, OBSERVATION_INDEX, CatalogueService, APP_CONFIG],
+      inject: [EXPOSURE_WORKER_PORTS, OBSERVATION_INDEX, CatalogueService, APP_CONFIG],
       useFactory: (
         ports: ExposureWorkerPorts,
-        ledger: CreditLedger,
         observations: ObservationIndex,
         catalogue: CatalogueService,
         config: AppConfig,
       ) =>
         new RefreshWorkerPool(
           ports,
-          { ledger, observations, catalogue },
+          { observations, catalogue },
           {
             concurrency: 1,
             leaseMs: REFRESH_LEASE_MS,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExposureRunDocument } from '../../projections/exposure-scopes.projection.js';
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
-import type { CreditLedger } from '../credits/commands/credit-ledger.js';
+import { SettleReservation } from '../credits/commands/credit.commands.js';
 import { commandEnvelope, type CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
 import type {
   ObservationIndex,
@@ -36,9 +36,8 @@ import { WrongExpectedVersion } from '../platform/event-store/event-store.port.j
 import { PollingWorkerPool } from '../platform/scheduling/polling-worker-pool.js';
 import type { RetryPolicy } from '../platform/scheduling/worker-failures.js';
 
-/** What a refresh reads (observations, catalogue) and the ledger that settles its hold. */
+/** What a refresh reads: observations and the catalogue (its charge is settled through the credit commands). */
 export interface RefreshSources {
-  readonly ledger: CreditLedger;
   readonly observations: ObservationIndex;
   readonly catalogue: CatalogueService;
 }
@@ -307,16 +306,18 @@ export class RefreshWorkerPool extends PollingWorkerPool {
     if (current.state.deleted || current.state.state !== 'active') throw new ScopeNotActive();
     if (run.reservation) {
       // Charged before the completion is recorded: a crash in between repeats the same settlement (idempotent).
-      await this.sources.ledger.settle(
-        {
-          reservationId: run.reservation.reservationId,
-          payer: `organization:${run.organizationId}`,
-          amount: run.reservation.amount,
-          category: 'tools',
-          channel: 'session',
-        },
-        refreshCharge(services),
-        this.envelope(run, 'settle'),
+      await this.ports.commands.execute(
+        new SettleReservation(
+          {
+            reservationId: run.reservation.reservationId,
+            payer: `organization:${run.organizationId}`,
+            amount: run.reservation.amount,
+            category: 'tools',
+            channel: 'session',
+          },
+          refreshCharge(services),
+          this.envelope(run, 'settle'),
+        ),
       );
     }
     await this.handle(

@@ -1,7 +1,13 @@
 import type { Principal } from '../platform/auth/access.js';
 import { hasCpeEntitlement } from '../accounts/domain/entitlements.js';
 import type { Plan } from '../accounts/domain/plans.js';
-import { CreditLedger, type Reservation } from '../credits/commands/credit-ledger.js';
+import type { CommandBus } from '@nestjs/cqrs';
+import type { Reservation } from '../credits/commands/credit-ledger.js';
+import {
+  ReleaseReservation,
+  ReserveCredits,
+  SettleReservation,
+} from '../credits/commands/credit.commands.js';
 import type { UsageCategory } from '../credits/domain/ledger.js';
 import { ServiceError } from '../platform/errors/service-error.js';
 import type { CommandEnvelope } from '../platform/event-sourcing/command-metadata.js';
@@ -117,7 +123,8 @@ export class SearchEngine {
 
   constructor(
     private readonly index: ObservationIndex,
-    private readonly ledger: CreditLedger,
+    /** Charges go through the credit commands: reserve before running, settle or release after. */
+    private readonly commands: CommandBus,
     private readonly refs: VulnerabilityRefs,
     private readonly clock: Clock,
     options: SearchEngineOptions = {},
@@ -169,15 +176,17 @@ export class SearchEngine {
     const priciest = applicable.reduce((a, b) =>
       pagePrice(b, 0, favicon) > pagePrice(a, 0, favicon) ? b : a,
     );
-    const reservation = await this.ledger.reserve(
-      {
-        payer: caller.research?.payer ?? payerOf(caller.principal),
-        envelopes: caller.research?.envelopes ?? [],
-        amount: unifiedSearchReservation(applicable, favicon),
-        category: USAGE_CATEGORY[priciest],
-        channel: caller.principal.channel,
-      },
-      caller.envelope,
+    const reservation = await this.commands.execute(
+      new ReserveCredits(
+        {
+          payer: caller.research?.payer ?? payerOf(caller.principal),
+          envelopes: caller.research?.envelopes ?? [],
+          amount: unifiedSearchReservation(applicable, favicon),
+          category: USAGE_CATEGORY[priciest],
+          channel: caller.principal.channel,
+        },
+        caller.envelope,
+      ),
     );
     const outcomes = new Map<Dataset, DatasetOutcome>();
     const facetsOf = new Map<Dataset, FacetCounts>();
@@ -214,7 +223,9 @@ export class SearchEngine {
         }),
       );
     } catch (error) {
-      await this.ledger.release(reservation, 'failed', caller.envelope).catch(() => undefined);
+      await this.commands
+        .execute(new ReleaseReservation(reservation, 'failed', caller.envelope))
+        .catch(() => undefined);
       throw error;
     }
     const answered = DATASETS.flatMap((dataset) => {
@@ -246,15 +257,17 @@ export class SearchEngine {
     // A busy dataset is refused before any reservation: nothing is booked for an answer that cannot come.
     if (this.atCapacity(dataset)) throw busyDataset(dataset);
     const price = pagePrice(dataset, page.offset, favicon);
-    const reservation = await this.ledger.reserve(
-      {
-        payer: caller.research?.payer ?? payerOf(caller.principal),
-        envelopes: caller.research?.envelopes ?? [],
-        amount: price,
-        category: USAGE_CATEGORY[dataset],
-        channel: caller.principal.channel,
-      },
-      caller.envelope,
+    const reservation = await this.commands.execute(
+      new ReserveCredits(
+        {
+          payer: caller.research?.payer ?? payerOf(caller.principal),
+          envelopes: caller.research?.envelopes ?? [],
+          amount: price,
+          category: USAGE_CATEGORY[dataset],
+          channel: caller.principal.channel,
+        },
+        caller.envelope,
+      ),
     );
     const outcome = this.redact(
       await this.runDataset(dataset, query, page.limit, signal, page.offset),
@@ -296,15 +309,17 @@ export class SearchEngine {
       }
     }
     const price = DATASET_PRICE[dataset];
-    const reservation = await this.ledger.reserve(
-      {
-        payer: caller.research?.payer ?? payerOf(caller.principal),
-        envelopes: caller.research?.envelopes ?? [],
-        amount: price,
-        category: USAGE_CATEGORY[dataset],
-        channel: caller.principal.channel,
-      },
-      caller.envelope,
+    const reservation = await this.commands.execute(
+      new ReserveCredits(
+        {
+          payer: caller.research?.payer ?? payerOf(caller.principal),
+          envelopes: caller.research?.envelopes ?? [],
+          amount: price,
+          category: USAGE_CATEGORY[dataset],
+          channel: caller.principal.channel,
+        },
+        caller.envelope,
+      ),
     );
     try {
       const facets = await this.index.aggregate(
@@ -316,7 +331,9 @@ export class SearchEngine {
       );
       return { facets, charged: await this.settle(reservation, price, caller.envelope) };
     } catch (error) {
-      await this.ledger.release(reservation, 'failed', caller.envelope).catch(() => undefined);
+      await this.commands
+        .execute(new ReleaseReservation(reservation, 'failed', caller.envelope))
+        .catch(() => undefined);
       throw classify(error, signal);
     }
   }
@@ -408,10 +425,10 @@ export class SearchEngine {
     category?: UsageCategory,
   ): Promise<number> {
     if (credits === 0) {
-      await this.ledger.release(reservation, 'failed', envelope);
+      await this.commands.execute(new ReleaseReservation(reservation, 'failed', envelope));
       return 0;
     }
-    await this.ledger.settle(reservation, credits, envelope, category);
+    await this.commands.execute(new SettleReservation(reservation, credits, envelope, category));
     return credits;
   }
 

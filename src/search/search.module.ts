@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
-import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { CreditsModule } from '../credits/credits.module.js';
 import { ServiceSecrets } from '../platform/auth/secrets.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
@@ -25,15 +25,15 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     },
     {
       provide: SearchEngine,
-      inject: [OBSERVATION_INDEX, CreditLedger, VulnerabilityRefs, CLOCK, APP_CONFIG],
+      inject: [OBSERVATION_INDEX, CommandBus, VulnerabilityRefs, CLOCK, APP_CONFIG],
       useFactory: (
         observations: ObservationIndex,
-        ledger: CreditLedger,
+        commands: CommandBus,
         refs: VulnerabilityRefs,
         clock: Clock,
         config: AppConfig,
       ) =>
-        new SearchEngine(observations, ledger, refs, clock, {
+        new SearchEngine(observations, commands, refs, clock, {
           datasetDeadlineMs: config.searchDeadlineMs,
           maxConcurrentPerDataset: config.searchDatasetConcurrency,
         }),

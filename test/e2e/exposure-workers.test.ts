@@ -5,7 +5,6 @@
  * scopes and streams; the failing item's own step is made to throw.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { exposureRuns } from '../../src/exposure/commands/exposure-write.js';
 import { SetMonitoringHandler } from '../../src/exposure/commands/monitoring.handlers.js';
@@ -108,7 +107,6 @@ describe.each(SQL_KINDS)('exposure workers: one failing item never stops the oth
     const pool = new RefreshWorkerPool(
       ports(),
       {
-        ledger: service.app.get(CreditLedger),
         observations: service.context.observations,
         catalogue: service.context.catalogue,
       },

@@ -2,8 +2,14 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
-import { CreditLedger } from './credit-ledger.js';
-import { GrantCredits, PurchaseCredits } from './credit.commands.js';
+import { CreditLedger, type Reservation } from './credit-ledger.js';
+import {
+  GrantCredits,
+  PurchaseCredits,
+  ReleaseReservation,
+  ReserveCredits,
+  SettleReservation,
+} from './credit.commands.js';
 
 const MAX_PURCHASE = 100_000_000;
 
@@ -46,4 +52,38 @@ export class GrantCreditsHandler implements ICommandHandler<GrantCredits, { posi
   }
 }
 
-export const creditCommandHandlers = [PurchaseCreditsHandler, GrantCreditsHandler];
+/** A search's charge, step 1: the ledger decider refuses when the payer cannot cover it. */
+@CommandHandler(ReserveCredits)
+export class ReserveCreditsHandler implements ICommandHandler<ReserveCredits, Reservation> {
+  constructor(@Inject(CreditLedger) private readonly ledger: CreditLedger) {}
+
+  execute({ request, envelope }: ReserveCredits): Promise<Reservation> {
+    return this.ledger.reserve(request, envelope);
+  }
+}
+
+@CommandHandler(SettleReservation)
+export class SettleReservationHandler implements ICommandHandler<SettleReservation, string | null> {
+  constructor(@Inject(CreditLedger) private readonly ledger: CreditLedger) {}
+
+  execute({ reservation, charged, envelope, category }: SettleReservation): Promise<string | null> {
+    return this.ledger.settle(reservation, charged, envelope, category);
+  }
+}
+
+@CommandHandler(ReleaseReservation)
+export class ReleaseReservationHandler implements ICommandHandler<ReleaseReservation, string | null> {
+  constructor(@Inject(CreditLedger) private readonly ledger: CreditLedger) {}
+
+  execute({ reservation, reason, envelope }: ReleaseReservation): Promise<string | null> {
+    return this.ledger.release(reservation, reason, envelope);
+  }
+}
+
+export const creditCommandHandlers = [
+  PurchaseCreditsHandler,
+  GrantCreditsHandler,
+  ReserveCreditsHandler,
+  SettleReservationHandler,
+  ReleaseReservationHandler,
+];
