@@ -226,11 +226,15 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
           });
           // The process dies when one job reaches the crash point: every step stops there for good.
           let crashed = false;
+          // A dead process answers nothing: a request still in flight at the crash ends in a reset connection,
+          // so only the answers given before it count (one given while storage closes under it is not a reply).
+          let answeredBeforeCrash: number | undefined;
           steps.at(
             ids[crashJob % ids.length]!,
             crashPoint,
             async () => {
               crashed = true;
+              answeredBeforeCrash = answers.length;
               steps.freeze();
               await new Promise<never>(() => undefined);
             },
@@ -257,11 +261,16 @@ describe.each(SQL_KINDS)('exports: DELETE racing running jobs (%s)', (kind) => {
           // A reservation taken just before the crash, that no job recorded, is released once its time is up.
           clock.advance(EXPORT_RESERVATION_TTL_MS + 1);
           await new ReservationSweeper(service.context).sweepOnce();
-          expect(answers.filter((status) => status !== 200 && status !== 404)).toEqual([]);
+          const replies = answers.slice(0, answeredBeforeCrash ?? answers.length);
+          expect(replies.filter((status) => status !== 200 && status !== 404)).toEqual([]);
           await expectSettledJobs(service.context, restartedJobs, account.payer, ids, before);
         },
       ),
-      { numRuns: RESTART_RUNS },
+      {
+        numRuns: RESTART_RUNS,
+        // FC_SEED and FC_PATH replay a failure fast-check printed.
+        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}),
+      },
     );
   }, 180_000);
 });

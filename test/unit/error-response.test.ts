@@ -102,6 +102,7 @@ describe('one error mapping', () => {
       Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
       new Error('Connection terminated unexpectedly'),
       new Error('PGlite is closed'),
+      new Error('PGlite is closing'),
       Object.assign(new Error('getaddrinfo'), { name: 'MongoServerSelectionError' }),
       Object.assign(new Error('the read failed'), { cause: { code: 'ECONNRESET' } }),
     ];

@@ -55,4 +55,5 @@ const CONNECTION_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Cannot use a pool after calling end on the pool',
   'PGlite is closed',
+  'PGlite is closing',
 ];
