@@ -17,6 +17,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   setupFilesAfterEnv: ['<rootDir>/test/support/response-contract.setup.ts'],
   // Shards split by measured suite duration (scripts/test.mjs runs two side by side).
   testSequencer: '<rootDir>/test/support/duration-sequencer.mjs',

@@ -117,7 +117,7 @@ export class ServiceContext {
       ...(options.onStorageDamaged ? { onStorageDamaged: options.onStorageDamaged } : {}),
     });
     const maintenance = new ProjectionMaintenance(projections.engine, {
-      ...(options.dropGraceMs !== undefined ? { dropGraceMs: options.dropGraceMs } : {}),
+      dropGraceMs: options.dropGraceMs ?? config.projectionDropGraceMs,
       onSwitched: (name) => projections.generationSwitched(name),
     });
     late.maintenance = maintenance;

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
 
@@ -68,8 +67,8 @@ describe('account and key CLI commands', () => {
   let env: Record<string, string>;
   let service: ServiceProcess | undefined;
 
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'acli-'));
+  beforeEach(async () => {
+    dataDir = await freshDataDir('acli-');
     env = { DATA_DIR: dataDir };
   });
 

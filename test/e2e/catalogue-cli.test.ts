@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type CliResult, type ServiceProcess } from '../support/processes.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
 const NVD = join(DATA, 'nvd');
@@ -47,9 +48,9 @@ describe('catalogue CLI', () => {
   /** What the first step imported: the second checks the refused imports left it as it was. */
   let kevCatalogue: Record<string, unknown> | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'catcli-files-'));
-    dataDir = mkdtempSync(join(tmpdir(), 'catcli-'));
+    dataDir = await freshDataDir('catcli-');
   });
 
   afterAll(async () => {

@@ -19,6 +19,7 @@ import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../support/dat
 import { cpe, host } from '../support/host-observations.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitUntil } from '../support/storage.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data');
 const JENKINS = host('198.51.100.210', 8080, {
@@ -84,7 +85,10 @@ describe.each(SQL_KINDS)('association index upkeep at start (%s)', (kind) => {
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'catalogue-upkeep-'));
+    dataDir =
+      kind === 'pglite'
+        ? await freshDataDir('catalogue-upkeep-')
+        : mkdtempSync(join(tmpdir(), 'catalogue-upkeep-'));
     database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
     await restart();
     const context = service!.context;

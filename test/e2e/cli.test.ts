@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openSqlDatabase } from '../../src/platform/database/open-sql-database.js';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
@@ -10,6 +8,7 @@ import { WorkerFailures } from '../../src/platform/scheduling/worker-failures.js
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, runCliPiped, startServiceProcess, type ServiceProcess } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 /** Appends `streams` × `perStream` attributed events through whatever process owns DATA_DIR (or owning it). */
 async function appendThroughDataDir(
@@ -68,8 +67,8 @@ describe('operator CLI', () => {
   let service: ServiceProcess | undefined;
   let env: Record<string, string>;
 
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+  beforeEach(async () => {
+    dataDir = await freshDataDir('cli-');
     env = { DATA_DIR: dataDir };
   });
 

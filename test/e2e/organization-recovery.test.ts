@@ -3,10 +3,8 @@
  * cannot be finished is logged through the service logger and shown by /health/ready, without stopping the
  * others or the service; once it no longer fails, the check clears.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -21,6 +19,7 @@ import { serviceComposition } from '../../src/composition/service-composition.js
 import { ServiceContext } from '../../src/platform/service-context.js';
 import { appendInterruptedCreation, operator } from '../support/organizations.js';
 import { waitUntil } from '../support/storage.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 interface LogLine {
   level: string;
@@ -35,7 +34,7 @@ describe('rule 6: start-up recovery of interrupted organization creations', () =
   const logs: LogLine[] = [];
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'org-recovery-'));
+    dataDir = await freshDataDir('org-recovery-');
     context = await ServiceContext.open(
       loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
       {

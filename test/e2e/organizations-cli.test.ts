@@ -4,13 +4,12 @@
  * approval, inactive or awaiting payment is restricted, the owner included, until an operator or checkout changes
  * its status. The trial's domain is proven through a DNS server on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TestDnsServer } from '../support/dns-server.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 const PASSWORD = 'operator-cli-password-0123';
 const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
@@ -23,7 +22,7 @@ describe('organization operator CLI', () => {
 
   beforeAll(async () => {
     dns = await TestDnsServer.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'ocli-'));
+    dataDir = await freshDataDir('ocli-');
     env = { DATA_DIR: dataDir, DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' };
   });
 

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-database.js';
 import type { SqlDatabase } from '../../src/platform/database/sql-database.js';
+import { blankDatabaseImage } from './pglite-template.js';
 
 export type TestDatabaseKind = 'pglite' | 'postgres';
 
@@ -23,7 +24,7 @@ export interface TestDatabase {
 
 export async function createTestDatabase(kind: TestDatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const db = await PgliteDatabase.open();
+    const db = await PgliteDatabase.open(undefined, { image: await blankDatabaseImage() });
     return {
       db,
       url: undefined,

@@ -23,6 +23,7 @@ import { serviceComposition } from '../../src/composition/service-composition.js
 import { ServiceContext } from '../../src/platform/service-context.js';
 import type { ObservationIndex } from '../../src/search/observation-index/observation-index.port.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.js';
+import { freshDataDir } from './pglite-template.js';
 
 export interface Account {
   readonly accountId: string;
@@ -223,7 +224,8 @@ export interface DurableStorage {
 }
 
 export async function durableStorage(kind: TestDatabaseKind): Promise<DurableStorage> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-durable-'));
+  const dataDir =
+    kind === 'pglite' ? await freshDataDir('svc-durable-') : mkdtempSync(join(tmpdir(), 'svc-durable-'));
   const database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
   return {
     dataDir,

@@ -12,6 +12,7 @@ import type { ProjectionDefinition } from '../../src/platform/projections/projec
 import { ServiceContext } from '../../src/platform/service-context.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.js';
 import { enforceResponseContract, type ResponseContract } from './openapi-contract.js';
+import { seedEmbeddedDatabase } from './pglite-template.js';
 import { checkedContractsOfThisFile } from './response-contract.setup.js';
 
 export interface TestService {
@@ -44,6 +45,7 @@ export async function startTestService(
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-'));
   const database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+  if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',

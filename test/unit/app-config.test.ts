@@ -12,6 +12,7 @@ describe('configuration', () => {
       seedDemo: true,
       // OWASP's scrypt cost for new password hashes.
       passwordHashCost: 2 ** 17,
+      projectionDropGraceMs: 2000,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(describeStorage(config)).toEqual({
@@ -76,6 +77,15 @@ describe('configuration', () => {
       ['2097152', 'PASSWORD_HASH_COST must be an integer from 16384 to 1048576'],
     ]) {
       expect(() => loadConfig({ PASSWORD_HASH_COST: raw })).toThrow(problem);
+    }
+  });
+
+  it('takes a rebuild drop grace from 0 to 60000 ms', () => {
+    expect(loadConfig({ PROJECTION_DROP_GRACE_MS: '0' }).projectionDropGraceMs).toBe(0);
+    for (const raw of ['-1', '60001', '1.5']) {
+      expect(() => loadConfig({ PROJECTION_DROP_GRACE_MS: raw })).toThrow(
+        'PROJECTION_DROP_GRACE_MS must be an integer from 0 to 60000',
+      );
     }
   });
 });

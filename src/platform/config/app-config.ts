@@ -26,6 +26,11 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** How long a command waits for its projections before answering anyway (PROJECTION_WAIT_MS, default 5000). */
   readonly projectionWaitMs: number;
+  /**
+   * How long a rebuild keeps the previous generation after switching, so reads already on it finish before its
+   * tables are dropped (PROJECTION_DROP_GRACE_MS, default 2000).
+   */
+  readonly projectionDropGraceMs: number;
   /** Seed the demo account and data on an empty store (SEED_DEMO, default true). */
   readonly seedDemo: boolean;
   /** Generated records per dataset in the demo corpus (DEMO_CORPUS_RECORDS, default 10,000). */
@@ -116,6 +121,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     'PROJECTION_WAIT_MS',
     text('PROJECTION_WAIT_MS'),
     5000,
+    0,
+    60_000,
+    problems,
+  );
+  const projectionDropGraceMs = parseInteger(
+    'PROJECTION_DROP_GRACE_MS',
+    text('PROJECTION_DROP_GRACE_MS'),
+    2000,
     0,
     60_000,
     problems,
@@ -219,6 +232,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     mongodbUrl,
     logLevel: logLevelRaw as LogLevel,
     projectionWaitMs,
+    projectionDropGraceMs,
     seedDemo,
     demoCorpusRecords,
     searchDeadlineMs,

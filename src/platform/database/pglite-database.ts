@@ -14,11 +14,17 @@ export class PgliteDatabase implements SqlDatabase {
 
   private constructor(readonly pglite: PGlite) {}
 
-  /** `dataDir` undefined gives an in-memory database (tests). */
-  static async open(dataDir?: string): Promise<PgliteDatabase> {
+  /**
+   * `dataDir` undefined gives an in-memory database (tests). `image`, a `dumpDataDir` tarball, is what a new
+   * database starts as instead of a fresh initdb (about four times faster; tests open hundreds).
+   */
+  static async open(dataDir?: string, options: { readonly image?: Blob } = {}): Promise<PgliteDatabase> {
     try {
       if (dataDir) mkdirSync(dataDir, { recursive: true });
-      const pglite = await PGlite.create(dataDir ?? 'memory://', { extensions: { pg_trgm } });
+      const pglite = await PGlite.create(dataDir ?? 'memory://', {
+        extensions: { pg_trgm },
+        ...(options.image ? { loadDataDir: options.image } : {}),
+      });
       return new PgliteDatabase(pglite);
     } catch (error) {
       throw new EmbeddedDatabaseOpenFailed(dataDir ?? 'memory://', error);
