@@ -30,7 +30,6 @@ export class CasesController {
     access: readWith('organization.read'),
     summary: 'Cases of the spaces the caller reaches (historical General research ones included)',
     answer: { status: 200, schema: CASES },
-    errors: [403],
   })
   async cases(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
     return this.queries.cases(access);
@@ -42,7 +41,7 @@ export class CasesController {
     access: manageWith('work.internal'),
     summary: 'Open a case in a client space (never in General research)',
     answer: { status: 201, schema: CASE, description: 'Opened' },
-    errors: [403, 409],
+    errors: [409],
   })
   async openCase(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -61,7 +60,6 @@ export class CasesController {
     access: readWith('organization.read'),
     summary: 'A case with its evidence (external users see client-visible evidence only)',
     answer: { status: 200, schema: CASE },
-    errors: [403],
   })
   async caseDetail(
     @CurrentOrganization() access: OrganizationAccess,
@@ -77,7 +75,7 @@ export class CasesController {
     access: manageWith('work.internal'),
     summary: 'Archive a case (it stays reviewable; evidence goes to another case)',
     answer: { status: 200, schema: CASE },
-    errors: [403, 409],
+    errors: [409],
   })
   async archiveCase(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -94,7 +92,7 @@ export class CasesController {
     access: manageWith('organization.read'),
     summary: 'Save up to 20 records of a completed search into the selected case; runs no search',
     answer: { status: 201, schema: EVIDENCE, description: 'Saved' },
-    errors: [403, 409],
+    errors: [409],
   })
   async saveEvidence(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -113,7 +111,6 @@ export class CasesController {
     access: readWith('organization.read'),
     summary: 'One saved evidence item',
     answer: { status: 200, schema: EVIDENCE },
-    errors: [403],
   })
   async evidence(
     @CurrentOrganization() access: OrganizationAccess,

@@ -50,7 +50,6 @@ export class MembershipController {
     access: readWith('members.read'),
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
-    errors: [403],
   })
   async members(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
     return this.queries.members(access);
@@ -62,7 +61,7 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Invite a member by email with a role, spaces and (external users) a portion',
     answer: { status: 201, schema: INVITATION, description: 'Invited' },
-    errors: [403, 409],
+    errors: [409],
   })
   async invite(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -116,7 +115,7 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: "Change a member's role or an external user's portion",
     answer: { status: 200, schema: MEMBERS },
-    errors: [403, 409],
+    errors: [409],
   })
   async updateMember(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -145,7 +144,7 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Remove a member: their access ends at once',
     answer: { status: 204, empty: 'Removed' },
-    errors: [403, 409],
+    errors: [409],
   })
   async removeMember(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -161,7 +160,7 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Assign a space to a member',
     answer: { status: 204, empty: 'Assigned' },
-    errors: [403, 409],
+    errors: [409],
   })
   async assign(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -178,7 +177,7 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: "Remove a space assignment: that space's access ends at once",
     answer: { status: 204, empty: 'Unassigned' },
-    errors: [403, 409],
+    errors: [409],
   })
   async unassign(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -197,7 +196,7 @@ export class MembershipController {
     access: manageWith('ownership.transfer'),
     summary: 'Offer the ownership to a staff member (owner only); the recipient must accept',
     answer: { status: 202, schema: OWNERSHIP_OFFERED, description: 'Offered: the recipient must accept' },
-    errors: [403, 409],
+    errors: [409],
   })
   async offerOwnership(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -214,7 +213,7 @@ export class MembershipController {
     access: manageWith('organization.read'),
     summary: 'Accept the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async acceptOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, true, envelope));
@@ -227,7 +226,7 @@ export class MembershipController {
     access: manageWith('organization.read'),
     summary: 'Decline the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async declineOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, false, envelope));

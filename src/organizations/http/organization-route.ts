@@ -57,15 +57,29 @@ export const readWith = (capability: Capability) => ({ ...READ, capability }) as
 /** A change in `:orgId` by members whose role has `capability` (checked by the OrganizationAccessGuard). */
 export const manageWith = (capability: Capability) => ({ ...MANAGE, capability }) as const;
 
+export interface OrganizationRoutesOptions {
+  /** The OpenAPI tag the routes are documented under. */
+  readonly tag?: 'organizations' | 'exposure';
+  /**
+   * The controller name the operation ids keep (`<name>_<method>`); `null`: the controller's own name, as
+   * Nest's default.
+   */
+  readonly operationIdsOf?: string | null;
+}
+
 /**
- * A controller of organization routes: under /api/v2/organizations, documented under `organizations`, each
- * route's capability checked by the OrganizationAccessGuard.
+ * A controller of organization routes (exposure scopes and single sign-on settings included): under
+ * /api/v2/organizations, documented under its tag, each route's capability checked by the
+ * OrganizationAccessGuard before the route runs.
  */
-export function OrganizationRoutes(): ClassDecorator {
+export function OrganizationRoutes({
+  tag = 'organizations',
+  operationIdsOf = 'OrganizationsController',
+}: OrganizationRoutesOptions = {}): ClassDecorator {
   return applyDecorators(
-    ApiTags('organizations'),
+    ApiTags(tag),
     Controller('api/v2/organizations'),
     UseGuards(OrganizationAccessGuard),
-    OperationIdsOf('OrganizationsController'),
+    ...(operationIdsOf ? [OperationIdsOf(operationIdsOf)] : []),
   );
 }

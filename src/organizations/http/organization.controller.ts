@@ -39,7 +39,6 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'Overview: status, billing action, role, spaces; starts no collection, spends nothing',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403],
   })
   async overview(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
     return this.queries.overview(access);
@@ -51,7 +50,7 @@ export class OrganizationController {
     access: manageWith('organization.settings'),
     summary: 'Rename (never a new trial)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async rename(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -68,7 +67,7 @@ export class OrganizationController {
     access: manageWith('billing.manage'),
     summary: 'Check the DNS TXT record and start the trial (owner)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async verify(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
     await this.commands.execute(new VerifyOrganizationDomain(principal, orgId, envelope));
@@ -81,7 +80,7 @@ export class OrganizationController {
     access: manageWith('billing.manage'),
     summary: 'Choose the paid plan checkout completes (owner only)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async billing(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -98,7 +97,6 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
-    errors: [403],
   })
   async credits(
     @CurrentPrincipal() principal: Principal,
@@ -114,7 +112,6 @@ export class OrganizationController {
     access: manageWith('organization.read'),
     summary: 'Restrict this session to the organization (staff start in General research)',
     answer: { status: 200, schema: SWITCHED },
-    errors: [403],
   })
   async switchTo(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     const selection = await this.commands.execute(new SwitchOrganization(principal, orgId));
@@ -127,7 +124,6 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'The selected space and case of this session',
     answer: { status: 200, schema: SESSION_CONTEXT },
-    errors: [403],
   })
   async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
     const selection = principal.sessionId ? await this.selections.get(principal.sessionId, orgId) : null;
@@ -145,7 +141,7 @@ export class OrganizationController {
     access: manageWith('organization.read'),
     summary: 'Select a space (and optionally a case of it); changing space clears the case',
     answer: { status: 200, schema: SESSION_CONTEXT },
-    errors: [403, 409],
+    errors: [409],
   })
   async select(
     @CurrentPrincipal() principal: Principal,

@@ -35,7 +35,6 @@ export class ReviewQueueController {
     access: readWith('work.internal'),
     summary: 'Observations queued for review across every accessible space (internal members)',
     answer: { status: 200, schema: REVIEW_QUEUE },
-    errors: [403],
   })
   async reviewQueue(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
     return this.queries.reviewQueue(access);
@@ -47,7 +46,7 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Queue an observation of a completed search for review',
     answer: { status: 201, schema: CREATED_ID, description: 'Queued' },
-    errors: [403, 409],
+    errors: [409],
   })
   async addReviewItem(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -66,7 +65,7 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Assign, give a due date, tie to a source (evidence) in a case',
     answer: { status: 200, schema: REVIEW_ITEM },
-    errors: [403, 409],
+    errors: [409],
   })
   async updateReviewItem(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -105,7 +104,7 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Prepare a report comparison from selected evidence',
     answer: { status: 201, schema: COMPARISON, description: 'Prepared' },
-    errors: [403, 409],
+    errors: [409],
   })
   async prepareComparison(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -124,7 +123,6 @@ export class ReviewQueueController {
     access: readWith('organization.read'),
     summary: 'A report comparison (external clients: once published)',
     answer: { status: 200, schema: COMPARISON },
-    errors: [403],
   })
   async comparison(
     @CurrentOrganization() access: OrganizationAccess,
@@ -140,7 +138,7 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: "Publish a comparison to the client's space view",
     answer: { status: 200, schema: COMPARISON },
-    errors: [403, 409],
+    errors: [409],
   })
   async publishComparison(
     @CurrentCaller() { principal, envelope }: Caller,

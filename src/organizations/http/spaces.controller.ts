@@ -34,7 +34,6 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: 'Spaces the caller reaches (General research for staff, assigned clients)',
     answer: { status: 200, schema: SPACES },
-    errors: [403],
   })
   async spaces(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
     return this.queries.spaces(access);
@@ -46,7 +45,7 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Create a client or asset scope space with an optional credit_limit',
     answer: { status: 201, schema: SPACE, description: 'Created' },
-    errors: [403, 409],
+    errors: [409],
   })
   async createSpace(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -75,7 +74,6 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: 'One space',
     answer: { status: 200, schema: SPACE },
-    errors: [403],
   })
   async space(
     @CurrentOrganization() access: OrganizationAccess,
@@ -91,7 +89,7 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Rename, archive (pauses work, stops schedules, revokes shares) or restore; If-Match',
     answer: { status: 200, schema: SPACE },
-    errors: [403, 409, 428],
+    errors: [409, 428],
     also: [ApiHeader(IF_MATCH)],
   })
   async updateSpace(
@@ -126,7 +124,7 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Activate or stop scheduled observation watches (collects only after activation)',
     answer: { status: 200, schema: SPACE },
-    errors: [403, 409],
+    errors: [409],
   })
   async monitoring(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -146,7 +144,7 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Create a guest share link of the space',
     answer: { status: 201, schema: SHARE, description: 'Created' },
-    errors: [403, 409],
+    errors: [409],
   })
   async share(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -166,7 +164,7 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Revoke a guest share link',
     answer: { status: 204, empty: 'Revoked' },
-    errors: [403, 409],
+    errors: [409],
   })
   async revokeShare(
     @CurrentCaller() { principal, envelope }: Caller,
@@ -185,7 +183,6 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: "The space's explicitly published view (what external clients keep)",
     answer: { status: 200, schema: PUBLISHED_VIEW },
-    errors: [403],
   })
   async published(
     @CurrentOrganization() access: OrganizationAccess,
