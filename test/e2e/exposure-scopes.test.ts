@@ -226,6 +226,37 @@ describe('Authentication 6: exposure access', () => {
     const byAdministrator = await createScope({}, world.administrator);
     expect(byAdministrator.state).toBe('active');
   });
+
+  it('the product comes before the role: every member of an organization without Exposition gets exposure_not_enabled', async () => {
+    const plain = await h.trialOrganization();
+    const analyst = await h.member(plain.organizationId, plain.owner, 'analyst');
+    const external = await h.member(plain.organizationId, plain.owner, 'external_client');
+    for (const actor of [analyst, external]) {
+      const refused = await h.request(actor, 'POST', org(plain.organizationId, '/exposure/scopes'), {});
+      expect(refused.statusCode).toBe(403);
+      expect(json(refused.body).code).toBe('exposure_not_enabled');
+    }
+  });
+
+  it('the route capability is checked before the body is read: an invalid body earns an analyst 403, a manager 422', async () => {
+    const invalid = { name: '', domain: 'not a domain', timezone: 'Mars/Base' };
+    const analyst = await h.request(
+      world.analyst,
+      'POST',
+      org(world.organizationId, '/exposure/scopes'),
+      invalid,
+    );
+    expect(analyst.statusCode).toBe(403);
+    expect(json(analyst.body).code).toBe('forbidden');
+    const owner = await h.request(
+      world.owner,
+      'POST',
+      org(world.organizationId, '/exposure/scopes'),
+      invalid,
+    );
+    expect(owner.statusCode).toBe(422);
+    expect(json(owner.body).code).toBe('invalid_input');
+  });
 });
 
 describe('scope creation: fields, limits and the initial refresh', () => {
