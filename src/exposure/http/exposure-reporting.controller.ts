@@ -1,4 +1,4 @@
-import { Body, Headers, Inject, Param, Res } from '@nestjs/common';
+import { Body, Headers, Inject, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -54,11 +54,7 @@ export class ExposureReportingController {
     summary: 'Up to 100 frozen report summaries, newest first',
     answer: { status: 200, schema: REPORTS },
   })
-  async list(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async list(@CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
     return this.reports.list(principal, orgId, clientId);
   }
 
@@ -71,11 +67,7 @@ export class ExposureReportingController {
     answer: { status: 201, schema: REPORT_SUMMARY, description: 'Frozen' },
     errors: [409],
   })
-  async freeze(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async freeze(@CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
     const report = await this.commands.execute(new FreezeReport(principal, orgId, clientId, envelope));
     return reportSummary(report, orgId);
   }
@@ -93,10 +85,7 @@ export class ExposureReportingController {
     },
   })
   async document(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('reportId') reportId: string,
+    @CurrentCaller() { principal, orgId, clientId, reportId }: Caller<'orgId' | 'clientId' | 'reportId'>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const { bytes, summary } = await this.reports.document(principal, orgId, clientId, reportId);
@@ -117,9 +106,7 @@ export class ExposureReportingController {
     also: [ApiHeader(OPTIONAL_IF_MATCH)],
   })
   async setMonitoring(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: ExposureMonitoringBody,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
@@ -137,11 +124,7 @@ export class ExposureReportingController {
     summary: 'The scope email preference (owner or administrator)',
     answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
   })
-  async preference(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async preference(@CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
     return this.monitoring.preference(principal, orgId, clientId);
   }
 
@@ -154,9 +137,7 @@ export class ExposureReportingController {
     errors: [409],
   })
   async savePreference(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: NotificationPreferenceBody,
   ) {
     const saved = await this.commands.execute(

@@ -1,4 +1,4 @@
-import { Body, Headers, Inject, Param, Query, Res } from '@nestjs/common';
+import { Body, Headers, Inject, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -76,8 +76,7 @@ export class ExposureController {
     errors: [402, 409],
   })
   async create(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: CreateExposureScopeBody,
   ) {
     const declaration = {
@@ -101,7 +100,7 @@ export class ExposureController {
     summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after',
     answer: { status: 200, schema: DELETED_CLIENTS },
   })
-  async deleted(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async deleted(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.deleted(access);
   }
 
@@ -115,9 +114,7 @@ export class ExposureController {
     also: [ApiHeader(IF_MATCH)],
   })
   async delete(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: DeleteClientBody,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<void> {
@@ -135,9 +132,7 @@ export class ExposureController {
     also: [ApiHeader(IF_MATCH)],
   })
   async restore(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
     const version = ifMatchVersion(ifMatch);
@@ -157,9 +152,7 @@ export class ExposureController {
     query: INVENTORY_QUERY,
   })
   async inventory(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.inventory(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -174,10 +167,8 @@ export class ExposureController {
     errors: [409],
   })
   async decide(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('subjectId') subjectId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, subjectId }: Caller<'orgId' | 'clientId' | 'subjectId'>,
     @Body() body: DecisionBody,
   ) {
     await this.commands.execute(
@@ -195,9 +186,7 @@ export class ExposureController {
     query: HISTORY_QUERY,
   })
   async history(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.history(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -212,9 +201,7 @@ export class ExposureController {
     errors: [409],
   })
   async timezone(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: TimezoneBody,
   ) {
     await this.commands.execute(new ChangeScopeTimezone(principal, orgId, clientId, body, envelope));
@@ -230,10 +217,8 @@ export class ExposureController {
     errors: [409, 429],
   })
   async enrich(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('assetKey') assetKey: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, assetKey }: Caller<'orgId' | 'clientId' | 'assetKey'>,
   ) {
     const enriched = await this.commands.execute(
       new EnrichAsset(principal, orgId, clientId, assetKey, envelope),
@@ -261,9 +246,7 @@ export class ExposureController {
     query: CONTROLS_QUERY,
   })
   async controls(
-    @CurrentCaller() { principal }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.controls(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -280,9 +263,7 @@ export class ExposureController {
     also: [ApiJson(200, RUN, 'This key already ran: its earlier run')],
   })
   async run(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: RunBody,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {

@@ -1,5 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body, Inject } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
@@ -31,7 +31,7 @@ export class CasesController {
     summary: 'Cases of the spaces the caller reaches (historical General research ones included)',
     answer: { status: 200, schema: CASES },
   })
-  async cases(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async cases(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.cases(access);
   }
 
@@ -44,8 +44,7 @@ export class CasesController {
     errors: [409],
   })
   async openCase(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: OpenCaseBody,
   ) {
     const { caseId } = await this.commands.execute(
@@ -63,8 +62,7 @@ export class CasesController {
   })
   async caseDetail(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('caseId') caseId: string,
+    @CurrentCaller() { caseId }: Caller<'caseId'>,
   ) {
     return this.queries.caseDetail(access, caseId);
   }
@@ -77,11 +75,7 @@ export class CasesController {
     answer: { status: 200, schema: CASE },
     errors: [409],
   })
-  async archiveCase(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('caseId') caseId: string,
-  ) {
+  async archiveCase(@CurrentCaller() { principal, envelope, orgId, caseId }: Caller<'orgId' | 'caseId'>) {
     await this.commands.execute(new ArchiveCase(principal, orgId, caseId, envelope));
     return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
@@ -95,8 +89,7 @@ export class CasesController {
     errors: [409],
   })
   async saveEvidence(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: SaveEvidenceBody,
   ) {
     const saved = await this.commands.execute(
@@ -114,8 +107,7 @@ export class CasesController {
   })
   async evidence(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('evidenceId') evidenceId: string,
+    @CurrentCaller() { evidenceId }: Caller<'evidenceId'>,
   ) {
     return this.queries.evidence(access, evidenceId);
   }

@@ -1,5 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body, Inject } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
@@ -51,7 +51,7 @@ export class MembershipController {
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
   })
-  async members(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async members(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.members(access);
   }
 
@@ -64,8 +64,7 @@ export class MembershipController {
     errors: [409],
   })
   async invite(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: InvitationBody,
   ) {
     const { invitationId } = await this.commands.execute(
@@ -95,9 +94,7 @@ export class MembershipController {
     errors: [403, 409],
   })
   async accept(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('invitationId') invitationId: string,
+    @CurrentCaller() { principal, envelope, orgId, invitationId }: Caller<'orgId' | 'invitationId'>,
   ) {
     const accepted = await this.commands.execute(
       new AcceptInvitation(principal, orgId, invitationId, envelope),
@@ -118,9 +115,7 @@ export class MembershipController {
     errors: [409],
   })
   async updateMember(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
+    @CurrentCaller() { principal, envelope, orgId, accountId }: Caller<'orgId' | 'accountId'>,
     @Body() body: UpdateMemberBody,
   ) {
     await this.commands.execute(
@@ -147,9 +142,7 @@ export class MembershipController {
     errors: [409],
   })
   async removeMember(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
+    @CurrentCaller() { principal, envelope, orgId, accountId }: Caller<'orgId' | 'accountId'>,
   ) {
     await this.commands.execute(new RemoveMember(principal, orgId, accountId, envelope));
   }
@@ -163,10 +156,8 @@ export class MembershipController {
     errors: [409],
   })
   async assign(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
-    @Param('spaceId') spaceId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, accountId, spaceId }: Caller<'orgId' | 'accountId' | 'spaceId'>,
   ) {
     await this.commands.execute(new SetSpaceAssignment(principal, orgId, accountId, spaceId, true, envelope));
   }
@@ -180,10 +171,8 @@ export class MembershipController {
     errors: [409],
   })
   async unassign(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
-    @Param('spaceId') spaceId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, accountId, spaceId }: Caller<'orgId' | 'accountId' | 'spaceId'>,
   ) {
     await this.commands.execute(
       new SetSpaceAssignment(principal, orgId, accountId, spaceId, false, envelope),
@@ -199,8 +188,7 @@ export class MembershipController {
     errors: [409],
   })
   async offerOwnership(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: OwnershipOfferBody,
   ) {
     await this.commands.execute(new OfferOwnership(principal, orgId, body.account_id, envelope));
@@ -215,7 +203,7 @@ export class MembershipController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [409],
   })
-  async acceptOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async acceptOwnership(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, true, envelope));
     return this.overview(principal, orgId);
   }
@@ -228,7 +216,7 @@ export class MembershipController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [409],
   })
-  async declineOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async declineOwnership(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, false, envelope));
     return this.overview(principal, orgId);
   }

@@ -17,16 +17,25 @@ import { OrganizationAccessGuard } from './organization-access.guard.js';
 export const READ = { surface: 'session', permission: 'organization.read' } as const;
 export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
 
-/** Who sends a command, and its envelope: the caller is the actor, the request id the command id. */
-export interface Caller {
+/**
+ * Who sends a command, and its envelope (the caller is the actor, the request id the command id), with the
+ * route's path parameters named in `P` (documented from the route's path by @Route).
+ */
+export type Caller<P extends string = never> = {
   readonly principal: Principal;
   readonly envelope: CommandEnvelope;
-}
+} & { readonly [K in P]: string };
 
 export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
-  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  const request = context
+    .switchToHttp()
+    .getRequest<AuthenticatedRequest & { params?: Record<string, string> }>();
   if (!request.principal) throw new ServiceError('unauthenticated', 'this route needs a credential');
-  return { principal: request.principal, envelope: envelopeFor(request.principal, String(request.id)) };
+  return {
+    ...request.params,
+    principal: request.principal,
+    envelope: envelopeFor(request.principal, String(request.id)),
+  };
 });
 
 const API_OPERATION = 'swagger/apiOperation';

@@ -1,7 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Body, Inject } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -40,7 +38,7 @@ export class OrganizationController {
     summary: 'Overview: status, billing action, role, spaces; starts no collection, spends nothing',
     answer: { status: 200, schema: ORGANIZATION },
   })
-  async overview(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async overview(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.overview(access);
   }
 
@@ -53,8 +51,7 @@ export class OrganizationController {
     errors: [409],
   })
   async rename(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: RenameOrganizationBody,
   ) {
     await this.commands.execute(new RenameOrganization(principal, orgId, body.name, envelope));
@@ -69,7 +66,7 @@ export class OrganizationController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [409],
   })
-  async verify(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async verify(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new VerifyOrganizationDomain(principal, orgId, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -82,11 +79,7 @@ export class OrganizationController {
     answer: { status: 200, schema: ORGANIZATION },
     errors: [409],
   })
-  async billing(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Body() body: BillingBody,
-  ) {
+  async billing(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>, @Body() body: BillingBody) {
     await this.commands.execute(new RequestOrganizationPlan(principal, orgId, body.plan, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -98,11 +91,7 @@ export class OrganizationController {
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
   })
-  async credits(
-    @CurrentPrincipal() principal: Principal,
-    @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-  ) {
+  async credits(@CurrentCaller() { principal }: Caller, @CurrentOrganization() access: OrganizationAccess) {
     return this.queries.credits(access, principal);
   }
 
@@ -113,7 +102,7 @@ export class OrganizationController {
     summary: 'Restrict this session to the organization (staff start in General research)',
     answer: { status: 200, schema: SWITCHED },
   })
-  async switchTo(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+  async switchTo(@CurrentCaller() { principal, orgId }: Caller<'orgId'>) {
     const selection = await this.commands.execute(new SwitchOrganization(principal, orgId));
     return { organization_id: orgId, space_id: selection.spaceId, case_id: selection.caseId };
   }
@@ -125,7 +114,7 @@ export class OrganizationController {
     summary: 'The selected space and case of this session',
     answer: { status: 200, schema: SESSION_CONTEXT },
   })
-  async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+  async context(@CurrentCaller() { principal, orgId }: Caller<'orgId'>) {
     const selection = principal.sessionId ? await this.selections.get(principal.sessionId, orgId) : null;
     return {
       organization_id: orgId,
@@ -143,11 +132,7 @@ export class OrganizationController {
     answer: { status: 200, schema: SESSION_CONTEXT },
     errors: [409],
   })
-  async select(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Body() body: SelectContextBody,
-  ) {
+  async select(@CurrentCaller() { principal, orgId }: Caller<'orgId'>, @Body() body: SelectContextBody) {
     const selection = await this.commands.execute(
       new SelectWorkspaceContext(principal, orgId, body.space_id, body.case_id ?? null),
     );

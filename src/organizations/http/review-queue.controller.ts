@@ -1,5 +1,5 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body, Inject } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -36,7 +36,7 @@ export class ReviewQueueController {
     summary: 'Observations queued for review across every accessible space (internal members)',
     answer: { status: 200, schema: REVIEW_QUEUE },
   })
-  async reviewQueue(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async reviewQueue(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.reviewQueue(access);
   }
 
@@ -49,8 +49,7 @@ export class ReviewQueueController {
     errors: [409],
   })
   async addReviewItem(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: AddReviewItemBody,
   ) {
     const { itemId } = await this.commands.execute(
@@ -68,9 +67,7 @@ export class ReviewQueueController {
     errors: [409],
   })
   async updateReviewItem(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('itemId') itemId: string,
+    @CurrentCaller() { principal, envelope, orgId, itemId }: Caller<'orgId' | 'itemId'>,
     @Body() body: UpdateReviewItemBody,
   ) {
     await this.commands.execute(
@@ -107,8 +104,7 @@ export class ReviewQueueController {
     errors: [409],
   })
   async prepareComparison(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: PrepareComparisonBody,
   ) {
     const { comparisonId } = await this.commands.execute(
@@ -126,8 +122,7 @@ export class ReviewQueueController {
   })
   async comparison(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('comparisonId') comparisonId: string,
+    @CurrentCaller() { comparisonId }: Caller<'comparisonId'>,
   ) {
     return this.queries.comparison(access, comparisonId);
   }
@@ -141,9 +136,7 @@ export class ReviewQueueController {
     errors: [409],
   })
   async publishComparison(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('comparisonId') comparisonId: string,
+    @CurrentCaller() { principal, envelope, orgId, comparisonId }: Caller<'orgId' | 'comparisonId'>,
   ) {
     await this.commands.execute(new PublishComparison(principal, orgId, comparisonId, envelope));
     return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Headers, Inject, Param } from '@nestjs/common';
+import { Body, Headers, Inject } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
@@ -35,7 +35,7 @@ export class SpacesController {
     summary: 'Spaces the caller reaches (General research for staff, assigned clients)',
     answer: { status: 200, schema: SPACES },
   })
-  async spaces(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async spaces(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.spaces(access);
   }
 
@@ -48,8 +48,7 @@ export class SpacesController {
     errors: [409],
   })
   async createSpace(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: CreateSpaceBody,
   ) {
     const { spaceId } = await this.commands.execute(
@@ -77,8 +76,7 @@ export class SpacesController {
   })
   async space(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { clientId }: Caller<'clientId'>,
   ) {
     return this.queries.space(access, clientId);
   }
@@ -93,9 +91,7 @@ export class SpacesController {
     also: [ApiHeader(IF_MATCH)],
   })
   async updateSpace(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: UpdateSpaceBody,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
@@ -127,9 +123,7 @@ export class SpacesController {
     errors: [409],
   })
   async monitoring(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: MonitoringBody,
   ) {
     await this.commands.execute(
@@ -146,11 +140,7 @@ export class SpacesController {
     answer: { status: 201, schema: SHARE, description: 'Created' },
     errors: [409],
   })
-  async share(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async share(@CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
     const shareId = randomUUID();
     await this.commands.execute(
       new ChangeSpace(principal, orgId, clientId, { type: 'CreateShare', shareId }, envelope),
@@ -167,10 +157,8 @@ export class SpacesController {
     errors: [409],
   })
   async revokeShare(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('shareId') shareId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, shareId }: Caller<'orgId' | 'clientId' | 'shareId'>,
   ) {
     await this.commands.execute(
       new ChangeSpace(principal, orgId, clientId, { type: 'RevokeShare', shareId }, envelope),
@@ -186,8 +174,7 @@ export class SpacesController {
   })
   async published(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { clientId }: Caller<'clientId'>,
   ) {
     return this.queries.publishedView(access, clientId);
   }

@@ -37,6 +37,29 @@ export interface RouteSpec {
   readonly also?: readonly Decorator[];
 }
 
+const API_PARAMETERS = 'swagger/apiParameters';
+
+/**
+ * The path's parameters, documented from the path itself (their schema and meaning by name in
+ * complete-document.ts), so a handler may take them together (CurrentCaller) instead of one @Param each. They
+ * come first, in path order, as Nest documents @Param arguments; one the route documents itself (a narrower
+ * schema, in `also`) stays as it is.
+ */
+function PathParameters(path: string): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    const method = descriptor.value as object;
+    const declared = (Reflect.getMetadata(API_PARAMETERS, method) ?? []) as Array<{
+      name: string;
+      in: string;
+    }>;
+    const undeclared = [...path.matchAll(/:([A-Za-z0-9_]+)/g)]
+      .map(([, name]) => name!)
+      .filter((name) => !declared.some((parameter) => parameter.in === 'path' && parameter.name === name))
+      .map((name) => ({ name, required: true, in: 'path', type: String }));
+    Reflect.defineMetadata(API_PARAMETERS, [...undeclared, ...declared], method);
+  };
+}
+
 function answerDecorator(answer: RouteAnswer): Decorator {
   if ('redirect' in answer) return ApiRedirect(answer.status, answer.redirect, answer.headers);
   if ('empty' in answer) return ApiEmpty(answer.status, answer.empty, answer.headers);
@@ -61,5 +84,7 @@ export function Route(spec: RouteSpec): MethodDecorator {
     ...(errors.size > 0 ? [ApiErrors(...[...errors].sort((a, b) => a - b))] : []),
     ...(spec.query ? [ApiQueryParams(spec.query)] : []),
     ...(spec.also ?? []),
+    // Last: it sees what `also` documented.
+    PathParameters(spec.path),
   );
 }

@@ -2,11 +2,9 @@ import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common
 import { CommandBus, type Command } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../../platform/auth/access.js';
 import type { AuthenticatedRequest } from '../../../platform/auth/auth.guard.js';
 import { parseCookies, SESSION_COOKIE, sessionCookies } from '../../../platform/auth/cookies.js';
 import { csrfTokenFor } from '../../../platform/auth/csrf.js';
-import { CurrentPrincipal } from '../../../platform/auth/current-principal.js';
 import { ServiceSecrets } from '../../../platform/auth/secrets.js';
 import { SessionStore } from '../../../platform/auth/sessions.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
@@ -26,7 +24,7 @@ import {
 } from '../commands/sso.commands.js';
 import { ConfigureSsoBody, EnforcementBody, RecoveryCodeBody, RecoverySignInBody } from './sso.dtos.js';
 import { SESSION_COOKIES } from '../../../accounts/http/accounts.openapi.js';
-import { manageWith, OrganizationRoutes } from '../../http/organization-route.js';
+import { CurrentCaller, manageWith, OrganizationRoutes, type Caller } from '../../http/organization-route.js';
 import {
   CALLBACK_QUERY,
   ISSUED_RECOVERY_CODE,
@@ -82,8 +80,7 @@ export class SsoSettingsController {
     answer: { status: 200, schema: SSO_SETTINGS },
   })
   settings(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.sso.settings(principal, organizationId, redirectUri(request, organizationId));
@@ -98,8 +95,7 @@ export class SsoSettingsController {
     errors: [409],
   })
   async configure(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: ConfigureSsoBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -123,8 +119,7 @@ export class SsoSettingsController {
     errors: [409],
   })
   async issueRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ recovery_code: string; settings: SsoSettingsView }> {
@@ -147,8 +142,7 @@ export class SsoSettingsController {
     errors: [409],
   })
   async testRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: RecoveryCodeBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -168,8 +162,7 @@ export class SsoSettingsController {
     errors: [409],
   })
   async acknowledgeRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.settingsAfter(
@@ -188,8 +181,7 @@ export class SsoSettingsController {
     errors: [409],
   })
   async setEnforcement(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: EnforcementBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
