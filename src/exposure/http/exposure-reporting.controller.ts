@@ -2,13 +2,6 @@ import { Body, Headers, Inject, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import {
-  CurrentCaller,
-  manageWith,
-  OrganizationRoutes,
-  readWith,
-  type Caller,
-} from '../../organizations/http/organization-route.js';
 import { optionalIfMatchVersion } from '../../platform/http/if-match.js';
 import { Route } from '../../platform/http/route.js';
 import { OPTIONAL_IF_MATCH } from '../../platform/http/openapi/if-match.js';
@@ -24,6 +17,14 @@ import {
   REPORT_SUMMARY,
   REPORTS,
 } from './exposure.openapi.js';
+import {
+  CurrentCaller,
+  ExposureRoutes,
+  manageWith,
+  readWith,
+  SCOPE,
+  type ScopeCaller,
+} from './exposure-route.js';
 
 const REPORT_HEADERS = {
   ETag: {
@@ -32,14 +33,12 @@ const REPORT_HEADERS = {
   },
 };
 
-const SCOPE = ':orgId/clients/:clientId/exposure';
-
 /**
  * Frozen reports, monitoring and the email preference of an exposure scope (browser session, CSRF on unsafe
  * methods). Each route's capability (Authentication 6, roles.ts) is checked by the organization access layer;
  * the exposure gate in the handlers and queries then finds the scope.
  */
-@OrganizationRoutes({ tag: 'exposure', operationIdsOf: null })
+@ExposureRoutes()
 export class ExposureReportingController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -54,7 +53,7 @@ export class ExposureReportingController {
     summary: 'Up to 100 frozen report summaries, newest first',
     answer: { status: 200, schema: REPORTS },
   })
-  async list(@CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
+  async list(@CurrentCaller() { principal, orgId, clientId }: ScopeCaller) {
     return this.reports.list(principal, orgId, clientId);
   }
 
@@ -67,7 +66,7 @@ export class ExposureReportingController {
     answer: { status: 201, schema: REPORT_SUMMARY, description: 'Frozen' },
     errors: [409],
   })
-  async freeze(@CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
+  async freeze(@CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller) {
     const report = await this.commands.execute(new FreezeReport(principal, orgId, clientId, envelope));
     return reportSummary(report, orgId);
   }
@@ -85,7 +84,7 @@ export class ExposureReportingController {
     },
   })
   async document(
-    @CurrentCaller() { principal, orgId, clientId, reportId }: Caller<'orgId' | 'clientId' | 'reportId'>,
+    @CurrentCaller() { principal, orgId, clientId, reportId }: ScopeCaller<'reportId'>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const { bytes, summary } = await this.reports.document(principal, orgId, clientId, reportId);
@@ -106,7 +105,7 @@ export class ExposureReportingController {
     also: [ApiHeader(OPTIONAL_IF_MATCH)],
   })
   async setMonitoring(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: ExposureMonitoringBody,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
@@ -124,7 +123,7 @@ export class ExposureReportingController {
     summary: 'The scope email preference (owner or administrator)',
     answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
   })
-  async preference(@CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
+  async preference(@CurrentCaller() { principal, orgId, clientId }: ScopeCaller) {
     return this.monitoring.preference(principal, orgId, clientId);
   }
 
@@ -137,7 +136,7 @@ export class ExposureReportingController {
     errors: [409],
   })
   async savePreference(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: NotificationPreferenceBody,
   ) {
     const saved = await this.commands.execute(

@@ -5,13 +5,6 @@ import type { FastifyReply } from 'fastify';
 import { ENRICHMENT_NOTICE } from '../../catalogue/http/enrichment-handler.js';
 import type { OrganizationAccess } from '../../organizations/commands/organization-access.js';
 import { CurrentOrganization } from '../../organizations/http/organization-access.guard.js';
-import {
-  CurrentCaller,
-  manageWith,
-  OrganizationRoutes,
-  readWith,
-  type Caller,
-} from '../../organizations/http/organization-route.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { Route } from '../../platform/http/route.js';
 import { ApiJson } from '../../platform/http/openapi/responses.js';
@@ -46,8 +39,16 @@ import {
   SCOPE as EXPOSURE_SCOPE,
   SUBJECT,
 } from './exposure.openapi.js';
+import {
+  CurrentCaller,
+  ExposureRoutes,
+  manageWith,
+  readWith,
+  SCOPE,
+  type Caller,
+  type ScopeCaller,
+} from './exposure-route.js';
 
-const SCOPE = ':orgId/clients/:clientId/exposure';
 /** Reading a scope's inventory, history and controls: no write (the capability was checked before). */
 const READ_ONLY = { write: false } as const;
 
@@ -57,7 +58,7 @@ const READ_ONLY = { write: false } as const;
  * the scope. There is no launch endpoint: refreshes read stored observations, control records are historical
  * imports.
  */
-@OrganizationRoutes({ tag: 'exposure', operationIdsOf: null })
+@ExposureRoutes()
 export class ExposureController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -114,7 +115,7 @@ export class ExposureController {
     also: [ApiHeader(IF_MATCH)],
   })
   async delete(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: DeleteClientBody,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<void> {
@@ -132,7 +133,7 @@ export class ExposureController {
     also: [ApiHeader(IF_MATCH)],
   })
   async restore(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
     const version = ifMatchVersion(ifMatch);
@@ -152,7 +153,7 @@ export class ExposureController {
     query: INVENTORY_QUERY,
   })
   async inventory(
-    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.inventory(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -168,7 +169,7 @@ export class ExposureController {
   })
   async decide(
     @CurrentCaller()
-    { principal, envelope, orgId, clientId, subjectId }: Caller<'orgId' | 'clientId' | 'subjectId'>,
+    { principal, envelope, orgId, clientId, subjectId }: ScopeCaller<'subjectId'>,
     @Body() body: DecisionBody,
   ) {
     await this.commands.execute(
@@ -186,7 +187,7 @@ export class ExposureController {
     query: HISTORY_QUERY,
   })
   async history(
-    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.history(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -201,7 +202,7 @@ export class ExposureController {
     errors: [409],
   })
   async timezone(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: TimezoneBody,
   ) {
     await this.commands.execute(new ChangeScopeTimezone(principal, orgId, clientId, body, envelope));
@@ -218,7 +219,7 @@ export class ExposureController {
   })
   async enrich(
     @CurrentCaller()
-    { principal, envelope, orgId, clientId, assetKey }: Caller<'orgId' | 'clientId' | 'assetKey'>,
+    { principal, envelope, orgId, clientId, assetKey }: ScopeCaller<'assetKey'>,
   ) {
     const enriched = await this.commands.execute(
       new EnrichAsset(principal, orgId, clientId, assetKey, envelope),
@@ -246,7 +247,7 @@ export class ExposureController {
     query: CONTROLS_QUERY,
   })
   async controls(
-    @CurrentCaller() { principal, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
     return this.queries.controls(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
@@ -263,7 +264,7 @@ export class ExposureController {
     also: [ApiJson(200, RUN, 'This key already ran: its earlier run')],
   })
   async run(
-    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: RunBody,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {

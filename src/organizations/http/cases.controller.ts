@@ -1,11 +1,10 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -17,13 +16,7 @@ import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 
 /** Cases and the evidence saved into them. */
 @OrganizationRoutes()
-export class CasesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class CasesController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/cases',

@@ -1,8 +1,7 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   AcceptInvitation,
   AnswerOwnership,
@@ -12,9 +11,9 @@ import {
   SetSpaceAssignment,
   UpdateMember,
 } from '../commands/membership.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   MANAGE,
   manageWith,
@@ -33,13 +32,7 @@ import {
 
 /** Members, invitations, space assignments and the ownership transfer. */
 @OrganizationRoutes()
-export class MembershipController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class MembershipController extends OrganizationHandlers {
   private async overview(principal: Principal, orgId: string) {
     return this.queries.overview(await this.gate.require(principal, orgId));
   }

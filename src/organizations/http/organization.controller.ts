@@ -1,7 +1,6 @@
-import { CommandBus } from '@nestjs/cqrs';
 import { Body, Inject } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   RenameOrganization,
   RequestOrganizationPlan,
@@ -9,9 +8,9 @@ import {
 } from '../commands/organization-settings.commands.js';
 import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-context.commands.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -23,13 +22,8 @@ import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from '.
 
 /** One organization: its overview, settings, trial and billing, balance, and the session's context in it. */
 @OrganizationRoutes()
-export class OrganizationController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-    @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
-  ) {}
+export class OrganizationController extends OrganizationHandlers {
+  @Inject(WorkspaceSelections) private readonly selections!: WorkspaceSelections;
 
   @Route({
     method: 'GET',

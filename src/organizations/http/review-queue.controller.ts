@@ -1,16 +1,15 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   AddReviewItem,
   PrepareComparison,
   PublishComparison,
   UpdateReviewItem,
 } from '../commands/review-queue.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -22,13 +21,7 @@ import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizatio
 
 /** The review queue and report comparisons (rule 11). */
 @OrganizationRoutes()
-export class ReviewQueueController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class ReviewQueueController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/review-queue',

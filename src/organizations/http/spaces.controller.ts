@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Headers, Inject } from '@nestjs/common';
+import { Body, Headers } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -21,13 +20,7 @@ import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js
 
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
 @OrganizationRoutes()
-export class SpacesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class SpacesController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/spaces',
