@@ -10,15 +10,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, type INestApplication } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { CAPABILITIES, ROLES, can, type Capability } from '../../src/organizations/domain/roles.js';
+import {
+  CAPABILITIES,
+  ROLES,
+  can,
+  productOf,
+  type Capability,
+} from '../../src/organizations/domain/roles.js';
 import { PERMISSIONS } from '../../src/platform/auth/access.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
 import { startTestService, type TestService } from '../support/service.js';
 
-/** An organization route's capability, and the roles of the contract's Roles table that have it. */
+/**
+ * An organization route's capability, the roles of the contract's Roles table that have it, and the product the
+ * organization must be enabled for (Exposition), if any.
+ */
 function whoMay(capability: string | undefined): string {
   if (!capability) return '';
-  return ` ${capability} (${ROLES.filter((role) => can(role, capability as Capability)).join(', ')})`;
+  const roles = ROLES.filter((role) => can(role, capability as Capability)).join(', ');
+  const product = productOf(capability as Capability);
+  return ` ${capability} (${roles}${product ? `; ${product} only` : ''})`;
 }
 
 function tableLine(route: DiscoveredRoute): string {
@@ -66,23 +77,23 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/organizations/:orgId/clients/:clientId session organization.read organization.read (owner, administrator, analyst, external_client)',
   'PATCH /api/v2/organizations/:orgId/clients/:clientId session organization.manage spaces.manage (owner, administrator)',
   'PUT /api/v2/organizations/:orgId/clients/:clientId/monitoring session organization.manage spaces.manage (owner, administrator)',
-  'POST /api/v2/organizations/:orgId/exposure/scopes session organization.manage exposure.scopes.manage (owner, administrator)',
+  'POST /api/v2/organizations/:orgId/exposure/scopes session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
   'GET /api/v2/organizations/:orgId/clients/deleted session organization.read spaces.manage (owner, administrator)',
   'DELETE /api/v2/organizations/:orgId/clients/:clientId session organization.manage spaces.manage (owner, administrator)',
   'POST /api/v2/organizations/:orgId/clients/:clientId/restore session organization.manage spaces.manage (owner, administrator)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure session organization.read exposure.scopes.read (owner, administrator, analyst)',
-  'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId session organization.manage exposure.decisions.record (owner, administrator, analyst)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history session organization.read exposure.scopes.read (owner, administrator, analyst)',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone session organization.manage exposure.scopes.manage (owner, administrator)',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich session organization.manage exposure.decisions.record (owner, administrator, analyst)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls session organization.read exposure.scopes.read (owner, administrator, analyst)',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run session organization.manage exposure.refresh.run (owner, administrator, analyst)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.read exposure.scopes.read (owner, administrator, analyst)',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.manage exposure.reports.create (owner, administrator, analyst)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId session organization.read exposure.scopes.read (owner, administrator, analyst)',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring session organization.manage exposure.scopes.manage (owner, administrator)',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.read exposure.scopes.manage (owner, administrator)',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.manage exposure.scopes.manage (owner, administrator)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId session organization.manage exposure.decisions.record (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich session organization.manage exposure.decisions.record (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run session organization.manage exposure.refresh.run (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.manage exposure.reports.create (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.read exposure.scopes.manage (owner, administrator; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
   'POST /api/v2/organizations/:orgId/clients/:clientId/shares session organization.manage spaces.manage (owner, administrator)',
   'DELETE /api/v2/organizations/:orgId/clients/:clientId/shares/:shareId session organization.manage spaces.manage (owner, administrator)',
   'GET /api/v2/organizations/:orgId/clients/:clientId/published session organization.read organization.read (owner, administrator, analyst, external_client)',
