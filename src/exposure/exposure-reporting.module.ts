@@ -1,6 +1,7 @@
 import { Inject, Module } from '@nestjs/common';
 import { CreditsModule } from '../credits/credits.module.js';
 import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
 import { StreamReader } from '../platform/event-sourcing/stream-reader.js';
 import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
@@ -19,7 +20,8 @@ import { ExposureReports } from './queries/exposure-reports.js';
 
 /** Frozen reports, monitoring (watch runs) and email notifications of exposure scopes (issue 8, items 6 and 7). */
 @Module({
-  imports: [ExposureModule, CreditsModule],
+  // OrganizationsModule: the organization access layer (its gate) that checks each route's capability.
+  imports: [ExposureModule, CreditsModule, OrganizationsModule],
   controllers: [ExposureReportingController],
   providers: [
     {

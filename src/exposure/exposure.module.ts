@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { BackgroundWorkers } from '../platform/scheduling/background-workers.js';
 import { CatalogueService } from '../catalogue/catalogue-service.js';
 import { CreditsModule } from '../credits/credits.module.js';
+import { ORGANIZATION_PRODUCTS } from '../organizations/commands/organization-products.js';
 import { OrganizationWorkspace } from '../organizations/commands/organization-workspace.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { CLOCK, type Clock } from '../platform/clock/clock.js';
@@ -41,6 +42,8 @@ export const REFRESH_LEASE_MS = 60_000;
       useFactory: (writer: StreamWriter, workspace: OrganizationWorkspace) =>
         new ExposureGate(writer, workspace.gate),
     },
+    // The organization access layer asks it whether Exposition is on before an exposure route's role check.
+    { provide: ORGANIZATION_PRODUCTS, useExisting: ExposureGate },
     {
       provide: ExposureQueries,
       inject: [ProjectionRunner, EVENT_STORE, CLOCK],
@@ -114,6 +117,7 @@ export const REFRESH_LEASE_MS = 60_000;
   ],
   exports: [
     ExposureGate,
+    ORGANIZATION_PRODUCTS,
     ExposureQueries,
     RefreshWorkerPool,
     ScopeErasureSweeper,

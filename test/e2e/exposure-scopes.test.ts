@@ -226,6 +226,30 @@ describe('Authentication 6: exposure access', () => {
     const byAdministrator = await createScope({}, world.administrator);
     expect(byAdministrator.state).toBe('active');
   });
+
+  it('the product comes before the role: every member of an organization without Exposition gets exposure_not_enabled', async () => {
+    const plain = await h.trialOrganization();
+    const analyst = await h.member(plain.organizationId, plain.owner, 'analyst');
+    const external = await h.member(plain.organizationId, plain.owner, 'external_client');
+    for (const actor of [analyst, external]) {
+      const refused = await h.request(actor, 'POST', org(plain.organizationId, '/exposure/scopes'), {});
+      expect(refused.statusCode).toBe(403);
+      expect(json(refused.body).code).toBe('exposure_not_enabled');
+    }
+  });
+
+  it('the route capability is checked before the body is read: an invalid body earns an analyst 403, a manager 422', async () => {
+    const invalid = { name: '', domain: 'not a domain', timezone: 'Mars/Base' };
+    const answers = [
+      [world.analyst, 403, 'forbidden'],
+      [world.external, 403, 'forbidden'],
+      [world.owner, 422, 'invalid_input'],
+    ] as const;
+    for (const [actor, status, code] of answers) {
+      const response = await h.request(actor, 'POST', org(world.organizationId, '/exposure/scopes'), invalid);
+      expect({ status: response.statusCode, code: json(response.body).code }).toEqual({ status, code });
+    }
+  });
 });
 
 describe('scope creation: fields, limits and the initial refresh', () => {

@@ -10,15 +10,26 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Post, type INestApplication } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { CAPABILITIES, ROLES, can, type Capability } from '../../src/organizations/domain/roles.js';
+import {
+  CAPABILITIES,
+  ROLES,
+  can,
+  productOf,
+  type Capability,
+} from '../../src/organizations/domain/roles.js';
 import { PERMISSIONS } from '../../src/platform/auth/access.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
 import { startTestService, type TestService } from '../support/service.js';
 
-/** An organization route's capability, and the roles of the contract's Roles table that have it. */
+/**
+ * An organization route's capability, the roles of the contract's Roles table that have it, and the product the
+ * organization must be enabled for (Exposition), if any.
+ */
 function whoMay(capability: string | undefined): string {
   if (!capability) return '';
-  return ` ${capability} (${ROLES.filter((role) => can(role, capability as Capability)).join(', ')})`;
+  const roles = ROLES.filter((role) => can(role, capability as Capability)).join(', ');
+  const product = productOf(capability as Capability);
+  return ` ${capability} (${roles}${product ? `; ${product} only` : ''})`;
 }
 
 function tableLine(route: DiscoveredRoute): string {
@@ -66,23 +77,23 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/organizations/:orgId/clients/:clientId session organization.read organization.read (owner, administrator, analyst, external_client)',
   'PATCH /api/v2/organizations/:orgId/clients/:clientId session organization.manage spaces.manage (owner, administrator)',
   'PUT /api/v2/organizations/:orgId/clients/:clientId/monitoring session organization.manage spaces.manage (owner, administrator)',
-  'POST /api/v2/organizations/:orgId/exposure/scopes session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/deleted session organization.read',
-  'DELETE /api/v2/organizations/:orgId/clients/:clientId session organization.manage',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/restore session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure session organization.read',
-  'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history session organization.read',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone session organization.manage',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls session organization.read',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.read',
-  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId session organization.read',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring session organization.manage',
-  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.read',
-  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.manage',
+  'POST /api/v2/organizations/:orgId/exposure/scopes session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/deleted session organization.read spaces.manage (owner, administrator)',
+  'DELETE /api/v2/organizations/:orgId/clients/:clientId session organization.manage spaces.manage (owner, administrator)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/restore session organization.manage spaces.manage (owner, administrator)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId session organization.manage exposure.decisions.record (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich session organization.manage exposure.decisions.record (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run session organization.manage exposure.refresh.run (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports session organization.manage exposure.reports.create (owner, administrator, analyst; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId session organization.read exposure.scopes.read (owner, administrator, analyst; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
+  'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.read exposure.scopes.manage (owner, administrator; exposition only)',
+  'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications session organization.manage exposure.scopes.manage (owner, administrator; exposition only)',
   'POST /api/v2/organizations/:orgId/clients/:clientId/shares session organization.manage spaces.manage (owner, administrator)',
   'DELETE /api/v2/organizations/:orgId/clients/:clientId/shares/:shareId session organization.manage spaces.manage (owner, administrator)',
   'GET /api/v2/organizations/:orgId/clients/:clientId/published session organization.read organization.read (owner, administrator, analyst, external_client)',
@@ -98,12 +109,12 @@ const EXPECTED_ROUTES = [
   'POST /api/v2/organizations/:orgId/comparisons session organization.manage work.internal (owner, administrator, analyst)',
   'GET /api/v2/organizations/:orgId/comparisons/:comparisonId session organization.read organization.read (owner, administrator, analyst, external_client)',
   'POST /api/v2/organizations/:orgId/comparisons/:comparisonId/publish session organization.manage work.internal (owner, administrator, analyst)',
-  'GET /api/v2/organizations/:orgId/sso session organization.manage',
-  'PUT /api/v2/organizations/:orgId/sso session organization.manage',
-  'POST /api/v2/organizations/:orgId/sso/recovery-code session organization.manage',
-  'POST /api/v2/organizations/:orgId/sso/recovery-code/test session organization.manage',
-  'POST /api/v2/organizations/:orgId/sso/recovery-code/saved session organization.manage',
-  'PUT /api/v2/organizations/:orgId/sso/enforcement session organization.manage',
+  'GET /api/v2/organizations/:orgId/sso session organization.manage sso.manage (owner)',
+  'PUT /api/v2/organizations/:orgId/sso session organization.manage sso.manage (owner)',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code session organization.manage sso.manage (owner)',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/test session organization.manage sso.manage (owner)',
+  'POST /api/v2/organizations/:orgId/sso/recovery-code/saved session organization.manage sso.manage (owner)',
+  'PUT /api/v2/organizations/:orgId/sso/enforcement session organization.manage sso.manage (owner)',
   'GET /api/v2/common/caller-ip public caller.ip',
   'GET /api/v2/common/credits personal_api credits.read',
   'GET /api/v2/common/data/search/fields personal_api data.search personalData',
@@ -241,38 +252,13 @@ describe('route inventory', () => {
       )
       .map(tableLine);
     expect(unknown).toEqual([]);
-    // Reviewed exceptions: accepting an invitation (the caller is not a member yet), and routes still checking
-    // their role in their own service (single sign-on, exposure).
+    // The one reviewed exception: accepting an invitation (the caller is not a member yet, so no role applies;
+    // the invitation's own email check is the route's rule).
     const withoutCapability = routes
       .filter((route) => route.path.startsWith('/api/v2/organizations/:orgId') && !route.rule?.capability)
       .map((route) => `${route.method} ${route.path}`)
       .sort();
-    expect(withoutCapability).toEqual([
-      'DELETE /api/v2/organizations/:orgId/clients/:clientId',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/controls',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/history',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports',
-      'GET /api/v2/organizations/:orgId/clients/:clientId/exposure/reports/:reportId',
-      'GET /api/v2/organizations/:orgId/clients/deleted',
-      'GET /api/v2/organizations/:orgId/sso',
-      'PATCH /api/v2/organizations/:orgId/clients/:clientId/exposure/subjects/:subjectId',
-      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/assets/:assetKey/enrich',
-      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/reports',
-      'POST /api/v2/organizations/:orgId/clients/:clientId/exposure/run',
-      'POST /api/v2/organizations/:orgId/clients/:clientId/restore',
-      'POST /api/v2/organizations/:orgId/exposure/scopes',
-      'POST /api/v2/organizations/:orgId/invitations/:invitationId/accept',
-      'POST /api/v2/organizations/:orgId/sso/recovery-code',
-      'POST /api/v2/organizations/:orgId/sso/recovery-code/saved',
-      'POST /api/v2/organizations/:orgId/sso/recovery-code/test',
-      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/monitoring',
-      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/notifications',
-      'PUT /api/v2/organizations/:orgId/clients/:clientId/exposure/timezone',
-      'PUT /api/v2/organizations/:orgId/sso',
-      'PUT /api/v2/organizations/:orgId/sso/enforcement',
-    ]);
+    expect(withoutCapability).toEqual(['POST /api/v2/organizations/:orgId/invitations/:invitationId/accept']);
   });
 
   it('surfaces sit under the contract’s prefixes', () => {

@@ -200,6 +200,25 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
     expect(foreign.json.message).toBe(unknown.json.message);
   });
 
+  it('rule 12: the settings routes declare sso.manage, refused before the body is read: an invalid body earns an analyst 403, a stranger 404, the owner 422', async () => {
+    const invalid = { issuer: 'not a url', client_id: '' };
+    const analyst = await passwordBrowser(people.analyst);
+    expect(await call(analyst, 'PUT', `/api/v2/organizations/${orgA}/sso`, invalid)).toMatchObject({
+      status: 403,
+      json: { code: 'forbidden' },
+    });
+    const stranger = await passwordBrowser(people.otherStaff);
+    expect(await call(stranger, 'PUT', `/api/v2/organizations/${orgA}/sso`, invalid)).toMatchObject({
+      status: 404,
+      json: { code: 'not_found' },
+    });
+    const owner = await passwordBrowser(people.owner);
+    expect(await call(owner, 'PUT', `/api/v2/organizations/${orgA}/sso`, invalid)).toMatchObject({
+      status: 422,
+      json: { code: 'invalid_input' },
+    });
+  });
+
   it('rule 12: a staff member signs in through real redirects (state, nonce, PKCE) into a session switched to the organization', async () => {
     const browser = new TestBrowser();
     const start = await browser.request(startOf(orgA));

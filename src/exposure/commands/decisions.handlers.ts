@@ -35,10 +35,7 @@ export class RecordSubjectDecisionHandler implements ICommandHandler<RecordSubje
   async execute(command: RecordSubjectDecision): Promise<void> {
     const { principal, organizationId, scopeId, subjectId, body, envelope } = command;
     const version = bodyVersion(body.version);
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
-      write: true,
-    });
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     requireActiveScope(scope);
     const subject = await scopeSubject(this.projections, scopeId, subjectId);
     await withBodyVersion(() =>
@@ -85,10 +82,7 @@ export class EnrichAssetHandler implements ICommandHandler<EnrichAsset> {
   ) {}
 
   async execute({ principal, organizationId, scopeId, assetKey, envelope }: EnrichAsset) {
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
-      write: true,
-    });
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     requireActiveScope(scope);
     const subject = await scopeSubject(this.projections, scopeId, assetKey);
     if (subject.kind !== 'service') {

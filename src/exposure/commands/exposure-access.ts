@@ -6,7 +6,9 @@ import type {
   OrganizationGate,
 } from '../../organizations/commands/organization-access.js';
 import { isId } from '../../organizations/commands/organization-access.js';
-import type { Capability } from '../../organizations/domain/roles.js';
+import type { OrganizationProducts } from '../../organizations/commands/organization-products.js';
+import { requireOpen } from '../../organizations/domain/organization.js';
+import type { Capability, OrganizationProduct } from '../../organizations/domain/roles.js';
 import { spaceDecider, spaceStreamId, type SpaceState } from '../../organizations/domain/space.js';
 import { expositionDecider, expositionStreamId, type ExpositionState } from '../domain/exposition.js';
 import type { ExposureDeclaration } from '../domain/scope-declaration.js';
@@ -14,6 +16,13 @@ import type { ExposureDeclaration } from '../domain/scope-declaration.js';
 export interface ExposureAccess {
   readonly access: OrganizationAccess;
   readonly exposition: ExpositionState;
+}
+
+export interface ExposureAccessOptions {
+  /** Only where no route checked it first; routes declare theirs (roles.ts). */
+  readonly capability?: Capability;
+  /** A write: the organization must be writable (rule 14). */
+  readonly write: boolean;
 }
 
 export interface ScopeAccess extends ExposureAccess {
@@ -24,12 +33,13 @@ export interface ScopeAccess extends ExposureAccess {
 }
 
 /**
- * Authentication 6, in one place: exposure routes need an Exposition organization and the selected scope;
- * external clients and General research cannot use them; writes need a writable organization; settings need a
- * manager; a member's assigned scopes limit everything else. Built on the organization gate (membership,
- * role, status, folded from the organization stream at every request).
+ * Authentication 6, the exposure part: exposure routes need an Exposition organization and the selected scope;
+ * General research cannot use them; writes need a writable organization; a member's assigned scopes limit
+ * everything. Who may call which route (managers for settings, staff for the work, never external clients) is
+ * each route's capability, checked by the organization access layer before the route runs (roles.ts). Built
+ * on the organization gate (membership, role, status, folded from the organization stream at every request).
  */
-export class ExposureGate {
+export class ExposureGate implements OrganizationProducts {
   constructor(
     private readonly writer: StreamWriter,
     private readonly organizations: OrganizationGate,
@@ -43,30 +53,37 @@ export class ExposureGate {
     return (await this.writer.load(expositionStreamId(organizationId), expositionDecider)).state;
   }
 
-  /**
-   * The organization part. `capability`: `spaces.manage` for creation, lifecycle and settings (owner or
-   * administrator), `work.internal` for the rest (external clients have neither). `write`: a writable
-   * organization (rule 14).
-   */
-  async organization(
-    principal: Principal,
-    organizationId: string,
-    options: { readonly capability: Capability; readonly write: boolean },
-  ): Promise<ExposureAccess> {
-    // Membership first: a non-member learns nothing, not even whether the product is on.
-    await this.organizations.require(principal, organizationId, { open: false });
+  /** The product check of the organization access layer: 403 `exposure_not_enabled` without Exposition. */
+  async requireEnabled(organizationId: string, product: OrganizationProduct): Promise<void> {
+    if (product === 'exposition') await this.enabledExposition(organizationId);
+  }
+
+  private async enabledExposition(organizationId: string): Promise<ExpositionState> {
     const exposition = await this.exposition(organizationId);
     if (!exposition.enabled) {
       throw new ServiceError('exposure_not_enabled', 'exposure scopes need an Exposition organization', {
         organization_id: organizationId,
       });
     }
-    // The role check after the product check: the same answer for every member of a non-Exposition org.
-    const checked = await this.organizations.require(principal, organizationId, {
-      capability: options.capability,
-      open: options.write,
-    });
-    return { access: checked, exposition };
+    return exposition;
+  }
+
+  /**
+   * The organization part, in the access layer's order: membership (404), the product (403), the capability
+   * when one is given (the routes' was checked before they ran), then `write`: a writable organization
+   * (rule 14).
+   */
+  async organization(
+    principal: Principal,
+    organizationId: string,
+    options: ExposureAccessOptions,
+  ): Promise<ExposureAccess> {
+    // Membership first: a non-member learns nothing, not even whether the product is on.
+    const member = await this.organizations.require(principal, organizationId, { open: false });
+    const exposition = await this.enabledExposition(organizationId);
+    if (options.capability) this.organizations.authorize(member, options.capability);
+    if (options.write) requireOpen(member.state);
+    return { access: member, exposition };
   }
 
   /** The organization part, then the scope: reachable by this member, a declared exposure scope, not deleted. */
@@ -74,7 +91,7 @@ export class ExposureGate {
     principal: Principal,
     organizationId: string,
     scopeId: string,
-    options: { readonly capability: Capability; readonly write: boolean },
+    options: ExposureAccessOptions,
   ): Promise<ScopeAccess> {
     const organization = await this.organization(principal, organizationId, options);
     const loaded = await this.organizations.space(organization.access, scopeId);

@@ -55,7 +55,7 @@ export class SetMonitoringHandler implements ICommandHandler<SetMonitoring> {
   ) {}
 
   async execute({ principal, organizationId, scopeId, enabled, expectedVersion, envelope }: SetMonitoring) {
-    await this.gate.scope(principal, organizationId, scopeId, { capability: 'spaces.manage', write: true });
+    await this.gate.scope(principal, organizationId, scopeId, { write: true });
     const result = await this.writer.decide({
       stream: spaceStreamId(scopeId),
       decider: spaceDecider,
@@ -80,10 +80,7 @@ export class SaveNotificationPreferenceHandler implements ICommandHandler<SaveNo
 
   async execute({ principal, organizationId, scopeId, body, envelope }: SaveNotificationPreference) {
     const version = bodyVersion(body.version);
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'spaces.manage',
-      write: true,
-    });
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     const result = await withBodyVersion(() =>
       this.writer.decide({
         stream: notificationStreamId(scopeId),

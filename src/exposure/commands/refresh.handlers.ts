@@ -44,10 +44,7 @@ export class RequestManualRefreshHandler implements ICommandHandler<RequestManua
 
   async execute({ principal, organizationId, scopeId, key: rawKey, envelope }: RequestManualRefresh) {
     const key = checkedRunKey(rawKey);
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
-      write: true,
-    });
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     const runId = runKeyHash(key);
     const existing = await this.writer.load(refreshRunStreamId(scopeId, runId), refreshDecider);
     if (existing.state.exists) return { runId: existing.state.runId!, replayed: true };

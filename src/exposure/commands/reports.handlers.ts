@@ -37,10 +37,7 @@ export class FreezeReportHandler implements ICommandHandler<FreezeReport> {
   ) {}
 
   async execute({ principal, organizationId, scopeId, envelope }: FreezeReport) {
-    const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
-      write: true,
-    });
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     let sequence = (await this.reports.reports().count({ scopeId })) + 1;
     if (sequence > MAX_REPORTS_PER_SCOPE) throw reportLimitReached();
     // The view as of everything committed so far: the read models first catch up with the last committed event.

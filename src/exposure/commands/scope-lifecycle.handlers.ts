@@ -34,10 +34,7 @@ export class CreateExposureScopeHandler implements ICommandHandler<CreateExposur
   ) {}
 
   async execute({ principal, organizationId, body, envelope }: CreateExposureScope) {
-    const { access, exposition } = await this.gate.organization(principal, organizationId, {
-      capability: 'spaces.manage',
-      write: true,
-    });
+    const { access, exposition } = await this.gate.organization(principal, organizationId, { write: true });
     const scopeId = randomUUID();
     const created = await this.writer.decide({
       stream: spaceStreamId(scopeId),
@@ -90,10 +87,7 @@ export class DeleteClientHandler implements ICommandHandler<DeleteClient> {
 
   async execute(command: DeleteClient): Promise<void> {
     const { principal, organizationId, spaceId, envelope } = command;
-    const access = await this.gate.organizationGate().require(principal, organizationId, {
-      capability: 'spaces.manage',
-      open: true,
-    });
+    const access = await this.gate.organizationGate().require(principal, organizationId, { open: true });
     const space = await this.gate.anySpace(access, spaceId);
     if (space.state.deleted) throw new ServiceError('not_found', 'no such space');
     await this.writer.decide({
@@ -132,10 +126,7 @@ export class RestoreClientHandler implements ICommandHandler<RestoreClient> {
   ) {}
 
   async execute({ principal, organizationId, spaceId, expectedVersion, envelope }: RestoreClient) {
-    const access = await this.gate.organizationGate().require(principal, organizationId, {
-      capability: 'spaces.manage',
-      open: true,
-    });
+    const access = await this.gate.organizationGate().require(principal, organizationId, { open: true });
     const space = await this.gate.anySpace(access, spaceId);
     if (!space.state.deleted) throw new ServiceError('not_found', 'no such deleted space');
     await this.writer.decide({
@@ -160,7 +151,7 @@ export class ChangeScopeTimezoneHandler implements ICommandHandler<ChangeScopeTi
 
   async execute({ principal, organizationId, scopeId, body, envelope }: ChangeScopeTimezone) {
     const expectedVersion = bodyVersion(body.version);
-    await this.gate.scope(principal, organizationId, scopeId, { capability: 'spaces.manage', write: true });
+    await this.gate.scope(principal, organizationId, scopeId, { write: true });
     await this.writer.decide({
       stream: spaceStreamId(scopeId),
       decider: spaceDecider,

@@ -1,11 +1,8 @@
-import { Body, Controller, Headers, Inject, Param, Req, Res } from '@nestjs/common';
+import { Body, Headers, Inject, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { ApiHeader } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { optionalIfMatchVersion } from '../../platform/http/if-match.js';
-import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { Route } from '../../platform/http/route.js';
 import { OPTIONAL_IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { SaveNotificationPreference, SetMonitoring } from '../commands/monitoring.commands.js';
@@ -20,6 +17,14 @@ import {
   REPORT_SUMMARY,
   REPORTS,
 } from './exposure.openapi.js';
+import {
+  CurrentCaller,
+  ExposureRoutes,
+  manageWith,
+  readWith,
+  SCOPE,
+  type ScopeCaller,
+} from './exposure-route.js';
 
 const REPORT_HEADERS = {
   ETag: {
@@ -28,16 +33,12 @@ const REPORT_HEADERS = {
   },
 };
 
-const READ = { surface: 'session', permission: 'organization.read' } as const;
-const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
-const SCOPE = ':orgId/clients/:clientId/exposure';
-
 /**
  * Frozen reports, monitoring and the email preference of an exposure scope (browser session, CSRF on unsafe
- * methods). Access (Authentication 6) is decided by the exposure gate in the handlers and queries.
+ * methods). Each route's capability (Authentication 6, roles.ts) is checked by the organization access layer;
+ * the exposure gate in the handlers and queries then finds the scope.
  */
-@ApiTags('exposure')
-@Controller('api/v2/organizations')
+@ExposureRoutes()
 export class ExposureReportingController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -48,44 +49,32 @@ export class ExposureReportingController {
   @Route({
     method: 'GET',
     path: `${SCOPE}/reports`,
-    access: READ,
+    access: readWith('exposure.scopes.read'),
     summary: 'Up to 100 frozen report summaries, newest first',
     answer: { status: 200, schema: REPORTS },
-    errors: [403],
   })
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async list(@CurrentCaller() { principal, orgId, clientId }: ScopeCaller) {
     return this.reports.list(principal, orgId, clientId);
   }
 
   @Route({
     method: 'POST',
     path: `${SCOPE}/reports`,
-    access: MANAGE,
+    access: manageWith('exposure.reports.create'),
     summary:
       'Freeze the current view (at most 100 per scope, 16 MiB); runs no search, scan, guest link or email',
     answer: { status: 201, schema: REPORT_SUMMARY, description: 'Frozen' },
-    errors: [403, 409],
+    errors: [409],
   })
-  async freeze(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Req() request: FastifyRequest,
-  ) {
-    const report = await this.commands.execute(
-      new FreezeReport(principal, orgId, clientId, envelopeFor(principal, String(request.id))),
-    );
+  async freeze(@CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller) {
+    const report = await this.commands.execute(new FreezeReport(principal, orgId, clientId, envelope));
     return reportSummary(report, orgId);
   }
 
   @Route({
     method: 'GET',
     path: `${SCOPE}/reports/:reportId`,
-    access: READ,
+    access: readWith('exposure.scopes.read'),
     summary: 'The saved document, under current permissions; never today\u2019s inventory',
     answer: {
       status: 200,
@@ -93,13 +82,9 @@ export class ExposureReportingController {
       description: 'The saved document',
       headers: REPORT_HEADERS,
     },
-    errors: [403],
   })
   async document(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('reportId') reportId: string,
+    @CurrentCaller() { principal, orgId, clientId, reportId }: ScopeCaller<'reportId'>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const { bytes, summary } = await this.reports.document(principal, orgId, clientId, reportId);
@@ -113,29 +98,20 @@ export class ExposureReportingController {
   @Route({
     method: 'PUT',
     path: `${SCOPE}/monitoring`,
-    access: MANAGE,
+    access: manageWith('exposure.scopes.manage'),
     summary: 'Activate or stop scheduled observation watches (owner or administrator); optional If-Match',
     answer: { status: 200, schema: MONITORING },
-    errors: [403, 409],
+    errors: [409],
     also: [ApiHeader(OPTIONAL_IF_MATCH)],
   })
   async setMonitoring(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: ExposureMonitoringBody,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: FastifyRequest,
   ) {
+    const version = optionalIfMatchVersion(ifMatch);
     const space = await this.commands.execute(
-      new SetMonitoring(
-        principal,
-        orgId,
-        clientId,
-        body.enabled,
-        optionalIfMatchVersion(ifMatch),
-        envelopeFor(principal, String(request.id)),
-      ),
+      new SetMonitoring(principal, orgId, clientId, body.enabled, version, envelope),
     );
     return this.monitoring.afterChange(clientId, space);
   }
@@ -143,42 +119,28 @@ export class ExposureReportingController {
   @Route({
     method: 'GET',
     path: `${SCOPE}/notifications`,
-    access: READ,
+    access: readWith('exposure.scopes.manage'),
     summary: 'The scope email preference (owner or administrator)',
     answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
-    errors: [403],
   })
-  async preference(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async preference(@CurrentCaller() { principal, orgId, clientId }: ScopeCaller) {
     return this.monitoring.preference(principal, orgId, clientId);
   }
 
   @Route({
     method: 'PUT',
     path: `${SCOPE}/notifications`,
-    access: MANAGE,
+    access: manageWith('exposure.scopes.manage'),
     summary: 'Save the email preference (owner or administrator; body version); confirms no delivery',
     answer: { status: 200, schema: NOTIFICATION_PREFERENCE },
-    errors: [403, 409],
+    errors: [409],
   })
   async savePreference(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: NotificationPreferenceBody,
-    @Req() request: FastifyRequest,
   ) {
     const saved = await this.commands.execute(
-      new SaveNotificationPreference(
-        principal,
-        orgId,
-        clientId,
-        body,
-        envelopeFor(principal, String(request.id)),
-      ),
+      new SaveNotificationPreference(principal, orgId, clientId, body, envelope),
     );
     return preferenceView(saved);
   }

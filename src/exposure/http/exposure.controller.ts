@@ -1,14 +1,13 @@
-import { Body, Controller, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { Body, Headers, Inject, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiHeader } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { ENRICHMENT_NOTICE } from '../../catalogue/http/enrichment-handler.js';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import type { OrganizationAccess } from '../../organizations/commands/organization-access.js';
+import { CurrentOrganization } from '../../organizations/http/organization-access.guard.js';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
-import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { Route } from '../../platform/http/route.js';
-import { ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
+import { ApiJson } from '../../platform/http/openapi/responses.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { ExposureGate } from '../commands/exposure-access.js';
 import { EnrichAsset, RecordSubjectDecision } from '../commands/decisions.commands.js';
@@ -40,19 +39,26 @@ import {
   SCOPE as EXPOSURE_SCOPE,
   SUBJECT,
 } from './exposure.openapi.js';
+import {
+  CurrentCaller,
+  ExposureRoutes,
+  manageWith,
+  readWith,
+  SCOPE,
+  type Caller,
+  type ScopeCaller,
+} from './exposure-route.js';
 
-const READ = { surface: 'session', permission: 'organization.read' } as const;
-const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
-const SCOPE = ':orgId/clients/:clientId/exposure';
-/** Reading a scope's inventory, history and controls: internal work, no write (Authentication 6, ExposureGate). */
-const READ_SCOPE_WORK = { capability: 'work.internal', write: false } as const;
+/** Reading a scope's inventory, history and controls: no write (the capability was checked before). */
+const READ_ONLY = { write: false } as const;
 
 /**
- * Exposure scope routes (browser session, CSRF on unsafe methods), Authentication 6 through ExposureGate.
- * There is no launch endpoint: refreshes read stored observations, control records are historical imports.
+ * Exposure scope routes (browser session, CSRF on unsafe methods), Authentication 6: each route's capability
+ * (roles.ts) is checked by the organization access layer, Exposition included; the ExposureGate then finds
+ * the scope. There is no launch endpoint: refreshes read stored observations, control records are historical
+ * imports.
  */
-@ApiTags('exposure')
-@Controller('api/v2/organizations')
+@ExposureRoutes()
 export class ExposureController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -60,40 +66,30 @@ export class ExposureController {
     @Inject(ExposureQueries) private readonly queries: ExposureQueries,
   ) {}
 
-  private envelope(principal: Principal, request: FastifyRequest) {
-    return envelopeFor(principal, String(request.id));
-  }
-
   // ---- Lifecycle ----
 
   @Route({
     method: 'POST',
     path: ':orgId/exposure/scopes',
-    access: MANAGE,
+    access: manageWith('exposure.scopes.manage'),
     summary: 'Create an exposure scope (owner or administrator); capacity billing starts an initial refresh',
     answer: { status: 201, schema: EXPOSURE_SCOPE, description: 'Created' },
-    errors: [402, 403, 409],
+    errors: [402, 409],
   })
   async create(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: CreateExposureScopeBody,
-    @Req() request: FastifyRequest,
   ) {
+    const declaration = {
+      name: body.name,
+      domain: body.domain,
+      timezone: body.timezone,
+      addresses: body.addresses,
+      monitoring: body.monitoring,
+      creditLimit: body.credit_limit,
+    };
     const { scopeId } = await this.commands.execute(
-      new CreateExposureScope(
-        principal,
-        orgId,
-        {
-          name: body.name,
-          domain: body.domain,
-          timezone: body.timezone,
-          addresses: body.addresses,
-          monitoring: body.monitoring,
-          creditLimit: body.credit_limit,
-        },
-        this.envelope(principal, request),
-      ),
+      new CreateExposureScope(principal, orgId, declaration, envelope),
     );
     return this.queries.scope(scopeId);
   }
@@ -101,72 +97,47 @@ export class ExposureController {
   @Route({
     method: 'GET',
     path: ':orgId/clients/deleted',
-    access: READ,
+    access: readWith('spaces.manage'),
     summary: 'Deleted clients still recoverable (managers): up to 100, with erase_after',
     answer: { status: 200, schema: DELETED_CLIENTS },
-    errors: [403],
   })
-  async deleted(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
-    const access = await this.gate
-      .organizationGate()
-      .require(principal, orgId, { capability: 'spaces.manage' });
+  async deleted(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.deleted(access);
   }
 
   @Route({
     method: 'DELETE',
     path: ':orgId/clients/:clientId',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Delete a client (exact name as confirmation, If-Match): access ends now, erasure after 7 days',
     answer: { status: 204, empty: 'Deleted: access ends now, erasure after erase_after' },
-    errors: [403, 409, 428],
+    errors: [409, 428],
     also: [ApiHeader(IF_MATCH)],
   })
   async delete(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: DeleteClientBody,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.commands.execute(
-      new DeleteClient(
-        principal,
-        orgId,
-        clientId,
-        body.name,
-        ifMatchVersion(ifMatch),
-        this.envelope(principal, request),
-      ),
-    );
+    const version = ifMatchVersion(ifMatch);
+    await this.commands.execute(new DeleteClient(principal, orgId, clientId, body.name, version, envelope));
   }
 
   @Route({
     method: 'POST',
     path: ':orgId/clients/:clientId/restore',
-    access: MANAGE,
+    access: manageWith('spaces.manage'),
     summary: 'Restore a deleted client before erase_after (If-Match): it returns archived',
     answer: { status: 200, schema: EXPOSURE_SCOPE, description: 'Restored: the client is archived' },
-    errors: [403, 409, 428],
+    errors: [409, 428],
     also: [ApiHeader(IF_MATCH)],
   })
   async restore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new RestoreClient(
-        principal,
-        orgId,
-        clientId,
-        ifMatchVersion(ifMatch),
-        this.envelope(principal, request),
-      ),
-    );
+    const version = ifMatchVersion(ifMatch);
+    await this.commands.execute(new RestoreClient(principal, orgId, clientId, version, envelope));
     return this.queries.scope(clientId);
   }
 
@@ -175,48 +146,34 @@ export class ExposureController {
   @Route({
     method: 'GET',
     path: SCOPE,
-    access: READ,
+    access: readWith('exposure.scopes.read'),
     summary:
       'Inventory from stored observations: fixed pages of 100 (offset 0 to 50,000), group_by=host, filter',
     answer: { status: 200, schema: INVENTORY },
-    errors: [403],
+    query: INVENTORY_QUERY,
   })
-  @ApiQueryParams(INVENTORY_QUERY)
   async inventory(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
-    return this.queries.inventory(scope, query);
+    return this.queries.inventory(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
   }
 
   @Route({
     method: 'PATCH',
     path: `${SCOPE}/subjects/:subjectId`,
-    access: MANAGE,
+    access: manageWith('exposure.decisions.record'),
     summary: 'Record an attributed decision on a subject (body version, not If-Match)',
     answer: { status: 200, schema: SUBJECT },
-    errors: [403, 409],
+    errors: [409],
   })
   async decide(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('subjectId') subjectId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, subjectId }: ScopeCaller<'subjectId'>,
     @Body() body: DecisionBody,
-    @Req() request: FastifyRequest,
   ) {
     await this.commands.execute(
-      new RecordSubjectDecision(
-        principal,
-        orgId,
-        clientId,
-        subjectId,
-        body,
-        this.envelope(principal, request),
-      ),
+      new RecordSubjectDecision(principal, orgId, clientId, subjectId, body, envelope),
     );
     return this.queries.subject(clientId, subjectId);
   }
@@ -224,60 +181,48 @@ export class ExposureController {
   @Route({
     method: 'GET',
     path: `${SCOPE}/history`,
-    access: READ,
+    access: readWith('exposure.scopes.read'),
     summary: 'Attributed history, 50 newest per page (offset 0 to 100,000), optional subject',
     answer: { status: 200, schema: HISTORY },
-    errors: [403],
+    query: HISTORY_QUERY,
   })
-  @ApiQueryParams(HISTORY_QUERY)
   async history(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
-    return this.queries.history(scope, query);
+    return this.queries.history(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
   }
 
   @Route({
     method: 'PUT',
     path: `${SCOPE}/timezone`,
-    access: MANAGE,
+    access: manageWith('exposure.scopes.manage'),
     summary: "Change the scope's IANA timezone (managers; version in the body)",
     answer: { status: 200, schema: EXPOSURE_SCOPE },
-    errors: [403, 409],
+    errors: [409],
   })
   async timezone(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: TimezoneBody,
-    @Req() request: FastifyRequest,
   ) {
-    await this.commands.execute(
-      new ChangeScopeTimezone(principal, orgId, clientId, body, this.envelope(principal, request)),
-    );
+    await this.commands.execute(new ChangeScopeTimezone(principal, orgId, clientId, body, envelope));
     return this.queries.scope(clientId);
   }
 
   @Route({
     method: 'POST',
     path: `${SCOPE}/assets/:assetKey/enrich`,
-    access: MANAGE,
+    access: manageWith('exposure.decisions.record'),
     summary: 'Catalogue association for a stored observation (no request reaches the asset)',
     answer: { status: 200, schema: ASSET_ENRICHMENT },
-    errors: [403, 409, 429],
+    errors: [409, 429],
   })
   async enrich(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('assetKey') assetKey: string,
-    @Req() request: FastifyRequest,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, assetKey }: ScopeCaller<'assetKey'>,
   ) {
     const enriched = await this.commands.execute(
-      new EnrichAsset(principal, orgId, clientId, assetKey, this.envelope(principal, request)),
+      new EnrichAsset(principal, orgId, clientId, assetKey, envelope),
     );
     const subject = await this.queries.subject(clientId, assetKey);
     return {
@@ -296,42 +241,35 @@ export class ExposureController {
   @Route({
     method: 'GET',
     path: `${SCOPE}/controls`,
-    access: READ,
+    access: readWith('exposure.scopes.read'),
     summary: 'Up to 100 historical control records (imported by operators), optional asset filter',
     answer: { status: 200, schema: CONTROLS },
-    errors: [403],
+    query: CONTROLS_QUERY,
   })
-  @ApiQueryParams(CONTROLS_QUERY)
   async controls(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, orgId, clientId }: ScopeCaller,
     @Query() query: Record<string, unknown>,
   ) {
-    const scope = await this.gate.scope(principal, orgId, clientId, READ_SCOPE_WORK);
-    return this.queries.controls(scope, query);
+    return this.queries.controls(await this.gate.scope(principal, orgId, clientId, READ_ONLY), query);
   }
 
   @Route({
     method: 'POST',
     path: `${SCOPE}/run`,
-    access: MANAGE,
+    access: manageWith('exposure.refresh.run'),
     summary:
       'Refresh from stored observations with a stable key (16 to 64 characters); cadence, quota, billing',
     answer: { status: 202, schema: RUN, description: 'Accepted: a new refresh runs in the background' },
-    errors: [402, 403, 409, 429],
+    errors: [402, 409, 429],
     also: [ApiJson(200, RUN, 'This key already ran: its earlier run')],
   })
   async run(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller,
     @Body() body: RunBody,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { runId, replayed } = await this.commands.execute(
-      new RequestManualRefresh(principal, orgId, clientId, body.key, this.envelope(principal, request)),
+      new RequestManualRefresh(principal, orgId, clientId, body.key, envelope),
     );
     // A new refresh is accepted (202) and runs in the background; the same key answers its earlier run (200).
     void reply.status(replayed ? 200 : 202);

@@ -80,7 +80,7 @@ export class ExposureMonitoringQueries {
 
   async monitoring(principal: Principal, organizationId: string, scopeId: string) {
     const scope = await this.gate.scope(principal, organizationId, scopeId, {
-      capability: 'work.internal',
+      capability: 'exposure.scopes.read',
       write: false,
     });
     return watchView(scope.space, await this.watchDocument(scopeId));
@@ -95,7 +95,7 @@ export class ExposureMonitoringQueries {
   }
 
   async preference(principal: Principal, organizationId: string, scopeId: string) {
-    await this.gate.scope(principal, organizationId, scopeId, { capability: 'spaces.manage', write: false });
+    await this.gate.scope(principal, organizationId, scopeId, { write: false });
     const loaded = await this.streams.load(notificationStreamId(scopeId), notificationPreferenceDecider);
     return preferenceView(loaded.state);
   }

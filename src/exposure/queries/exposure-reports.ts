@@ -92,7 +92,7 @@ export class ExposureReports {
   }
 
   async list(principal: Principal, organizationId: string, scopeId: string) {
-    await this.gate.scope(principal, organizationId, scopeId, { capability: 'work.internal', write: false });
+    await this.gate.scope(principal, organizationId, scopeId, { write: false });
     const reports = await this.reports().find(
       { scopeId },
       { sort: [['sequence', -1]], limit: MAX_REPORTS_PER_SCOPE },
@@ -114,7 +114,7 @@ export class ExposureReports {
     scopeId: string,
     reportId: string,
   ): Promise<{ bytes: Buffer; summary: ExposureReportDocument }> {
-    await this.gate.scope(principal, organizationId, scopeId, { capability: 'work.internal', write: false });
+    await this.gate.scope(principal, organizationId, scopeId, { write: false });
     const report = isReportId(reportId) ? await this.reports().get(reportId) : null;
     if (!report || report.scopeId !== scopeId) throw new ServiceError('not_found', 'no such report');
     const stored = await this.reportFiles.open(report.blob.key);

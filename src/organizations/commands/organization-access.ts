@@ -68,13 +68,18 @@ export class OrganizationGate {
       const refusal = await this.ssoEntryRefusal(organizationId, member.role);
       if (refusal) throw refusal;
     }
-    if (options.capability && !can(member.role, options.capability)) {
-      throw new ServiceError('forbidden', `the ${member.role.replace('_', ' ')} role cannot do this`, {
-        role: member.role,
-      });
-    }
+    const access = { organizationId, accountId: principal.accountId, ...loaded, member };
+    if (options.capability) this.authorize(access, options.capability);
     if (options.open) requireOpen(loaded.state);
-    return { organizationId, accountId: principal.accountId, ...loaded, member };
+    return access;
+  }
+
+  /** The Roles table (roles.ts): 403 `forbidden` when the member's role lacks the capability. */
+  authorize(access: OrganizationAccess, capability: Capability): void {
+    const role = access.member.role;
+    if (!can(role, capability)) {
+      throw new ServiceError('forbidden', `the ${role.replace('_', ' ')} role cannot do this`, { role });
+    }
   }
 
   /** Rule 12: the refusal a staff member gets entering an organization that enforces SSO, else null. */

@@ -39,8 +39,43 @@ export const CAPABILITIES = [
   'work.internal',
   /** The shared organization balance (others see their permitted envelope). */
   'balance.shared',
+  // Exposure scopes (Authentication 6): staff only, and only in an Exposition organization (PRODUCT_OF).
+  /** Create exposure scopes and change their settings: timezone, monitoring, the email preference. */
+  'exposure.scopes.manage',
+  /** Read a scope's inventory, history, control records and frozen reports. */
+  'exposure.scopes.read',
+  /** Record decisions on a scope's subjects and enrich its stored observations. */
+  'exposure.decisions.record',
+  /** Refresh a scope from stored observations (cadence, quota and billing apply). */
+  'exposure.refresh.run',
+  /** Freeze a scope's current view as a report. */
+  'exposure.reports.create',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
+
+/** Exposure work in an assigned scope: every staff role; settings stay with managers (Authentication 6). */
+const EXPOSURE_WORK: readonly Capability[] = [
+  'exposure.scopes.read',
+  'exposure.decisions.record',
+  'exposure.refresh.run',
+  'exposure.reports.create',
+];
+
+/** The products an organization is enabled for by operators; Exposition opens the exposure routes. */
+export type OrganizationProduct = 'exposition';
+
+/** A capability that exists only in an organization enabled for a product (else 403 before the role check). */
+const PRODUCT_OF: Readonly<Partial<Record<Capability, OrganizationProduct>>> = {
+  'exposure.scopes.manage': 'exposition',
+  'exposure.scopes.read': 'exposition',
+  'exposure.decisions.record': 'exposition',
+  'exposure.refresh.run': 'exposition',
+  'exposure.reports.create': 'exposition',
+};
+
+export function productOf(capability: Capability): OrganizationProduct | null {
+  return PRODUCT_OF[capability] ?? null;
+}
 
 const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
   owner: new Set(CAPABILITIES),
@@ -53,8 +88,11 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     'spaces.manage',
     'work.internal',
     'balance.shared',
+    ...EXPOSURE_WORK,
+    'exposure.scopes.manage',
   ]),
-  analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal']),
+  analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal', ...EXPOSURE_WORK]),
+  // External clients cannot use exposure routes at all (Authentication 6).
   external_client: new Set<Capability>(['organization.read']),
 };
 

@@ -1,11 +1,10 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import { ArchiveCase, OpenCase, SaveEvidence } from '../commands/cases.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { OpenCaseBody, SaveEvidenceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -17,22 +16,15 @@ import { CASE, CASES, EVIDENCE } from './organizations.openapi.js';
 
 /** Cases and the evidence saved into them. */
 @OrganizationRoutes()
-export class CasesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class CasesController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/cases',
     access: readWith('organization.read'),
     summary: 'Cases of the spaces the caller reaches (historical General research ones included)',
     answer: { status: 200, schema: CASES },
-    errors: [403],
   })
-  async cases(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async cases(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.cases(access);
   }
 
@@ -42,11 +34,10 @@ export class CasesController {
     access: manageWith('work.internal'),
     summary: 'Open a case in a client space (never in General research)',
     answer: { status: 201, schema: CASE, description: 'Opened' },
-    errors: [403, 409],
+    errors: [409],
   })
   async openCase(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: OpenCaseBody,
   ) {
     const { caseId } = await this.commands.execute(
@@ -61,12 +52,10 @@ export class CasesController {
     access: readWith('organization.read'),
     summary: 'A case with its evidence (external users see client-visible evidence only)',
     answer: { status: 200, schema: CASE },
-    errors: [403],
   })
   async caseDetail(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('caseId') caseId: string,
+    @CurrentCaller() { caseId }: Caller<'caseId'>,
   ) {
     return this.queries.caseDetail(access, caseId);
   }
@@ -77,13 +66,9 @@ export class CasesController {
     access: manageWith('work.internal'),
     summary: 'Archive a case (it stays reviewable; evidence goes to another case)',
     answer: { status: 200, schema: CASE },
-    errors: [403, 409],
+    errors: [409],
   })
-  async archiveCase(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('caseId') caseId: string,
-  ) {
+  async archiveCase(@CurrentCaller() { principal, envelope, orgId, caseId }: Caller<'orgId' | 'caseId'>) {
     await this.commands.execute(new ArchiveCase(principal, orgId, caseId, envelope));
     return this.queries.caseDetail(await this.gate.require(principal, orgId), caseId);
   }
@@ -94,11 +79,10 @@ export class CasesController {
     access: manageWith('organization.read'),
     summary: 'Save up to 20 records of a completed search into the selected case; runs no search',
     answer: { status: 201, schema: EVIDENCE, description: 'Saved' },
-    errors: [403, 409],
+    errors: [409],
   })
   async saveEvidence(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: SaveEvidenceBody,
   ) {
     const saved = await this.commands.execute(
@@ -113,12 +97,10 @@ export class CasesController {
     access: readWith('organization.read'),
     summary: 'One saved evidence item',
     answer: { status: 200, schema: EVIDENCE },
-    errors: [403],
   })
   async evidence(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('evidenceId') evidenceId: string,
+    @CurrentCaller() { evidenceId }: Caller<'evidenceId'>,
   ) {
     return this.queries.evidence(access, evidenceId);
   }

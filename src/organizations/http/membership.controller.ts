@@ -1,8 +1,7 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   AcceptInvitation,
   AnswerOwnership,
@@ -12,9 +11,9 @@ import {
   SetSpaceAssignment,
   UpdateMember,
 } from '../commands/membership.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   MANAGE,
   manageWith,
@@ -33,13 +32,7 @@ import {
 
 /** Members, invitations, space assignments and the ownership transfer. */
 @OrganizationRoutes()
-export class MembershipController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class MembershipController extends OrganizationHandlers {
   private async overview(principal: Principal, orgId: string) {
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -50,9 +43,8 @@ export class MembershipController {
     access: readWith('members.read'),
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
-    errors: [403],
   })
-  async members(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async members(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.members(access);
   }
 
@@ -62,11 +54,10 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Invite a member by email with a role, spaces and (external users) a portion',
     answer: { status: 201, schema: INVITATION, description: 'Invited' },
-    errors: [403, 409],
+    errors: [409],
   })
   async invite(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: InvitationBody,
   ) {
     const { invitationId } = await this.commands.execute(
@@ -96,9 +87,7 @@ export class MembershipController {
     errors: [403, 409],
   })
   async accept(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('invitationId') invitationId: string,
+    @CurrentCaller() { principal, envelope, orgId, invitationId }: Caller<'orgId' | 'invitationId'>,
   ) {
     const accepted = await this.commands.execute(
       new AcceptInvitation(principal, orgId, invitationId, envelope),
@@ -116,12 +105,10 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: "Change a member's role or an external user's portion",
     answer: { status: 200, schema: MEMBERS },
-    errors: [403, 409],
+    errors: [409],
   })
   async updateMember(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
+    @CurrentCaller() { principal, envelope, orgId, accountId }: Caller<'orgId' | 'accountId'>,
     @Body() body: UpdateMemberBody,
   ) {
     await this.commands.execute(
@@ -145,12 +132,10 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Remove a member: their access ends at once',
     answer: { status: 204, empty: 'Removed' },
-    errors: [403, 409],
+    errors: [409],
   })
   async removeMember(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
+    @CurrentCaller() { principal, envelope, orgId, accountId }: Caller<'orgId' | 'accountId'>,
   ) {
     await this.commands.execute(new RemoveMember(principal, orgId, accountId, envelope));
   }
@@ -161,13 +146,11 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: 'Assign a space to a member',
     answer: { status: 204, empty: 'Assigned' },
-    errors: [403, 409],
+    errors: [409],
   })
   async assign(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
-    @Param('spaceId') spaceId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, accountId, spaceId }: Caller<'orgId' | 'accountId' | 'spaceId'>,
   ) {
     await this.commands.execute(new SetSpaceAssignment(principal, orgId, accountId, spaceId, true, envelope));
   }
@@ -178,13 +161,11 @@ export class MembershipController {
     access: manageWith('members.manage'),
     summary: "Remove a space assignment: that space's access ends at once",
     answer: { status: 204, empty: 'Unassigned' },
-    errors: [403, 409],
+    errors: [409],
   })
   async unassign(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('accountId') accountId: string,
-    @Param('spaceId') spaceId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, accountId, spaceId }: Caller<'orgId' | 'accountId' | 'spaceId'>,
   ) {
     await this.commands.execute(
       new SetSpaceAssignment(principal, orgId, accountId, spaceId, false, envelope),
@@ -197,11 +178,10 @@ export class MembershipController {
     access: manageWith('ownership.transfer'),
     summary: 'Offer the ownership to a staff member (owner only); the recipient must accept',
     answer: { status: 202, schema: OWNERSHIP_OFFERED, description: 'Offered: the recipient must accept' },
-    errors: [403, 409],
+    errors: [409],
   })
   async offerOwnership(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: OwnershipOfferBody,
   ) {
     await this.commands.execute(new OfferOwnership(principal, orgId, body.account_id, envelope));
@@ -214,9 +194,9 @@ export class MembershipController {
     access: manageWith('organization.read'),
     summary: 'Accept the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
-  async acceptOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async acceptOwnership(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, true, envelope));
     return this.overview(principal, orgId);
   }
@@ -227,9 +207,9 @@ export class MembershipController {
     access: manageWith('organization.read'),
     summary: 'Decline the ownership offered to you',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
-  async declineOwnership(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async declineOwnership(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new AnswerOwnership(principal, orgId, false, envelope));
     return this.overview(principal, orgId);
   }

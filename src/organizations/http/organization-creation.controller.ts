@@ -1,25 +1,18 @@
-import { CommandBus } from '@nestjs/cqrs';
 import { Body, Inject } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate } from '../commands/organization-access.js';
 import { CreateOrganization } from '../commands/creation.commands.js';
 import { CreationPreviews } from '../queries/creation-preview.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateOrganizationBody } from './organization.dtos.js';
 import { MANAGE, OrganizationRoutes, READ, CurrentCaller, type Caller } from './organization-route.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import { CREATION_PREVIEW, ORGANIZATION, ORGANIZATIONS } from './organizations.openapi.js';
 
 /** Creating an organization (rule 6) and listing the caller's organizations. */
 @OrganizationRoutes()
-export class OrganizationCreationController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-    @Inject(CreationPreviews) private readonly previews: CreationPreviews,
-  ) {}
+export class OrganizationCreationController extends OrganizationHandlers {
+  @Inject(CreationPreviews) private readonly previews!: CreationPreviews;
 
   @Route({
     method: 'GET',

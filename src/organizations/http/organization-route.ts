@@ -17,16 +17,25 @@ import { OrganizationAccessGuard } from './organization-access.guard.js';
 export const READ = { surface: 'session', permission: 'organization.read' } as const;
 export const MANAGE = { surface: 'session', permission: 'organization.manage' } as const;
 
-/** Who sends a command, and its envelope: the caller is the actor, the request id the command id. */
-export interface Caller {
+/**
+ * Who sends a command, and its envelope (the caller is the actor, the request id the command id), with the
+ * route's path parameters named in `P` (documented from the route's path by @Route).
+ */
+export type Caller<P extends string = never> = {
   readonly principal: Principal;
   readonly envelope: CommandEnvelope;
-}
+} & { readonly [K in P]: string };
 
 export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
-  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  const request = context
+    .switchToHttp()
+    .getRequest<AuthenticatedRequest & { params?: Record<string, string> }>();
   if (!request.principal) throw new ServiceError('unauthenticated', 'this route needs a credential');
-  return { principal: request.principal, envelope: envelopeFor(request.principal, String(request.id)) };
+  return {
+    ...request.params,
+    principal: request.principal,
+    envelope: envelopeFor(request.principal, String(request.id)),
+  };
 });
 
 const API_OPERATION = 'swagger/apiOperation';
@@ -57,15 +66,29 @@ export const readWith = (capability: Capability) => ({ ...READ, capability }) as
 /** A change in `:orgId` by members whose role has `capability` (checked by the OrganizationAccessGuard). */
 export const manageWith = (capability: Capability) => ({ ...MANAGE, capability }) as const;
 
+export interface OrganizationRoutesOptions {
+  /** The OpenAPI tag the routes are documented under. */
+  readonly tag?: 'organizations' | 'exposure';
+  /**
+   * The controller name the operation ids keep (`<name>_<method>`); `null`: the controller's own name, as
+   * Nest's default.
+   */
+  readonly operationIdsOf?: string | null;
+}
+
 /**
- * A controller of organization routes: under /api/v2/organizations, documented under `organizations`, each
- * route's capability checked by the OrganizationAccessGuard.
+ * A controller of organization routes (exposure scopes and single sign-on settings included): under
+ * /api/v2/organizations, documented under its tag, each route's capability checked by the
+ * OrganizationAccessGuard before the route runs.
  */
-export function OrganizationRoutes(): ClassDecorator {
+export function OrganizationRoutes({
+  tag = 'organizations',
+  operationIdsOf = 'OrganizationsController',
+}: OrganizationRoutesOptions = {}): ClassDecorator {
   return applyDecorators(
-    ApiTags('organizations'),
+    ApiTags(tag),
     Controller('api/v2/organizations'),
     UseGuards(OrganizationAccessGuard),
-    OperationIdsOf('OrganizationsController'),
+    ...(operationIdsOf ? [OperationIdsOf(operationIdsOf)] : []),
   );
 }

@@ -1,9 +1,6 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
-import type { Principal } from '../../platform/auth/access.js';
-import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { Body, Inject } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   RenameOrganization,
   RequestOrganizationPlan,
@@ -11,9 +8,9 @@ import {
 } from '../commands/organization-settings.commands.js';
 import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-context.commands.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -25,13 +22,8 @@ import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from '.
 
 /** One organization: its overview, settings, trial and billing, balance, and the session's context in it. */
 @OrganizationRoutes()
-export class OrganizationController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-    @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
-  ) {}
+export class OrganizationController extends OrganizationHandlers {
+  @Inject(WorkspaceSelections) private readonly selections!: WorkspaceSelections;
 
   @Route({
     method: 'GET',
@@ -39,9 +31,8 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'Overview: status, billing action, role, spaces; starts no collection, spends nothing',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403],
   })
-  async overview(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async overview(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.overview(access);
   }
 
@@ -51,11 +42,10 @@ export class OrganizationController {
     access: manageWith('organization.settings'),
     summary: 'Rename (never a new trial)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
   async rename(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: RenameOrganizationBody,
   ) {
     await this.commands.execute(new RenameOrganization(principal, orgId, body.name, envelope));
@@ -68,9 +58,9 @@ export class OrganizationController {
     access: manageWith('billing.manage'),
     summary: 'Check the DNS TXT record and start the trial (owner)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
-  async verify(@CurrentCaller() { principal, envelope }: Caller, @Param('orgId') orgId: string) {
+  async verify(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>) {
     await this.commands.execute(new VerifyOrganizationDomain(principal, orgId, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -81,13 +71,9 @@ export class OrganizationController {
     access: manageWith('billing.manage'),
     summary: 'Choose the paid plan checkout completes (owner only)',
     answer: { status: 200, schema: ORGANIZATION },
-    errors: [403, 409],
+    errors: [409],
   })
-  async billing(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Body() body: BillingBody,
-  ) {
+  async billing(@CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>, @Body() body: BillingBody) {
     await this.commands.execute(new RequestOrganizationPlan(principal, orgId, body.plan, envelope));
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -98,13 +84,8 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
-    errors: [403],
   })
-  async credits(
-    @CurrentPrincipal() principal: Principal,
-    @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-  ) {
+  async credits(@CurrentCaller() { principal }: Caller, @CurrentOrganization() access: OrganizationAccess) {
     return this.queries.credits(access, principal);
   }
 
@@ -114,9 +95,8 @@ export class OrganizationController {
     access: manageWith('organization.read'),
     summary: 'Restrict this session to the organization (staff start in General research)',
     answer: { status: 200, schema: SWITCHED },
-    errors: [403],
   })
-  async switchTo(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+  async switchTo(@CurrentCaller() { principal, orgId }: Caller<'orgId'>) {
     const selection = await this.commands.execute(new SwitchOrganization(principal, orgId));
     return { organization_id: orgId, space_id: selection.spaceId, case_id: selection.caseId };
   }
@@ -127,9 +107,8 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'The selected space and case of this session',
     answer: { status: 200, schema: SESSION_CONTEXT },
-    errors: [403],
   })
-  async context(@CurrentPrincipal() principal: Principal, @Param('orgId') orgId: string) {
+  async context(@CurrentCaller() { principal, orgId }: Caller<'orgId'>) {
     const selection = principal.sessionId ? await this.selections.get(principal.sessionId, orgId) : null;
     return {
       organization_id: orgId,
@@ -145,13 +124,9 @@ export class OrganizationController {
     access: manageWith('organization.read'),
     summary: 'Select a space (and optionally a case of it); changing space clears the case',
     answer: { status: 200, schema: SESSION_CONTEXT },
-    errors: [403, 409],
+    errors: [409],
   })
-  async select(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') orgId: string,
-    @Body() body: SelectContextBody,
-  ) {
+  async select(@CurrentCaller() { principal, orgId }: Caller<'orgId'>, @Body() body: SelectContextBody) {
     const selection = await this.commands.execute(
       new SelectWorkspaceContext(principal, orgId, body.space_id, body.case_id ?? null),
     );

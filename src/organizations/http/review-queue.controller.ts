@@ -1,16 +1,15 @@
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body } from '@nestjs/common';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
   AddReviewItem,
   PrepareComparison,
   PublishComparison,
   UpdateReviewItem,
 } from '../commands/review-queue.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { AddReviewItemBody, PrepareComparisonBody, UpdateReviewItemBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -22,22 +21,15 @@ import { COMPARISON, CREATED_ID, REVIEW_ITEM, REVIEW_QUEUE } from './organizatio
 
 /** The review queue and report comparisons (rule 11). */
 @OrganizationRoutes()
-export class ReviewQueueController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class ReviewQueueController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/review-queue',
     access: readWith('work.internal'),
     summary: 'Observations queued for review across every accessible space (internal members)',
     answer: { status: 200, schema: REVIEW_QUEUE },
-    errors: [403],
   })
-  async reviewQueue(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async reviewQueue(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.reviewQueue(access);
   }
 
@@ -47,11 +39,10 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Queue an observation of a completed search for review',
     answer: { status: 201, schema: CREATED_ID, description: 'Queued' },
-    errors: [403, 409],
+    errors: [409],
   })
   async addReviewItem(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: AddReviewItemBody,
   ) {
     const { itemId } = await this.commands.execute(
@@ -66,12 +57,10 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Assign, give a due date, tie to a source (evidence) in a case',
     answer: { status: 200, schema: REVIEW_ITEM },
-    errors: [403, 409],
+    errors: [409],
   })
   async updateReviewItem(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('itemId') itemId: string,
+    @CurrentCaller() { principal, envelope, orgId, itemId }: Caller<'orgId' | 'itemId'>,
     @Body() body: UpdateReviewItemBody,
   ) {
     await this.commands.execute(
@@ -105,11 +94,10 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: 'Prepare a report comparison from selected evidence',
     answer: { status: 201, schema: COMPARISON, description: 'Prepared' },
-    errors: [403, 409],
+    errors: [409],
   })
   async prepareComparison(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: PrepareComparisonBody,
   ) {
     const { comparisonId } = await this.commands.execute(
@@ -124,12 +112,10 @@ export class ReviewQueueController {
     access: readWith('organization.read'),
     summary: 'A report comparison (external clients: once published)',
     answer: { status: 200, schema: COMPARISON },
-    errors: [403],
   })
   async comparison(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('comparisonId') comparisonId: string,
+    @CurrentCaller() { comparisonId }: Caller<'comparisonId'>,
   ) {
     return this.queries.comparison(access, comparisonId);
   }
@@ -140,12 +126,10 @@ export class ReviewQueueController {
     access: manageWith('work.internal'),
     summary: "Publish a comparison to the client's space view",
     answer: { status: 200, schema: COMPARISON },
-    errors: [403, 409],
+    errors: [409],
   })
   async publishComparison(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('comparisonId') comparisonId: string,
+    @CurrentCaller() { principal, envelope, orgId, comparisonId }: Caller<'orgId' | 'comparisonId'>,
   ) {
     await this.commands.execute(new PublishComparison(principal, orgId, comparisonId, envelope));
     return this.queries.comparison(await this.gate.require(principal, orgId), comparisonId);

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CommandBus } from '@nestjs/cqrs';
-import { Body, Headers, Inject, Param } from '@nestjs/common';
+import { Body, Headers } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
-import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
+import type { OrganizationAccess } from '../commands/organization-access.js';
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
-import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
+import { OrganizationHandlers } from './organization-handlers.js';
 import {
   manageWith,
   OrganizationRoutes,
@@ -21,22 +20,15 @@ import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js
 
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
 @OrganizationRoutes()
-export class SpacesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(OrganizationGate) private readonly gate: OrganizationGate,
-    @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
-  ) {}
-
+export class SpacesController extends OrganizationHandlers {
   @Route({
     method: 'GET',
     path: ':orgId/spaces',
     access: readWith('organization.read'),
     summary: 'Spaces the caller reaches (General research for staff, assigned clients)',
     answer: { status: 200, schema: SPACES },
-    errors: [403],
   })
-  async spaces(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
+  async spaces(@CurrentOrganization() access: OrganizationAccess) {
     return this.queries.spaces(access);
   }
 
@@ -46,11 +38,10 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Create a client or asset scope space with an optional credit_limit',
     answer: { status: 201, schema: SPACE, description: 'Created' },
-    errors: [403, 409],
+    errors: [409],
   })
   async createSpace(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
+    @CurrentCaller() { principal, envelope, orgId }: Caller<'orgId'>,
     @Body() body: CreateSpaceBody,
   ) {
     const { spaceId } = await this.commands.execute(
@@ -75,12 +66,10 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: 'One space',
     answer: { status: 200, schema: SPACE },
-    errors: [403],
   })
   async space(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { clientId }: Caller<'clientId'>,
   ) {
     return this.queries.space(access, clientId);
   }
@@ -91,13 +80,11 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Rename, archive (pauses work, stops schedules, revokes shares) or restore; If-Match',
     answer: { status: 200, schema: SPACE },
-    errors: [403, 409, 428],
+    errors: [409, 428],
     also: [ApiHeader(IF_MATCH)],
   })
   async updateSpace(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: UpdateSpaceBody,
     @Headers('if-match') ifMatch: string | undefined,
   ) {
@@ -126,12 +113,10 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Activate or stop scheduled observation watches (collects only after activation)',
     answer: { status: 200, schema: SPACE },
-    errors: [403, 409],
+    errors: [409],
   })
   async monitoring(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>,
     @Body() body: MonitoringBody,
   ) {
     await this.commands.execute(
@@ -146,13 +131,9 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Create a guest share link of the space',
     answer: { status: 201, schema: SHARE, description: 'Created' },
-    errors: [403, 409],
+    errors: [409],
   })
-  async share(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-  ) {
+  async share(@CurrentCaller() { principal, envelope, orgId, clientId }: Caller<'orgId' | 'clientId'>) {
     const shareId = randomUUID();
     await this.commands.execute(
       new ChangeSpace(principal, orgId, clientId, { type: 'CreateShare', shareId }, envelope),
@@ -166,13 +147,11 @@ export class SpacesController {
     access: manageWith('spaces.manage'),
     summary: 'Revoke a guest share link',
     answer: { status: 204, empty: 'Revoked' },
-    errors: [403, 409],
+    errors: [409],
   })
   async revokeShare(
-    @CurrentCaller() { principal, envelope }: Caller,
-    @Param('orgId') orgId: string,
-    @Param('clientId') clientId: string,
-    @Param('shareId') shareId: string,
+    @CurrentCaller()
+    { principal, envelope, orgId, clientId, shareId }: Caller<'orgId' | 'clientId' | 'shareId'>,
   ) {
     await this.commands.execute(
       new ChangeSpace(principal, orgId, clientId, { type: 'RevokeShare', shareId }, envelope),
@@ -185,12 +164,10 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: "The space's explicitly published view (what external clients keep)",
     answer: { status: 200, schema: PUBLISHED_VIEW },
-    errors: [403],
   })
   async published(
     @CurrentOrganization() access: OrganizationAccess,
-    @Param('orgId') _orgId: string,
-    @Param('clientId') clientId: string,
+    @CurrentCaller() { clientId }: Caller<'clientId'>,
   ) {
     return this.queries.publishedView(access, clientId);
   }

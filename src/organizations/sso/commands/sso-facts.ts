@@ -86,19 +86,17 @@ export class SsoStream {
   }
 
   /**
-   * The settings routes pass the workspace's gate like every organization route: a browser session (switched
-   * to this organization or to none), a member (else 404), the owner's `sso.manage` (else 403), and for writes
-   * an organization that is not restricted (rule 14, 403 organization_restricted with the billing action).
+   * The settings routes declare the owner's `sso.manage`, checked by the organization access layer before they
+   * run; here the workspace's gate folds the organization again: a browser session (switched to this
+   * organization or to none), a member (else 404), and for writes an organization that is not restricted
+   * (rule 14, 403 organization_restricted with the billing action). The decider keeps the owner rule too.
    */
   async ownerFacts(
     principal: Principal,
     organizationId: string,
     options: { write: boolean } = { write: true },
   ): Promise<OrganizationFacts> {
-    const access = await this.workspace.gate.require(principal, organizationId, {
-      capability: 'sso.manage',
-      open: options.write,
-    });
+    const access = await this.workspace.gate.require(principal, organizationId, { open: options.write });
     return { ...factsOf(access.state), access };
   }
 

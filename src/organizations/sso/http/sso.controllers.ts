@@ -1,12 +1,10 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, type Command } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, type Principal } from '../../../platform/auth/access.js';
 import type { AuthenticatedRequest } from '../../../platform/auth/auth.guard.js';
 import { parseCookies, SESSION_COOKIE, sessionCookies } from '../../../platform/auth/cookies.js';
 import { csrfTokenFor } from '../../../platform/auth/csrf.js';
-import { CurrentPrincipal } from '../../../platform/auth/current-principal.js';
 import { ServiceSecrets } from '../../../platform/auth/secrets.js';
 import { SessionStore } from '../../../platform/auth/sessions.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
@@ -26,7 +24,7 @@ import {
 } from '../commands/sso.commands.js';
 import { ConfigureSsoBody, EnforcementBody, RecoveryCodeBody, RecoverySignInBody } from './sso.dtos.js';
 import { SESSION_COOKIES } from '../../../accounts/http/accounts.openapi.js';
-import { ApiErrors, ApiJson, ApiQueryParams, ApiRedirect } from '../../../platform/http/openapi/responses.js';
+import { CurrentCaller, manageWith, OrganizationRoutes, type Caller } from '../../http/organization-route.js';
 import {
   CALLBACK_QUERY,
   ISSUED_RECOVERY_CODE,
@@ -52,11 +50,12 @@ function redirectUri(request: FastifyRequest, organizationId: string): string {
   return new URL(`${request.protocol}://${request.host}${path}`).href;
 }
 
-const OWNER = { surface: 'session', permission: 'organization.manage' } as const;
+/** The settings are the owner's (the Roles table's `sso.manage`), checked by the organization access layer. */
+const OWNER = manageWith('sso.manage');
+const SIGN_IN = { surface: 'public', permission: 'auth.login' } as const;
 
-/** Rule 12, settings: owner only (the roles table's `sso.manage`), browser session with CSRF on writes. */
-@ApiTags('organizations')
-@Controller('api/v2/organizations/:orgId/sso')
+/** Rule 12, settings: owner only, browser session with CSRF on writes. */
+@OrganizationRoutes({ operationIdsOf: null })
 export class SsoSettingsController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -75,15 +74,13 @@ export class SsoSettingsController {
 
   @Route({
     method: 'GET',
-    path: '',
+    path: ':orgId/sso',
     access: OWNER,
     summary: 'Single sign-on settings: provider, recovery code state, enforcement (owner)',
     answer: { status: 200, schema: SSO_SETTINGS },
-    errors: [403],
   })
   settings(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.sso.settings(principal, organizationId, redirectUri(request, organizationId));
@@ -91,15 +88,14 @@ export class SsoSettingsController {
 
   @Route({
     method: 'PUT',
-    path: '',
+    path: ':orgId/sso',
     access: OWNER,
     summary: 'Configure the OpenID Connect provider (issuer, client id, client secret) (owner)',
     answer: { status: 200, schema: SSO_SETTINGS },
-    errors: [403, 409],
+    errors: [409],
   })
   async configure(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: ConfigureSsoBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -112,7 +108,7 @@ export class SsoSettingsController {
 
   @Route({
     method: 'POST',
-    path: 'recovery-code',
+    path: ':orgId/sso/recovery-code',
     access: OWNER,
     summary: 'Issue a new recovery code; shown once, replaces the previous one (owner)',
     answer: {
@@ -120,11 +116,10 @@ export class SsoSettingsController {
       schema: ISSUED_RECOVERY_CODE,
       description: 'Issued: the code is in this answer only',
     },
-    errors: [403, 409],
+    errors: [409],
   })
   async issueRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ recovery_code: string; settings: SsoSettingsView }> {
@@ -140,15 +135,14 @@ export class SsoSettingsController {
 
   @Route({
     method: 'POST',
-    path: 'recovery-code/test',
+    path: ':orgId/sso/recovery-code/test',
     access: OWNER,
     summary: 'Prove the saved recovery code is the current one (does not use it up) (owner)',
     answer: { status: 200, schema: SSO_SETTINGS },
-    errors: [403, 409],
+    errors: [409],
   })
   async testRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: RecoveryCodeBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -161,15 +155,14 @@ export class SsoSettingsController {
 
   @Route({
     method: 'POST',
-    path: 'recovery-code/saved',
+    path: ':orgId/sso/recovery-code/saved',
     access: OWNER,
     summary: 'Confirm the recovery code is saved somewhere safe (owner)',
     answer: { status: 200, schema: SSO_SETTINGS },
-    errors: [403, 409],
+    errors: [409],
   })
   async acknowledgeRecoveryCode(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
     return this.settingsAfter(
@@ -181,15 +174,14 @@ export class SsoSettingsController {
 
   @Route({
     method: 'PUT',
-    path: 'enforcement',
+    path: ':orgId/sso/enforcement',
     access: OWNER,
     summary: 'Turn staff SSO enforcement on or off (owner); on needs a tested and saved recovery code',
     answer: { status: 200, schema: SSO_SETTINGS },
-    errors: [403, 409],
+    errors: [409],
   })
   async setEnforcement(
-    @CurrentPrincipal() principal: Principal,
-    @Param('orgId') organizationId: string,
+    @CurrentCaller() { principal, orgId: organizationId }: Caller<'orgId'>,
     @Body() body: EnforcementBody,
     @Req() request: FastifyRequest,
   ): Promise<SsoSettingsView> {
@@ -214,17 +206,24 @@ export class SsoSignInController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  @Get('start')
-  @Access({ surface: 'public', permission: 'auth.login' })
-  @ApiOperation({ summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider" })
-  @ApiQueryParams(SIGN_IN_START_QUERY)
-  @ApiRedirect(302, "To the organization's OpenID Connect provider", {
-    'Set-Cookie': {
-      description: '__Host-sso: binds this browser to the started sign-in',
-      schema: { type: 'string' },
+  @Route({
+    method: 'GET',
+    path: 'start',
+    access: SIGN_IN,
+    summary: "Start staff sign-in: redirects to the organization's OpenID Connect provider",
+    answer: {
+      status: 302,
+      redirect: "To the organization's OpenID Connect provider",
+      headers: {
+        'Set-Cookie': {
+          description: '__Host-sso: binds this browser to the started sign-in',
+          schema: { type: 'string' },
+        },
+      },
     },
+    errors: [409, 503],
+    query: SIGN_IN_START_QUERY,
   })
-  @ApiErrors(409, 503)
   async start(
     @Param('orgId') organizationId: string,
     @Query('return_to') returnTo: string | undefined,
@@ -245,12 +244,19 @@ export class SsoSignInController {
       .redirect(started.authorizationUrl, 302);
   }
 
-  @Get('callback')
-  @Access({ surface: 'public', permission: 'auth.login' })
-  @ApiOperation({ summary: 'The provider returns here; signs the staff member in to the organization' })
-  @ApiQueryParams(CALLBACK_QUERY)
-  @ApiRedirect(303, 'Signed in: to return_to, with the session cookies', SESSION_COOKIES)
-  @ApiErrors(401, 403, 409, 503)
+  @Route({
+    method: 'GET',
+    path: 'callback',
+    access: SIGN_IN,
+    summary: 'The provider returns here; signs the staff member in to the organization',
+    answer: {
+      status: 303,
+      redirect: 'Signed in: to return_to, with the session cookies',
+      headers: SESSION_COOKIES,
+    },
+    errors: [401, 403, 409, 503],
+    query: CALLBACK_QUERY,
+  })
   async callback(
     @Param('orgId') organizationId: string,
     @Req() request: AuthenticatedRequest,
@@ -275,16 +281,19 @@ export class SsoSignInController {
       .redirect(signedIn.returnTo, 303);
   }
 
-  // The start, the callback and this route document headers (a redirect's Location, session cookies), which a
-  // RouteAnswer cannot carry: they keep their decorators.
-  @Post('recovery')
-  @HttpCode(200)
-  @Access({ surface: 'public', permission: 'auth.login' })
-  @ApiOperation({
+  @Route({
+    method: 'POST',
+    path: 'recovery',
+    access: SIGN_IN,
     summary: "The owner's sign-in when the provider is down: email, password and the recovery code (one use)",
+    answer: {
+      status: 200,
+      schema: RECOVERY_SIGN_IN,
+      description: 'Signed in with the recovery code (used up)',
+      headers: SESSION_COOKIES,
+    },
+    errors: [401, 403, 409, 429, 503],
   })
-  @ApiJson(200, RECOVERY_SIGN_IN, 'Signed in with the recovery code (used up)', SESSION_COOKIES)
-  @ApiErrors(401, 403, 409, 429, 503)
   async recovery(
     @Param('orgId') organizationId: string,
     @Body() body: RecoverySignInBody,
