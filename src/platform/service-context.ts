@@ -8,6 +8,10 @@ import type { AnyProjection } from './projections/projection-definition.js';
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
+import type { CredentialStore } from './auth/credentials/credential-store.port.js';
+import type { AppendAlongside } from './event-sourcing/event-sourced-repository.js';
+import type { LegacyEventRewriter } from './event-store/postgres/postgres-event-store.js';
+import { PostgresEventStore } from './event-store/postgres/postgres-event-store.js';
 import {
   openStorage,
   type FeatureStorage,
@@ -37,6 +41,8 @@ export interface ServiceContextOptions {
   readonly features: OpenFeatureStorage;
   /** Stored events of an older schema version are read through these (none by default). */
   readonly upcasters?: Upcasters;
+  /** Rewrites of events written before the hash chain (secrets moved out of the log, ADR 65). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
   readonly clock?: Clock;
   readonly log?: LogFunction;
   readonly serveSocket?: boolean;
@@ -101,6 +107,7 @@ export class ServiceContext {
       ...(options.ownerName ? { ownerName: options.ownerName } : {}),
       ...(options.log ? { log: (message: string) => options.log!('warn', message) } : {}),
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       // A subscriber woken by a request's append reads once that request answered (or 50 ms at most): a
       // search's reservation and settlement then reach the projections as one page, after the search.
       wakeGate: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
@@ -125,6 +132,7 @@ export class ServiceContext {
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
       ...(options.upcasters ? { upcasters: options.upcasters } : {}),
+      ...transactionalAlongside(storage),
     });
     return new ServiceContext(
       config,
@@ -163,8 +171,33 @@ export class ServiceContext {
     return this.storage.rateLimiter;
   }
 
+  get credentials(): CredentialStore {
+    return this.storage.credentials;
+  }
+
   async close(): Promise<void> {
     await this.projections.stop();
     await this.storage.close();
   }
+}
+
+/**
+ * The SQL event store appends a decision and its alongside write (a credential, ADR 65) in one transaction. The
+ * credential store shares that database whenever the event store is SQL (open-storage.ts).
+ */
+function transactionalAlongside(storage: Storage): { appendAlongside?: AppendAlongside } {
+  const { eventStore, sql } = storage;
+  if (!sql || !(eventStore instanceof PostgresEventStore)) return {};
+  return {
+    appendAlongside: async (streamId, events, options, alongside) => {
+      const result = await sql.transaction(async (tx) => {
+        await alongside(tx);
+        return eventStore.appendWithin(tx, streamId, events, options);
+      });
+      // appendWithin leaves subscribers to their next poll; the same append again is an idempotent no-op that
+      // wakes them now, so read-your-writes waits no longer than for any other append.
+      await eventStore.append(streamId, events, { expectedVersion: 'any' });
+      return result;
+    },
+  };
 }
