@@ -9,9 +9,8 @@ import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
 import type { CredentialStore } from './auth/credentials/credential-store.port.js';
-import type { AppendAlongside } from './event-sourcing/event-sourced-repository.js';
+import { sqlAppendAlongside } from './event-sourcing/sql-append-alongside.js';
 import type { LegacyEventRewriter } from './event-store/postgres/postgres-event-store.js';
-import { PostgresEventStore } from './event-store/postgres/postgres-event-store.js';
 import {
   openStorage,
   type FeatureStorage,
@@ -132,7 +131,8 @@ export class ServiceContext {
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
       ...(options.upcasters ? { upcasters: options.upcasters } : {}),
-      ...transactionalAlongside(storage),
+      // A credential and the event naming it commit together on the SQL event store (ADR 65).
+      appendAlongside: sqlAppendAlongside(storage.eventStore, storage.sql),
     });
     return new ServiceContext(
       config,
@@ -179,25 +179,4 @@ export class ServiceContext {
     await this.projections.stop();
     await this.storage.close();
   }
-}
-
-/**
- * The SQL event store appends a decision and its alongside write (a credential, ADR 65) in one transaction. The
- * credential store shares that database whenever the event store is SQL (open-storage.ts).
- */
-function transactionalAlongside(storage: Storage): { appendAlongside?: AppendAlongside } {
-  const { eventStore, sql } = storage;
-  if (!sql || !(eventStore instanceof PostgresEventStore)) return {};
-  return {
-    appendAlongside: async (streamId, events, options, alongside) => {
-      const result = await sql.transaction(async (tx) => {
-        await alongside(tx);
-        return eventStore.appendWithin(tx, streamId, events, options);
-      });
-      // appendWithin leaves subscribers to their next poll; the same append again is an idempotent no-op that
-      // wakes them now, so read-your-writes waits no longer than for any other append.
-      await eventStore.append(streamId, events, { expectedVersion: 'any' });
-      return result;
-    },
-  };
 }
