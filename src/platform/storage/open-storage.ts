@@ -117,8 +117,10 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     }
     closers.push(() => credentials.close());
     await credentials.init();
-    if (opened && eventStore instanceof PostgresEventStore && options.legacyEventRewriters?.length) {
-      const moved = await applyLegacyEventRewriters(opened.db, options.legacyEventRewriters);
+    // The owner of an embedded database ran them when it opened it: a client (the CLI beside the service) need not.
+    const rewrites = opened?.role !== 'client' ? (options.legacyEventRewriters ?? []) : [];
+    if (opened && eventStore instanceof PostgresEventStore && rewrites.length > 0) {
+      const moved = await applyLegacyEventRewriters(opened.db, rewrites);
       if (moved > 0) options.log?.(`moved credential material out of ${moved} stored events`);
     }
 
