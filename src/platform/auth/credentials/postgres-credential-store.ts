@@ -1,6 +1,6 @@
 /**
- * Credentials in the event store's SQL database (PGlite or a server), table `credentials`, so the command that
- * appends an event writes its credential in the same transaction.
+ * Credentials in the SQL database (PGlite or a server), table `credentials`: the event store's, so the command
+ * that appends an event writes its credential in the same transaction (beside EventStoreDB, the read models').
  */
 import type { SqlDatabase, SqlExecutor } from '../../database/sql-database.js';
 import type { Credential, CredentialStore } from './credential-store.port.js';
@@ -15,6 +15,9 @@ const SCHEMA = [
    )`,
   `CREATE INDEX IF NOT EXISTS credentials_by_subject ON credentials (subject)`,
 ];
+
+/** Concurrent CREATE ... IF NOT EXISTS can collide in the catalogs: one transaction at a time creates. */
+const SCHEMA_LOCK = `SELECT pg_advisory_xact_lock(hashtext('credentials-schema'))`;
 
 interface CredentialRow {
   id: string;
@@ -32,9 +35,8 @@ export class PostgresCredentialStore implements CredentialStore {
   }
 
   async init(): Promise<void> {
-    // Concurrent CREATE ... IF NOT EXISTS can collide in the catalogs: one process at a time.
     await this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('credentials-schema'))`);
+      await tx.query(SCHEMA_LOCK);
       for (const statement of SCHEMA) await tx.query(statement);
     });
   }
@@ -78,6 +80,7 @@ async function insertCredential(executor: SqlExecutor, credential: Credential): 
  * (a LegacyEventRewriter) may run before the credential store was opened.
  */
 export async function putCredentialWithin(tx: SqlExecutor, credential: Credential): Promise<void> {
+  await tx.query(SCHEMA_LOCK);
   for (const statement of SCHEMA) await tx.query(statement);
   await insertCredential(tx, credential);
 }
