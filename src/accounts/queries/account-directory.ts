@@ -46,8 +46,10 @@ export class AccountDirectory implements PrincipalDirectory {
 
   /** The hash of the account's current password, from the credential store; null when none is set. */
   async passwordHash(account: AccountDocument | null): Promise<string | null> {
+    // Looked up even for an unknown account, so a sign-in's timing does not tell which accounts exist.
+    const stored = await this.credentials.get(account?.passwordCredentialId ?? `${PASSWORD_CREDENTIAL}-none`);
     if (!account?.passwordCredentialId) return null;
-    const credential = credentialOf(await this.credentials.get(account.passwordCredentialId), {
+    const credential = credentialOf(stored, {
       kind: PASSWORD_CREDENTIAL,
       subject: accountCredentialSubject(account.id),
     });
