@@ -8,7 +8,8 @@ export interface AccountDocument {
   readonly email: string;
   readonly plan: string;
   readonly cycleAnchor: string;
-  readonly passwordHash: string | null;
+  /** The current password's credential in the credential store (ADR 65); never the hash. */
+  readonly passwordCredentialId: string | null;
   readonly registeredAt: string;
   readonly [field: string]: unknown;
 }
@@ -19,7 +20,8 @@ const accountId = (event: RecordedEvent): string => event.streamId.slice('accoun
 
 export const accountsProjection: ProjectionDefinition<AccountRegistered | PasswordSet | PlanChanged> = {
   name: 'accounts',
-  version: 1,
+  // 2: passwordCredentialId replaces passwordHash (ADR 65).
+  version: 2,
   collections: { [ACCOUNTS]: { indexes: [{ name: 'by_email', fields: [['email', 1]], unique: true }] } },
   handles: ['AccountRegistered', 'PasswordSet', 'PlanChanged'],
   reads: (event) => [{ collection: ACCOUNTS, id: accountId(event) }],
@@ -33,13 +35,14 @@ export const accountsProjection: ProjectionDefinition<AccountRegistered | Passwo
           email: data.email,
           plan: data.plan,
           cycleAnchor: data.cycleAnchor,
-          passwordHash: null,
+          passwordCredentialId: null,
           registeredAt: event.recordedAt,
         });
         return;
       }
       case 'PasswordSet':
-        if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { passwordHash: event.data.passwordHash });
+        if (view.get(ACCOUNTS, id))
+          view.patch(ACCOUNTS, id, { passwordCredentialId: event.data.credentialId });
         return;
       case 'PlanChanged':
         if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { plan: event.data.to });

@@ -1,13 +1,12 @@
 import type { ApiKeyIssued, ApiKeyRevoked } from '../src/accounts/domain/account.js';
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 
-/** Personal API keys by key id (the visible prefix): only the secret's hash is ever stored. */
+/** Personal API keys by key id (the visible prefix); the secret's hash is in the credential store (ADR 65). */
 export interface ApiKeyDocument {
   readonly id: string;
   readonly accountId: string;
   readonly prefix: string;
   readonly label: string;
-  readonly secretHash: string;
   readonly issuedAt: string;
   readonly revokedAt: string | null;
   readonly [field: string]: unknown;
@@ -17,7 +16,8 @@ export const API_KEYS = 'api_keys';
 
 export const apiKeysProjection: ProjectionDefinition<ApiKeyIssued | ApiKeyRevoked> = {
   name: 'api-keys',
-  version: 1,
+  // 2: no secretHash (ADR 65).
+  version: 2,
   collections: {
     [API_KEYS]: {
       indexes: [
@@ -42,7 +42,6 @@ export const apiKeysProjection: ProjectionDefinition<ApiKeyIssued | ApiKeyRevoke
         accountId,
         prefix: data.prefix,
         label: data.label,
-        secretHash: data.secretHash,
         issuedAt: data.issuedAt,
         revokedAt: null,
       });

@@ -29,6 +29,7 @@ import { OBSERVATION_INDEX } from './search/observation-index/observation-index.
 import { CatalogueService } from './catalogue/catalogue-service.js';
 import { EXPORT_FILES } from './exports/files/export-file-store.port.js';
 import { RATE_LIMITER } from './platform/rate-limit/rate-limiter.port.js';
+import { CREDENTIAL_STORE } from './platform/auth/credentials/credential-store.port.js';
 
 /** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
 @Global()
@@ -55,6 +56,7 @@ export class PlatformModule {
         BackgroundWorkers,
         { provide: SERVICE_LOG, useValue: context.log },
         { provide: REPORT_FILES, useValue: context.storage.reportFiles },
+        { provide: CREDENTIAL_STORE, useValue: context.credentials },
       ],
       exports: [
         ServiceContext,
@@ -73,6 +75,7 @@ export class PlatformModule {
         BackgroundWorkers,
         SERVICE_LOG,
         REPORT_FILES,
+        CREDENTIAL_STORE,
       ],
     };
   }

@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
+import {
+  CREDENTIAL_STORE,
+  type CredentialStore,
+} from '../platform/auth/credentials/credential-store.port.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
 import { accountCommandHandlers } from './commands/account.handlers.js';
 import { sessionCommandHandlers } from './commands/session.handlers.js';
@@ -13,8 +17,9 @@ import { AccountDirectory } from './queries/account-directory.js';
   providers: [
     {
       provide: AccountDirectory,
-      inject: [ProjectionRunner],
-      useFactory: (projections: ProjectionRunner) => new AccountDirectory({ projections }),
+      inject: [ProjectionRunner, CREDENTIAL_STORE],
+      useFactory: (projections: ProjectionRunner, credentials: CredentialStore) =>
+        new AccountDirectory({ projections, credentials }),
     },
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,

@@ -1,4 +1,8 @@
 import { allProjections } from '../../projections/index.js';
+import { moveAccountCredentialsOutOfTheLog } from '../accounts/commands/legacy-account-credentials.js';
+import { accountUpcasters } from '../accounts/commands/account-upcasters.js';
+import { moveSsoCredentialsOutOfTheLog } from '../organizations/sso/commands/legacy-sso-credentials.js';
+import { ssoUpcasters } from '../organizations/sso/commands/sso-upcasters.js';
 import { Upcasters } from '../platform/event-sourcing/upcasters.js';
 import type { ServiceContextOptions } from '../platform/service-context.js';
 import { openFeatureStorage } from './feature-storage.js';
@@ -11,6 +15,8 @@ import { openFeatureStorage } from './feature-storage.js';
 export const serviceComposition = {
   projections: allProjections,
   features: openFeatureStorage,
-  // One per (event type, older schema version), each with its own test; none is needed yet.
-  upcasters: new Upcasters([]),
-} satisfies Pick<ServiceContextOptions, 'projections' | 'features' | 'upcasters'>;
+  // One per (event type, older schema version), each with its own test.
+  upcasters: new Upcasters([...accountUpcasters, ...ssoUpcasters]),
+  // Credential material written into events before ADR 65 moves to the credential store, once.
+  legacyEventRewriters: [moveAccountCredentialsOutOfTheLog, moveSsoCredentialsOutOfTheLog],
+} satisfies Pick<ServiceContextOptions, 'projections' | 'features' | 'upcasters' | 'legacyEventRewriters'>;

@@ -8,6 +8,9 @@ import type { AnyProjection } from './projections/projection-definition.js';
 import { ProjectionMaintenance } from './projections/projection-maintenance.js';
 import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
+import type { CredentialStore } from './auth/credentials/credential-store.port.js';
+import { sqlAppendAlongside } from './event-sourcing/sql-append-alongside.js';
+import type { LegacyEventRewriter } from './event-store/postgres/postgres-event-store.js';
 import {
   openStorage,
   type FeatureStorage,
@@ -37,6 +40,8 @@ export interface ServiceContextOptions {
   readonly features: OpenFeatureStorage;
   /** Stored events of an older schema version are read through these (none by default). */
   readonly upcasters?: Upcasters;
+  /** Rewrites of events written before the hash chain (secrets moved out of the log, ADR 65). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
   readonly clock?: Clock;
   readonly log?: LogFunction;
   readonly serveSocket?: boolean;
@@ -101,6 +106,7 @@ export class ServiceContext {
       ...(options.ownerName ? { ownerName: options.ownerName } : {}),
       ...(options.log ? { log: (message: string) => options.log!('warn', message) } : {}),
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       // A subscriber woken by a request's append reads once that request answered (or 50 ms at most): a
       // search's reservation and settlement then reach the projections as one page, after the search.
       wakeGate: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
@@ -125,6 +131,8 @@ export class ServiceContext {
     const repository = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 500,
       ...(options.upcasters ? { upcasters: options.upcasters } : {}),
+      // A credential and the event naming it commit together on the SQL event store (ADR 65).
+      appendAlongside: sqlAppendAlongside(storage.eventStore, storage.sql),
     });
     return new ServiceContext(
       config,
@@ -161,6 +169,10 @@ export class ServiceContext {
 
   get rateLimiter(): RateLimiter {
     return this.storage.rateLimiter;
+  }
+
+  get credentials(): CredentialStore {
+    return this.storage.credentials;
   }
 
   async close(): Promise<void> {

@@ -160,18 +160,28 @@ describe('browser sessions, keys and tokens', () => {
       const former = `scrypt$${formerCost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
       const stream = accountStreamId(account.accountId);
       // The account as a 2025 sign-up left it: its password hash made with the former parameters.
+      const formerCredential = {
+        id: `password-former-${account.accountId}`,
+        kind: 'password',
+        subject: `account:${account.accountId}`,
+        material: former,
+        createdAt: clock.now().toISOString(),
+      };
       await service.context.writer.decide({
         stream,
         decider: accountDecider,
-        command: { type: 'SetPassword', passwordHash: former },
+        command: { type: 'SetPassword', credentialId: formerCredential.id },
         context: { now: clock.now() },
         envelope: operator(),
+        alongside: (within) => service.context.credentials.put(formerCredential, within),
         readYourWrites: ['accounts'],
       });
 
       await login(account);
       const upgraded = await service.context.writer.load(stream, accountDecider);
-      expect(upgraded.state.passwordHash?.startsWith(`scrypt$${cost}$8$1$`)).toBe(true);
+      expect(upgraded.state.passwordCredentialId).not.toBe(formerCredential.id);
+      const current = await service.context.credentials.get(upgraded.state.passwordCredentialId!);
+      expect(current?.material.startsWith(`scrypt$${cost}$8$1$`)).toBe(true);
       const events = await service.context.storage.eventStore.readStream(stream);
       expect(events.at(-1)).toMatchObject({
         type: 'PasswordSet',

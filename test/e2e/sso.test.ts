@@ -169,7 +169,13 @@ describe('rule 12: staff single sign-on through OpenID Connect', () => {
     const events = await service.context.storage.eventStore.readStream(`sso-${orgA}`);
     expect(events.map((event) => event.type)).toEqual(['SsoProviderConfigured']);
     expect(JSON.stringify(events)).not.toContain(CLIENT_SECRET_A);
-    expect(events[0]!.data).toMatchObject({ clientSecret: { alg: 'A256GCM' } });
+    // The event names the credential; the sealed secret is in the credential store (ADR 65).
+    const { clientSecretId } = events[0]!.data as { clientSecretId: string };
+    expect(events[0]!.data).not.toHaveProperty('clientSecret');
+    const stored = await service.context.credentials.get(clientSecretId);
+    expect(stored).toMatchObject({ kind: 'sso-client-secret', subject: `organization:${orgA}` });
+    expect(JSON.parse(stored!.material)).toMatchObject({ alg: 'A256GCM' });
+    expect(stored!.material).not.toContain(CLIENT_SECRET_A);
 
     // Org B's owner configures the other client; an issuer without discovery is refused up front.
     const ownerBBrowser = await passwordBrowser(people.ownerB);

@@ -3,7 +3,7 @@
  *
  *   const { given } = deciderSpec(accountDecider);
  *   given([registered]).when({ type: 'ChangePlan', plan: 'enterprise' }, { now }).then([planChanged]);
- *   given([]).when({ type: 'SetPassword', passwordHash: 'h' }, { now }).then('not_found');
+ *   given([]).when({ type: 'SetPassword', credentialId: 'password-1' }, { now }).then('not_found');
  *
  * `then(events)` checks the decided events exactly and returns them with the folded state; `then(code)` checks
  * that decide refused with a ServiceError of that code and returns the error (for its details). Every state the

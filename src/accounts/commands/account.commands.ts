@@ -29,14 +29,15 @@ export class ChangePlan extends Command<{ changed: boolean }> {
 }
 
 /**
- * After a sign-in proved `password` against `verifiedHash`: replaces a hash made with weaker parameters than
- * today's (appends PasswordSet like SetPassword); nothing when the hash is current or changed since.
+ * After a sign-in proved `password` against the hash of credential `verified.credentialId`: replaces a hash made
+ * with weaker parameters than today's (appends PasswordSet like SetPassword); nothing when the hash is current or
+ * the password changed since.
  */
 export class RehashPassword extends Command<{ rehashed: boolean }> {
   constructor(
     readonly accountId: string,
     readonly password: string,
-    readonly verifiedHash: string,
+    readonly verified: { readonly credentialId: string; readonly hash: string },
     readonly envelope: CommandEnvelope,
   ) {
     super();

@@ -4,15 +4,28 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
 import { generateApiKey } from '../../platform/auth/api-keys.js';
+import {
+  CREDENTIAL_STORE,
+  type CredentialStore,
+} from '../../platform/auth/credentials/credential-store.port.js';
 import { hashPassword, passwordNeedsRehash } from '../../platform/auth/passwords.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../../platform/config/app-config.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import type { AlongsideWrite } from '../../platform/event-sourcing/event-sourced-repository.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import { accountDecider, accountStreamId, type AccountCommand } from '../domain/account.js';
+import {
+  accountCredentialSubject,
+  accountDecider,
+  accountStreamId,
+  API_KEY_CREDENTIAL,
+  apiKeyCredentialId,
+  PASSWORD_CREDENTIAL,
+  type AccountCommand,
+} from '../domain/account.js';
 import {
   ChangePlan,
   IssueApiKey,
@@ -25,6 +38,27 @@ import {
 /** One account per email: the claim is a stream of its own that can only be created once. */
 export const emailClaimStreamId = (email: string): string =>
   `email-${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32)}`;
+
+/**
+ * A new password's hash as a credential (ADR 65): its id goes into PasswordSet, the hash is written beside the
+ * event, in the append's transaction where the stores allow.
+ */
+function passwordCredential(
+  credentials: CredentialStore,
+  accountId: string,
+  passwordHash: string,
+  clock: Clock,
+): { credentialId: string; alongside: AlongsideWrite } {
+  const credentialId = `${PASSWORD_CREDENTIAL}-${randomUUID()}`;
+  const credential = {
+    id: credentialId,
+    kind: PASSWORD_CREDENTIAL,
+    subject: accountCredentialSubject(accountId),
+    material: passwordHash,
+    createdAt: clock.now().toISOString(),
+  };
+  return { credentialId, alongside: (within) => credentials.put(credential, within) };
+}
 
 /** A decision on an account's stream, for `StreamWriter.decide`. */
 function onAccount(accountId: string, command: AccountCommand, clock: Clock, envelope: CommandEnvelope) {
@@ -43,6 +77,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore,
   ) {}
 
   async execute(command: RegisterAccount): Promise<{ accountId: string }> {
@@ -64,6 +99,9 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       metadata: envelope.metadata,
     });
     if (!claim.appended) throw new ServiceError('already_exists', `an account already uses ${email}`);
+    const password = passwordHash
+      ? passwordCredential(this.credentials, accountId, passwordHash, this.clock)
+      : undefined;
     await this.writer.decide({
       ...onAccount(
         accountId,
@@ -72,11 +110,12 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
           accountId,
           email,
           plan: command.plan,
-          ...(passwordHash ? { passwordHash } : {}),
+          ...(password ? { passwordCredentialId: password.credentialId } : {}),
         },
         this.clock,
         envelope,
       ),
+      ...(password ? { alongside: password.alongside } : {}),
       readYourWrites: ['accounts'],
     });
     return { accountId };
@@ -110,12 +149,20 @@ export class SetPasswordHandler implements ICommandHandler<SetPassword, void> {
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore,
   ) {}
 
   async execute(command: SetPassword): Promise<void> {
     const passwordHash = await hashPassword(command.password, this.config.passwordHashCost);
+    const { credentialId, alongside } = passwordCredential(
+      this.credentials,
+      command.accountId,
+      passwordHash,
+      this.clock,
+    );
     await this.writer.decide({
-      ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+      ...onAccount(command.accountId, { type: 'SetPassword', credentialId }, this.clock, command.envelope),
+      alongside,
       readYourWrites: ['accounts'],
     });
   }
@@ -127,17 +174,27 @@ export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { 
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore,
   ) {}
 
   async execute(command: RehashPassword): Promise<{ rehashed: boolean }> {
-    if (!passwordNeedsRehash(command.verifiedHash, this.config.passwordHashCost)) return { rehashed: false };
+    if (!passwordNeedsRehash(command.verified.hash, this.config.passwordHashCost)) return { rehashed: false };
     const { state, version } = await this.writer.load(accountStreamId(command.accountId), accountDecider);
-    // Only the hash the password was verified against is replaced: a password changed since stays.
-    if (version === null || state.passwordHash !== command.verifiedHash) return { rehashed: false };
+    // Only the credential the password was verified against is replaced: a password changed since stays.
+    if (version === null || state.passwordCredentialId !== command.verified.credentialId) {
+      return { rehashed: false };
+    }
     const passwordHash = await hashPassword(command.password, this.config.passwordHashCost);
+    const { credentialId, alongside } = passwordCredential(
+      this.credentials,
+      command.accountId,
+      passwordHash,
+      this.clock,
+    );
     try {
       const result = await this.writer.decide({
-        ...onAccount(command.accountId, { type: 'SetPassword', passwordHash }, this.clock, command.envelope),
+        ...onAccount(command.accountId, { type: 'SetPassword', credentialId }, this.clock, command.envelope),
+        alongside,
         readYourWrites: ['accounts'],
         expectedVersion: version,
       });
@@ -155,12 +212,20 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
   constructor(
     @Inject(StreamWriter) private readonly writer: StreamWriter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore,
   ) {}
 
   async execute(
     command: IssueApiKey,
   ): Promise<{ keyId: string; prefix: string; key: string; label: string; issuedAt: string }> {
     const generated = generateApiKey();
+    const credential = {
+      id: apiKeyCredentialId(generated.keyId),
+      kind: API_KEY_CREDENTIAL,
+      subject: accountCredentialSubject(command.accountId),
+      material: generated.secretHash,
+      createdAt: this.clock.now().toISOString(),
+    };
     // The key must work as soon as the caller has it.
     const result = await this.writer.decide({
       ...onAccount(
@@ -169,12 +234,12 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
           type: 'IssueApiKey',
           keyId: generated.keyId,
           prefix: generated.prefix,
-          secretHash: generated.secretHash,
           label: command.label,
         },
         this.clock,
         command.envelope,
       ),
+      alongside: (within) => this.credentials.put(credential, within),
       readYourWrites: ['api-keys'],
     });
     const issued = result.events[0]?.data as { issuedAt: string } | undefined;

@@ -47,13 +47,10 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
       'too many sign-in attempts for this email; wait before retrying',
     );
     const account = await this.accounts.findByEmail(email);
+    const passwordHash = await this.accounts.passwordHash(account);
     // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
-    const valid = await verifyPassword(
-      command.password,
-      account?.passwordHash ?? null,
-      this.config.passwordHashCost,
-    );
-    if (!account?.passwordHash || !valid) {
+    const valid = await verifyPassword(command.password, passwordHash, this.config.passwordHashCost);
+    if (!account?.passwordCredentialId || !passwordHash || !valid) {
       throw new ServiceError('unauthenticated', 'the email or password is wrong');
     }
     // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
@@ -65,7 +62,7 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
       new RehashPassword(
         account.id,
         command.password,
-        account.passwordHash,
+        { credentialId: account.passwordCredentialId, hash: passwordHash },
         commandEnvelope({ actor: self, payer: self }),
       ),
     );

@@ -1,6 +1,8 @@
 /**
  * The personal account stream (`account-<id>`): registration, password, plan and personal API keys.
- * Pure decider: time comes from the context, refusals are ServiceErrors.
+ * Pure decider: time comes from the context, refusals are ServiceErrors. No credential material enters an event
+ * or the state (ADR 65): a password is named by the id of its credential in the credential store, an API key's
+ * hash is stored there under `apiKeyCredentialId(keyId)`.
  */
 import type { Decider, DomainEvent } from '../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
@@ -14,6 +16,20 @@ export function accountStreamId(accountId: string): string {
   return `account-${accountId}`;
 }
 
+/** Kinds of personal credentials in the credential store. */
+export const PASSWORD_CREDENTIAL = 'password';
+export const API_KEY_CREDENTIAL = 'api-key';
+
+/** Whose a personal credential is, in the credential store. */
+export function accountCredentialSubject(accountId: string): string {
+  return `account:${accountId}`;
+}
+
+/** Where an API key's secret hash is kept in the credential store. */
+export function apiKeyCredentialId(keyId: string): string {
+  return `api-key-${keyId}`;
+}
+
 // ---- Commands ----
 
 export interface RegisterAccount {
@@ -22,11 +38,13 @@ export interface RegisterAccount {
   /** Normalized here: trimmed and lowercased. */
   readonly email: string;
   readonly plan: PlanId;
-  readonly passwordHash?: string;
+  /** The credential holding the password's hash, written beside the event. */
+  readonly passwordCredentialId?: string;
 }
 export interface SetPassword {
   readonly type: 'SetPassword';
-  readonly passwordHash: string;
+  /** The credential holding the new password's hash, written beside the event. */
+  readonly credentialId: string;
 }
 export interface ChangePlan {
   readonly type: 'ChangePlan';
@@ -37,8 +55,6 @@ export interface IssueApiKey {
   readonly keyId: string;
   /** The public part of the key shown in lists (never the secret). */
   readonly prefix: string;
-  /** Hash of the secret; the secret itself is never stored. */
-  readonly secretHash: string;
   readonly label: string;
 }
 export interface RevokeApiKey {
@@ -53,11 +69,13 @@ export type AccountRegistered = DomainEvent<
   'AccountRegistered',
   { accountId: string; email: string; plan: PlanId; cycleAnchor: string }
 >;
-export type PasswordSet = DomainEvent<'PasswordSet', { passwordHash: string }>;
+/** Schema 2 (ADR 65): the credential's id; schema 1 carried the hash itself (upcast by account-upcasters). */
+export type PasswordSet = DomainEvent<'PasswordSet', { credentialId: string }>;
 export type PlanChanged = DomainEvent<'PlanChanged', { from: PlanId; to: PlanId }>;
 export type ApiKeyIssued = DomainEvent<
   'ApiKeyIssued',
-  { keyId: string; prefix: string; secretHash: string; label: string; issuedAt: string }
+  /** Schema 2 (ADR 65): schema 1 also carried the secret's hash, now under apiKeyCredentialId(keyId). */
+  { keyId: string; prefix: string; label: string; issuedAt: string }
 >;
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
 export type AccountEvent = AccountRegistered | PasswordSet | PlanChanged | ApiKeyIssued | ApiKeyRevoked;
@@ -78,7 +96,7 @@ export interface UnregisteredAccountState {
   readonly email: null;
   readonly plan: null;
   readonly cycleAnchor: null;
-  readonly passwordHash: null;
+  readonly passwordCredentialId: null;
   readonly apiKeys: Readonly<Record<string, ApiKeyState>>;
 }
 
@@ -89,7 +107,8 @@ export interface RegisteredAccountState {
   readonly plan: PlanId;
   /** Registration date-time: the billing cycle anchor. */
   readonly cycleAnchor: string;
-  readonly passwordHash: string | null;
+  /** The credential of the current password (never the hash), or null when none is set. */
+  readonly passwordCredentialId: string | null;
   readonly apiKeys: Readonly<Record<string, ApiKeyState>>;
 }
 
@@ -106,7 +125,7 @@ const initialState: UnregisteredAccountState = {
   email: null,
   plan: null,
   cycleAnchor: null,
-  passwordHash: null,
+  passwordCredentialId: null,
   apiKeys: {},
 };
 
@@ -127,14 +146,16 @@ export function activeApiKeyCount(state: AccountState): number {
 
 export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState, AccountContext> = {
   initialState,
+  // 2: the password is a credential id, no longer its hash (ADR 65).
+  stateVersion: 2,
 
   decide(command, state, { now }) {
     if (command.type === 'RegisterAccount') return register(command, state, now);
     if (!state.registered) throw new ServiceError('not_found', 'The account does not exist.');
     switch (command.type) {
       case 'SetPassword':
-        requireText(command.passwordHash, 'passwordHash');
-        return [{ type: 'PasswordSet', data: { passwordHash: command.passwordHash } }];
+        requireText(command.credentialId, 'credentialId');
+        return [{ type: 'PasswordSet', data: { credentialId: command.credentialId } }];
       case 'ChangePlan': {
         requirePlan(command.plan);
         const from = state.plan;
@@ -163,13 +184,13 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState,
         email,
         plan,
         cycleAnchor,
-        passwordHash: state.passwordHash,
+        passwordCredentialId: state.passwordCredentialId,
       };
     }
     if (!state.registered) return state;
     switch (event.type) {
       case 'PasswordSet':
-        return { ...state, passwordHash: event.data.passwordHash };
+        return { ...state, passwordCredentialId: event.data.credentialId };
       case 'PlanChanged':
         return { ...state, plan: event.data.to };
       case 'ApiKeyIssued': {
@@ -213,9 +234,9 @@ function register(command: RegisterAccount, state: AccountState, now: Date): Acc
       data: { accountId: command.accountId, email, plan: command.plan, cycleAnchor: now.toISOString() },
     },
   ];
-  if (command.passwordHash !== undefined) {
-    requireText(command.passwordHash, 'passwordHash');
-    events.push({ type: 'PasswordSet', data: { passwordHash: command.passwordHash } });
+  if (command.passwordCredentialId !== undefined) {
+    requireText(command.passwordCredentialId, 'passwordCredentialId');
+    events.push({ type: 'PasswordSet', data: { credentialId: command.passwordCredentialId } });
   }
   return events;
 }
@@ -223,7 +244,6 @@ function register(command: RegisterAccount, state: AccountState, now: Date): Acc
 function issueApiKey(command: IssueApiKey, state: AccountState, now: Date): AccountEvent[] {
   requireText(command.keyId, 'keyId');
   requireText(command.prefix, 'prefix');
-  requireText(command.secretHash, 'secretHash');
   if (typeof command.label !== 'string' || [...command.label].length > MAX_API_KEY_LABEL_LENGTH) {
     throw new ServiceError(
       'invalid_input',
@@ -246,8 +266,8 @@ function issueApiKey(command: IssueApiKey, state: AccountState, now: Date): Acco
       { active, limit: MAX_ACTIVE_API_KEYS },
     );
   }
-  const { keyId, prefix, secretHash, label } = command;
-  return [{ type: 'ApiKeyIssued', data: { keyId, prefix, secretHash, label, issuedAt: now.toISOString() } }];
+  const { keyId, prefix, label } = command;
+  return [{ type: 'ApiKeyIssued', data: { keyId, prefix, label, issuedAt: now.toISOString() } }];
 }
 
 function requireText(value: unknown, field: string): void {

@@ -5,26 +5,55 @@ import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { CreditStateDocument } from '../../../projections/credit-state.projection.js';
 import { CREDIT_STATES } from '../../../projections/credit-state.projection.js';
 import type { PersonalDataStanding, PrincipalDirectory } from '../../platform/auth/access.js';
+import { credentialOf, type CredentialStore } from '../../platform/auth/credentials/credential-store.port.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import {
+  accountCredentialSubject,
+  API_KEY_CREDENTIAL,
+  apiKeyCredentialId,
+  PASSWORD_CREDENTIAL,
+} from '../domain/account.js';
 import { personalDataDecision } from '../domain/entitlements.js';
 import { isPlanId, planById, type Plan } from '../domain/plans.js';
 
 /** Account lookups from the read models: sign-in, credentials and entitlement. */
 export class AccountDirectory implements PrincipalDirectory {
   private readonly projections: ProjectionRunner;
+  private readonly credentials: CredentialStore;
 
-  /** Takes the read models (a ServiceContext has them, for the CLI). */
-  constructor(ports: { readonly projections: ProjectionRunner }) {
+  /** Takes the read models and the credential store (a ServiceContext has both, for the CLI). */
+  constructor(ports: { readonly projections: ProjectionRunner; readonly credentials: CredentialStore }) {
     this.projections = ports.projections;
+    this.credentials = ports.credentials;
   }
 
   async findApiKey(
     keyId: string,
   ): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null> {
-    const key = await this.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(keyId);
-    return key
-      ? { accountId: key.accountId, secretHash: key.secretHash, revoked: key.revokedAt !== null }
-      : null;
+    // Both reads at once: this runs in front of every API key request.
+    const [key, stored] = await Promise.all([
+      this.projections.collection<ApiKeyDocument>('api-keys', API_KEYS).get(keyId),
+      this.credentials.get(apiKeyCredentialId(keyId)),
+    ]);
+    if (!key) return null;
+    const credential = credentialOf(stored, {
+      kind: API_KEY_CREDENTIAL,
+      subject: accountCredentialSubject(key.accountId),
+    });
+    if (!credential) return null;
+    return { accountId: key.accountId, secretHash: credential.material, revoked: key.revokedAt !== null };
+  }
+
+  /** The hash of the account's current password, from the credential store; null when none is set. */
+  async passwordHash(account: AccountDocument | null): Promise<string | null> {
+    // Looked up even for an unknown account, so a sign-in's timing does not tell which accounts exist.
+    const stored = await this.credentials.get(account?.passwordCredentialId ?? `${PASSWORD_CREDENTIAL}-none`);
+    if (!account?.passwordCredentialId) return null;
+    const credential = credentialOf(stored, {
+      kind: PASSWORD_CREDENTIAL,
+      subject: accountCredentialSubject(account.id),
+    });
+    return credential?.material ?? null;
   }
 
   async accountStanding(accountId: string): Promise<{ exists: boolean; personalData: PersonalDataStanding }> {

@@ -1,4 +1,11 @@
-import type { EventStore, NewEvent, RecordedEvent } from '../event-store/event-store.port.js';
+import type { SqlExecutor } from '../database/sql-database.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  NewEvent,
+  RecordedEvent,
+} from '../event-store/event-store.port.js';
 import { WrongExpectedVersion } from '../event-store/event-store.port.js';
 import { eventIdFor } from '../event-store/event-id.js';
 import type { GlobalPosition } from '../event-store/global-position.js';
@@ -16,7 +23,24 @@ export interface HandleOptions {
   readonly expectedVersion?: number;
   /** How many times a conflict with another writer is retried when the client sent no version (default 5). */
   readonly conflictRetries?: number;
+  /** Written with the append (StreamDecision.alongside); run again on every attempt. */
+  readonly alongside?: AlongsideWrite;
 }
+
+/**
+ * A write that commits with a decision's append (a credential beside its event, ADR 65): given the append's SQL
+ * transaction when the event store is SQL, else undefined, and then run before the append. It must be idempotent
+ * and harmless when the append does not happen (a conflict, a retried command).
+ */
+export type AlongsideWrite = (within: SqlExecutor | undefined) => Promise<void>;
+
+/** Appends with an alongside write in one transaction (built by the ServiceContext for the SQL event store). */
+export type AppendAlongside = (
+  streamId: string,
+  events: readonly NewEvent[],
+  options: AppendOptions,
+  alongside: AlongsideWrite,
+) => Promise<AppendResult>;
 
 export interface HandleResult<TEvent, TState> {
   readonly events: readonly TEvent[];
@@ -64,6 +88,8 @@ export class EventSourcedRepository {
       readonly snapshotEvery?: number;
       /** Stored events of an older schema version are read through these before any decider sees them. */
       readonly upcasters?: Upcasters;
+      /** Appends with an alongside write atomically; without it the write runs first, then the append. */
+      readonly appendAlongside?: AppendAlongside;
     } = {},
   ) {
     this.upcasters = options.upcasters ?? noUpcasters;
@@ -116,9 +142,12 @@ export class EventSourcedRepository {
           metadata: envelope.metadata,
         }));
         try {
-          const result = await this.eventStore.append(streamId, newEvents, {
+          const appendOptions: AppendOptions = {
             expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
-          });
+          };
+          const result = options.alongside
+            ? await this.appendAlongside(streamId, newEvents, appendOptions, options.alongside)
+            : await this.eventStore.append(streamId, newEvents, appendOptions);
           if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
             // The store already held these events: a retried command. Nothing new happened.
             return { events: [], state: loaded.state, version: loaded.version, position: result.position };
@@ -160,6 +189,18 @@ export class EventSourcedRepository {
     const version = stored.at(-1)?.streamVersion ?? base?.version ?? null;
     this.remember(streamId, { state, version, stateVersion });
     return { state, version };
+  }
+
+  private async appendAlongside(
+    streamId: string,
+    events: readonly NewEvent[],
+    options: AppendOptions,
+    alongside: AlongsideWrite,
+  ): Promise<AppendResult> {
+    if (this.options.appendAlongside)
+      return this.options.appendAlongside(streamId, events, options, alongside);
+    await alongside(undefined);
+    return this.eventStore.append(streamId, events, options);
   }
 
   /** Forgets cached states (tests that rewrite history, erasure). */

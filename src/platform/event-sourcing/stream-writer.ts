@@ -4,7 +4,7 @@ import { eventIdFor } from '../event-store/event-id.js';
 import type { GlobalPosition } from '../event-store/global-position.js';
 import type { CommandEnvelope } from './command-metadata.js';
 import type { Decider, DomainEvent } from './decider.js';
-import type { EventSourcedRepository, HandleResult } from './event-sourced-repository.js';
+import type { AlongsideWrite, EventSourcedRepository, HandleResult } from './event-sourced-repository.js';
 
 /** One decision on one stream: what a command handler hands to `StreamWriter.decide`. */
 export interface StreamDecision<TCommand, TEvent extends DomainEvent, TState, TContext> {
@@ -20,6 +20,11 @@ export interface StreamDecision<TCommand, TEvent extends DomainEvent, TState, TC
   readonly conflictRetries?: number;
   /** Projections the caller reads right after the append: waited for (read-your-writes). */
   readonly readYourWrites?: readonly string[];
+  /**
+   * Written with the append, in its transaction when the event store is SQL (a credential beside the event
+   * that names it, ADR 65); idempotent, and harmless when the append does not happen.
+   */
+  readonly alongside?: AlongsideWrite;
 }
 
 /** A once-only record: the first event of a stream (or the next one at the version read), never two. */
@@ -80,6 +85,7 @@ export class StreamWriter {
       {
         ...(decision.expectedVersion !== undefined ? { expectedVersion: decision.expectedVersion } : {}),
         ...(decision.conflictRetries !== undefined ? { conflictRetries: decision.conflictRetries } : {}),
+        ...(decision.alongside ? { alongside: decision.alongside } : {}),
       },
     );
     if (decision.readYourWrites?.length) await this.waitFor(decision.readYourWrites, result.position);

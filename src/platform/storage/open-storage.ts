@@ -1,13 +1,19 @@
+import type { CredentialStore } from '../auth/credentials/credential-store.port.js';
+import { PostgresCredentialStore } from '../auth/credentials/postgres-credential-store.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../clock/clock.js';
 import { openSqlDatabase, type OpenedDatabase } from '../database/open-sql-database.js';
 import type { SqlDatabase } from '../database/sql-database.js';
 import type { EventStore } from '../event-store/event-store.port.js';
-import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
+import {
+  PostgresEventStore,
+  type LegacyEventRewriter,
+} from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
+import { applyLegacyEventRewriters } from './legacy-event-rewrites.js';
 
 /**
  * The stores the features keep beside the platform's own (the observation index, the catalogue, export and
@@ -40,6 +46,8 @@ export interface Storage extends FeatureStorage {
   readonly readStore: ReadStore;
   /** Rate limits shared by every instance on the same read-model database. */
   readonly rateLimiter: RateLimiter;
+  /** Credential material beside the log (ADR 65): in the SQL database when one is used, else MongoDB. */
+  readonly credentials: CredentialStore;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
@@ -64,6 +72,8 @@ export interface OpenStorageOptions {
   readonly ownerName?: string;
   /** Notes for the operator (a stale lock taken over). */
   readonly log?: (message: string) => void;
+  /** Rewrites of events written before the hash chain (PostgresEventStoreOptions.legacyEventRewriters). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
 
 export async function openStorage(config: AppConfig, options: OpenStorageOptions): Promise<Storage> {
@@ -92,10 +102,27 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
         clock: () => options.clock.now(),
         ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
         ...(options.wakeGate ? { wakeGate: options.wakeGate } : {}),
+        ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       });
     }
     closers.push(() => eventStore.close());
     await eventStore.init();
+
+    let credentials: CredentialStore;
+    if (opened) {
+      credentials = new PostgresCredentialStore(opened.db);
+    } else {
+      const { MongoCredentialStore } = await import('../auth/credentials/mongodb-credential-store.js');
+      credentials = await MongoCredentialStore.connect(config.mongodbUrl!);
+    }
+    closers.push(() => credentials.close());
+    await credentials.init();
+    // The owner of an embedded database ran them when it opened it: a client (the CLI beside the service) need not.
+    const rewrites = opened?.role !== 'client' ? (options.legacyEventRewriters ?? []) : [];
+    if (opened && eventStore instanceof PostgresEventStore && rewrites.length > 0) {
+      const moved = await applyLegacyEventRewriters(opened.db, rewrites);
+      if (moved > 0) options.log?.(`moved credential material out of ${moved} stored events`);
+    }
 
     let readStore: ReadStore;
     if (config.mongodbUrl) {
@@ -130,6 +157,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       eventStore,
       readStore,
       rateLimiter,
+      credentials,
       sql: opened?.db,
       sqlRole: opened?.role,
       recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),

@@ -23,7 +23,6 @@ const issued = (keyId: string, label = `key ${keyId}`): ApiKeyIssued => ({
   data: {
     keyId,
     prefix: `pk_${keyId}`,
-    secretHash: `hash-${keyId}`,
     label,
     issuedAt: '2026-02-01T00:00:00.000Z',
   },
@@ -62,15 +61,21 @@ describe('account decider', () => {
         email: 'ada@example.com',
         plan: 'professional',
         cycleAnchor: '2026-03-10T09:15:00.000Z',
-        passwordHash: null,
+        passwordCredentialId: null,
         apiKeys: {},
       });
     });
 
-    it('sets the password in the same decision when a hash is given', () => {
+    it('sets the password in the same decision when a credential is given, naming it by id only', () => {
       const { state } = given([])
         .when(
-          { type: 'RegisterAccount', accountId: 'a1', email: 'a@b.io', plan: 'free', passwordHash: 'h1' },
+          {
+            type: 'RegisterAccount',
+            accountId: 'a1',
+            email: 'a@b.io',
+            plan: 'free',
+            passwordCredentialId: 'password-1',
+          },
           ctx,
         )
         .then([
@@ -78,9 +83,9 @@ describe('account decider', () => {
             type: 'AccountRegistered',
             data: { accountId: 'a1', email: 'a@b.io', plan: 'free', cycleAnchor: now.toISOString() },
           },
-          { type: 'PasswordSet', data: { passwordHash: 'h1' } },
+          { type: 'PasswordSet', data: { credentialId: 'password-1' } },
         ]);
-      expect(state.passwordHash).toBe('h1');
+      expect(state.passwordCredentialId).toBe('password-1');
     });
 
     it('refuses registering twice', () => {
@@ -111,7 +116,7 @@ describe('account decider', () => {
       given([]).when({ type: 'RegisterAccount', accountId: 'a1', email, plan: 'free' }, ctx).decided();
     });
 
-    it('refuses an unknown plan, an empty id and an empty password hash', () => {
+    it('refuses an unknown plan, an empty id and an empty password credential id', () => {
       given([])
         .when({ type: 'RegisterAccount', accountId: 'a1', email: 'a@b.io', plan: 'gold' as never }, ctx)
         .then('invalid_input');
@@ -120,7 +125,13 @@ describe('account decider', () => {
         .then('invalid_input');
       given([])
         .when(
-          { type: 'RegisterAccount', accountId: 'a1', email: 'a@b.io', plan: 'free', passwordHash: '' },
+          {
+            type: 'RegisterAccount',
+            accountId: 'a1',
+            email: 'a@b.io',
+            plan: 'free',
+            passwordCredentialId: '',
+          },
           ctx,
         )
         .then('invalid_input');
@@ -129,9 +140,9 @@ describe('account decider', () => {
 
   describe('on an unregistered account', () => {
     it.each([
-      { type: 'SetPassword', passwordHash: 'h' },
+      { type: 'SetPassword', credentialId: 'password-1' },
       { type: 'ChangePlan', plan: 'enterprise' },
-      { type: 'IssueApiKey', keyId: 'k1', prefix: 'pk', secretHash: 'h', label: 'ci' },
+      { type: 'IssueApiKey', keyId: 'k1', prefix: 'pk', label: 'ci' },
       { type: 'RevokeApiKey', keyId: 'k1' },
     ] as const)('refuses $type with not_found', (command) => {
       given([]).when(command, ctx).then('not_found');
@@ -139,15 +150,16 @@ describe('account decider', () => {
   });
 
   describe('SetPassword', () => {
-    it('sets and replaces the password hash', () => {
-      const { state } = given([registered, { type: 'PasswordSet', data: { passwordHash: 'old' } }])
-        .when({ type: 'SetPassword', passwordHash: 'new' }, ctx)
-        .then([{ type: 'PasswordSet', data: { passwordHash: 'new' } }]);
-      expect(state.passwordHash).toBe('new');
+    it('sets and replaces the password credential; the event names it and holds no hash', () => {
+      const { state, events } = given([registered, { type: 'PasswordSet', data: { credentialId: 'old' } }])
+        .when({ type: 'SetPassword', credentialId: 'new' }, ctx)
+        .then([{ type: 'PasswordSet', data: { credentialId: 'new' } }]);
+      expect(state.passwordCredentialId).toBe('new');
+      expect(Object.keys(events[0]!.data)).toEqual(['credentialId']);
     });
 
-    it('refuses an empty hash', () => {
-      given([registered]).when({ type: 'SetPassword', passwordHash: '' }, ctx).then('invalid_input');
+    it('refuses an empty credential id', () => {
+      given([registered]).when({ type: 'SetPassword', credentialId: '' }, ctx).then('invalid_input');
     });
   });
 
@@ -173,19 +185,15 @@ describe('account decider', () => {
   });
 
   describe('IssueApiKey', () => {
-    it('issues a key; the state keeps its prefix, label and dates, never the secret hash', () => {
+    it('issues a key; the event and the state keep its prefix, label and dates, never the secret hash', () => {
       const { state } = given([registered])
-        .when(
-          { type: 'IssueApiKey', keyId: 'k1', prefix: 'pk_k1', secretHash: 'sh', label: 'CI runner' },
-          ctx,
-        )
+        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'pk_k1', label: 'CI runner' }, ctx)
         .then([
           {
             type: 'ApiKeyIssued',
             data: {
               keyId: 'k1',
               prefix: 'pk_k1',
-              secretHash: 'sh',
               label: 'CI runner',
               issuedAt: now.toISOString(),
             },
@@ -199,11 +207,9 @@ describe('account decider', () => {
     it('allows 20 active keys and refuses the 21st with a clear message', () => {
       const twenty = Array.from({ length: MAX_ACTIVE_API_KEYS }, (_, i) => issued(`k${i}`));
       const nineteen = given([registered, ...twenty.slice(0, 19)]);
-      nineteen
-        .when({ type: 'IssueApiKey', keyId: 'k19', prefix: 'p', secretHash: 'h', label: '' }, ctx)
-        .decided();
+      nineteen.when({ type: 'IssueApiKey', keyId: 'k19', prefix: 'p', label: '' }, ctx).decided();
       const error = given([registered, ...twenty])
-        .when({ type: 'IssueApiKey', keyId: 'k20', prefix: 'p', secretHash: 'h', label: 'x' }, ctx)
+        .when({ type: 'IssueApiKey', keyId: 'k20', prefix: 'p', label: 'x' }, ctx)
         .then('invalid_input');
       expect(error.message).toMatch(/at most 20 active API keys/);
       expect(error.details).toEqual({ active: 20, limit: 20 });
@@ -213,35 +219,29 @@ describe('account decider', () => {
       const twenty = Array.from({ length: MAX_ACTIVE_API_KEYS }, (_, i) => issued(`k${i}`));
       const spec = given([registered, ...twenty, revoked('k3')]);
       expect(activeApiKeyCount(spec.state)).toBe(19);
-      spec
-        .when({ type: 'IssueApiKey', keyId: 'k20', prefix: 'p', secretHash: 'h', label: 'x' }, ctx)
-        .decided();
+      spec.when({ type: 'IssueApiKey', keyId: 'k20', prefix: 'p', label: 'x' }, ctx).decided();
     });
 
     it('accepts a 100-character label and refuses a longer one (counted in characters)', () => {
       given([registered])
-        .when(
-          { type: 'IssueApiKey', keyId: 'k1', prefix: 'p', secretHash: 'h', label: '🔑'.repeat(100) },
-          ctx,
-        )
+        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'p', label: '🔑'.repeat(100) }, ctx)
         .decided();
       const error = given([registered])
-        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'p', secretHash: 'h', label: 'x'.repeat(101) }, ctx)
+        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'p', label: 'x'.repeat(101) }, ctx)
         .then('invalid_input');
       expect(error.details).toEqual({ field: 'label' });
     });
 
     it('refuses a key id already used, even by a revoked key', () => {
       given([registered, issued('k1'), revoked('k1')])
-        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'p', secretHash: 'h', label: 'x' }, ctx)
+        .when({ type: 'IssueApiKey', keyId: 'k1', prefix: 'p', label: 'x' }, ctx)
         .then('already_exists');
     });
 
-    it('refuses empty key id, prefix or secret hash', () => {
+    it('refuses an empty key id or prefix', () => {
       for (const command of [
-        { keyId: '', prefix: 'p', secretHash: 'h' },
-        { keyId: 'k', prefix: '', secretHash: 'h' },
-        { keyId: 'k', prefix: 'p', secretHash: '' },
+        { keyId: '', prefix: 'p' },
+        { keyId: 'k', prefix: '' },
       ]) {
         given([registered])
           .when({ type: 'IssueApiKey', label: 'x', ...command }, ctx)
@@ -251,7 +251,7 @@ describe('account decider', () => {
 
     it('keeps ids such as __proto__ as plain entries', () => {
       const { state } = given([registered])
-        .when({ type: 'IssueApiKey', keyId: '__proto__', prefix: 'p', secretHash: 'h', label: 'x' }, ctx)
+        .when({ type: 'IssueApiKey', keyId: '__proto__', prefix: 'p', label: 'x' }, ctx)
         .decided();
       expect(Object.keys(state.apiKeys)).toEqual(['__proto__']);
       given([registered]).when({ type: 'RevokeApiKey', keyId: 'constructor' }, ctx).then('not_found');

@@ -7,7 +7,6 @@ import fc from 'fast-check';
 import { hashRecoveryCode, formatRecoveryCode } from '../../../src/organizations/sso/domain/recovery-code.js';
 import {
   ssoDecider,
-  type SealedSecret,
   type SsoCommand,
   type SsoContext,
   type SsoEvent,
@@ -32,7 +31,9 @@ const as = (actorAccountId: string | null, organizationOpen = true): SsoContext 
   members,
   organizationOpen,
 });
-const sealed: SealedSecret = { alg: 'A256GCM', kid: 'k', iv: 'iv', ciphertext: 'c', tag: 't' };
+// Credentials are named by id: the sealed secret and the code's hash live in the credential store (ADR 65).
+const secretId = 'sso-client-secret-1';
+const codeId = 'sso-recovery-code-1';
 const issuer = 'https://login.example.com';
 const code = formatRecoveryCode(new Uint8Array(25).map((_, i) => i * 7));
 const configured: SsoEvent = {
@@ -41,14 +42,14 @@ const configured: SsoEvent = {
     organizationId: org,
     issuer,
     clientId: 'c1',
-    clientSecret: sealed,
+    clientSecretId: secretId,
     secretChanged: true,
     configuredAt: at,
   },
 };
 const issued: SsoEvent = {
   type: 'SsoRecoveryCodeIssued',
-  data: { codeHash: hashRecoveryCode(code), issuedAt: at },
+  data: { codeId, issuedAt: at },
 };
 const tested: SsoEvent = { type: 'SsoRecoveryCodeTested', data: { testedAt: at } };
 const saved: SsoEvent = { type: 'SsoRecoveryCodeSaved', data: { savedAt: at } };
@@ -56,7 +57,12 @@ const enabled: SsoEvent = { type: 'SsoEnforcementEnabled', data: { enabledAt: at
 
 describe('rule 12: the single sign-on decider', () => {
   it('configures the provider for the owner only; a non-member learns nothing, a restricted organization changes nothing', () => {
-    const command: SsoCommand = { type: 'ConfigureProvider', issuer, clientId: 'c1', clientSecret: sealed };
+    const command: SsoCommand = {
+      type: 'ConfigureProvider',
+      issuer,
+      clientId: 'c1',
+      clientSecretId: secretId,
+    };
     given([]).when(command, as('owner')).then([configured]);
     given([]).when(command, as('admin')).then('forbidden');
     given([]).when(command, as('stranger')).then('not_found');
@@ -65,11 +71,11 @@ describe('rule 12: the single sign-on decider', () => {
       .when({ ...command, issuer: 'http://login.example.com' }, as('owner'))
       .then('invalid_input');
     given([])
-      .when({ ...command, clientSecret: null }, as('owner'))
+      .when({ ...command, clientSecretId: null }, as('owner'))
       .then('invalid_input');
     // Same settings without a new secret: nothing to record.
     given([configured])
-      .when({ ...command, clientSecret: null }, as('owner'))
+      .when({ ...command, clientSecretId: null }, as('owner'))
       .then([]);
   });
 
@@ -88,14 +94,28 @@ describe('rule 12: the single sign-on decider', () => {
     given([configured, issued, tested, saved]).when(enable, as('admin')).then('forbidden');
   });
 
-  it('tests the code by its hash (forgiving typing), and a wrong code is refused', () => {
+  it('tests the code by the credential it matched (hashes forgive typing), and a wrong code is refused', () => {
     const loose = code.toLowerCase().replace(/-/g, ' ');
+    expect(hashRecoveryCode(loose)).toBe(hashRecoveryCode(code));
     given([configured, issued])
-      .when({ type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(loose) }, as('owner'))
+      .when({ type: 'TestRecoveryCode', presentedCodeId: codeId }, as('owner'))
       .then([tested]);
     given([configured, issued])
-      .when({ type: 'TestRecoveryCode', presentedHash: hashRecoveryCode('nope') }, as('owner'))
+      .when({ type: 'TestRecoveryCode', presentedCodeId: null }, as('owner'))
       .then('recovery_code_invalid');
+    // A code that matched a credential no longer current (reissued meanwhile) is wrong too.
+    given([configured, issued])
+      .when({ type: 'TestRecoveryCode', presentedCodeId: 'sso-recovery-code-0' }, as('owner'))
+      .then('recovery_code_invalid');
+  });
+
+  it('records no secret: configuration and issue events name credentials by id only', () => {
+    const { events } = given([])
+      .when({ type: 'ConfigureProvider', issuer, clientId: 'c1', clientSecretId: secretId }, as('owner'))
+      .decided();
+    expect(events[0]!.data).not.toHaveProperty('clientSecret');
+    const issuedNow = given([configured]).when({ type: 'IssueRecoveryCode', codeId }, as('owner')).decided();
+    expect(issuedNow.events[0]!.data).toEqual({ codeId, issuedAt: at });
   });
 
   it('maps a provider identity to staff only, links the subject once, and never lets an email take over a linked account', () => {
@@ -123,7 +143,7 @@ describe('rule 12: the single sign-on decider', () => {
     const use: SsoCommand = {
       type: 'UseRecoveryCode',
       accountId: 'owner',
-      presentedHash: hashRecoveryCode(code),
+      presentedCodeId: codeId,
     };
     const { state } = given([configured, issued, tested, saved, enabled])
       .when(use, as('owner'))
@@ -139,14 +159,14 @@ describe('rule 12: the single sign-on decider', () => {
 
   it('property: enforcement only ever turns on over a tested and saved recovery code', () => {
     const commands = fc.constantFrom<SsoCommand>(
-      { type: 'ConfigureProvider', issuer, clientId: 'c1', clientSecret: sealed },
-      { type: 'IssueRecoveryCode', codeHash: hashRecoveryCode(code) },
-      { type: 'IssueRecoveryCode', codeHash: hashRecoveryCode(formatRecoveryCode(new Uint8Array(25))) },
-      { type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(code) },
+      { type: 'ConfigureProvider', issuer, clientId: 'c1', clientSecretId: secretId },
+      { type: 'IssueRecoveryCode', codeId },
+      { type: 'IssueRecoveryCode', codeId: 'sso-recovery-code-2' },
+      { type: 'TestRecoveryCode', presentedCodeId: codeId },
       { type: 'AcknowledgeRecoveryCode' },
       { type: 'EnableEnforcement' },
       { type: 'DisableEnforcement' },
-      { type: 'UseRecoveryCode', accountId: 'owner', presentedHash: hashRecoveryCode(code) },
+      { type: 'UseRecoveryCode', accountId: 'owner', presentedCodeId: codeId },
     );
     fc.assert(
       fc.property(

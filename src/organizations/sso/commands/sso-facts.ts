@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../../../platform/auth/access.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
 import { commandEnvelope, type Actor } from '../../../platform/event-sourcing/command-metadata.js';
+import type { AlongsideWrite } from '../../../platform/event-sourcing/event-sourced-repository.js';
 import { StreamWriter } from '../../../platform/event-sourcing/stream-writer.js';
 import type { OrganizationAccess } from '../../commands/organization-access.js';
 import { OrganizationWorkspace } from '../../commands/organization-workspace.js';
@@ -111,6 +112,8 @@ export class SsoStream {
     actor: { readonly accountId: string | null; readonly as: Actor },
     facts: OrganizationFacts,
     requestId?: string,
+    /** A credential written beside the event (ADR 65). */
+    alongside?: AlongsideWrite,
   ) {
     return this.writer.decide({
       stream: ssoStreamId(organizationId),
@@ -128,6 +131,7 @@ export class SsoStream {
         payer: `organization:${organizationId}`,
         ...(requestId ? { correlationId: requestId, causationId: requestId } : {}),
       }),
+      ...(alongside ? { alongside } : {}),
     });
   }
 
@@ -138,6 +142,7 @@ export class SsoStream {
     command: SsoCommand,
     requestId?: string,
     facts?: OrganizationFacts,
+    alongside?: AlongsideWrite,
   ) {
     const checked = facts ?? (await this.ownerFacts(principal, organizationId));
     const result = await this.decide(
@@ -146,6 +151,7 @@ export class SsoStream {
       { accountId: principal.accountId, as: `account:${principal.accountId}` },
       checked,
       requestId,
+      alongside,
     );
     return { ...result, facts: checked };
   }

@@ -1,15 +1,39 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
+import {
+  CREDENTIAL_STORE,
+  credentialOf,
+  type CredentialStore,
+} from '../../../platform/auth/credentials/credential-store.port.js';
 import { ServiceSecrets } from '../../../platform/auth/secrets.js';
+import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
 import { ServiceError } from '../../../platform/errors/service-error.js';
-import type { SsoState } from '../domain/sso.js';
-import { openSecret } from './sealed-secrets.js';
+import type { AlongsideWrite } from '../../../platform/event-sourcing/event-sourced-repository.js';
+import { formatRecoveryCode, hashRecoveryCode } from '../domain/recovery-code.js';
+import {
+  ssoCredentialSubject,
+  SSO_CLIENT_SECRET_CREDENTIAL,
+  SSO_RECOVERY_CODE_CREDENTIAL,
+  type SealedSecret,
+  type SsoState,
+} from '../domain/sso.js';
+import { sealedSecretMaterial } from './sso-upcasters.js';
+import { openSecret, sealSecret } from './sealed-secrets.js';
 import { isOrganizationId, SsoStream } from './sso-facts.js';
 
 const PROVIDER_TIMEOUT_SECONDS = 10;
 
-/** An organization's OpenID Connect provider: its discovery (cached per issuer, client and secret) and secret. */
+/** A credential to write beside the event that names it (ADR 65). */
+export interface NewCredential {
+  readonly id: string;
+  readonly alongside: AlongsideWrite;
+}
+
+/**
+ * An organization's OpenID Connect provider: its discovery (cached per issuer, client and secret), and its
+ * credentials in the credential store (the sealed client secret, the recovery code's hash; ADR 65).
+ */
 @Injectable()
 export class SsoProvider {
   private readonly configurations = new Map<string, Promise<oidc.Configuration>>();
@@ -17,6 +41,8 @@ export class SsoProvider {
   constructor(
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
     @Inject(SsoStream) private readonly stream: SsoStream,
+    @Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The SSO state of an organization with a provider; an unknown organization and one without look the same. */
@@ -27,14 +53,76 @@ export class SsoProvider {
     return state;
   }
 
-  clientSecret(organizationId: string, state: SsoState): string {
-    return openSecret(this.secrets.dataEncryptionKey, organizationId, state.provider!.clientSecret);
+  /** The clear client secret of the configured provider, opened from its sealed credential. */
+  async clientSecret(organizationId: string, state: SsoState): Promise<string> {
+    const stored = credentialOf(await this.credentials.get(state.provider!.clientSecretId), {
+      kind: SSO_CLIENT_SECRET_CREDENTIAL,
+      subject: ssoCredentialSubject(organizationId),
+    });
+    if (!stored) throw new Error(`the client secret of organization ${organizationId} is not stored`);
+    return openSecret(
+      this.secrets.dataEncryptionKey,
+      organizationId,
+      JSON.parse(stored.material) as SealedSecret,
+    );
+  }
+
+  /** A new client secret, sealed with the data key, as a credential. */
+  sealedClientSecret(organizationId: string, clear: string): NewCredential {
+    const sealed = sealSecret(this.secrets.dataEncryptionKey, organizationId, clear);
+    return this.newCredential(
+      organizationId,
+      `${SSO_CLIENT_SECRET_CREDENTIAL}-${randomUUID()}`,
+      SSO_CLIENT_SECRET_CREDENTIAL,
+      sealedSecretMaterial(sealed),
+    );
+  }
+
+  /** A new recovery code (shown once) and the credential holding its hash. */
+  newRecoveryCode(organizationId: string): NewCredential & { readonly recoveryCode: string } {
+    const recoveryCode = formatRecoveryCode(randomBytes(25));
+    const credential = this.newCredential(
+      organizationId,
+      `${SSO_RECOVERY_CODE_CREDENTIAL}-${randomUUID()}`,
+      SSO_RECOVERY_CODE_CREDENTIAL,
+      hashRecoveryCode(recoveryCode),
+    );
+    return { ...credential, recoveryCode };
+  }
+
+  /** The id of the current recovery code when `presented` is that code, else null (timing-safe). */
+  async matchingRecoveryCode(
+    organizationId: string,
+    state: SsoState,
+    presented: unknown,
+  ): Promise<string | null> {
+    const presentedHash = hashRecoveryCode(presented);
+    if (!state.recovery) return null;
+    const stored = credentialOf(await this.credentials.get(state.recovery.codeId), {
+      kind: SSO_RECOVERY_CODE_CREDENTIAL,
+      subject: ssoCredentialSubject(organizationId),
+    });
+    if (!stored) return null;
+    const left = Buffer.from(stored.material, 'utf8');
+    const right = Buffer.from(presentedHash, 'utf8');
+    return left.length === right.length && timingSafeEqual(left, right) ? state.recovery.codeId : null;
   }
 
   /** The configuration of the organization's current provider. */
-  configurationOf(organizationId: string, state: SsoState): Promise<oidc.Configuration> {
+  async configurationOf(organizationId: string, state: SsoState): Promise<oidc.Configuration> {
     const provider = state.provider!;
-    return this.discover(provider.issuer, provider.clientId, this.clientSecret(organizationId, state));
+    return this.discover(provider.issuer, provider.clientId, await this.clientSecret(organizationId, state));
+  }
+
+  private newCredential(organizationId: string, id: string, kind: string, material: string): NewCredential {
+    const credential = {
+      id,
+      kind,
+      subject: ssoCredentialSubject(organizationId),
+      material,
+      createdAt: this.clock.now().toISOString(),
+    };
+    return { id, alongside: (within) => this.credentials.put(credential, within) };
   }
 
   async discover(

@@ -1,17 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import * as oidc from 'openid-client';
 import { AccountDirectory } from '../../../accounts/queries/account-directory.js';
 import { verifyPassword } from '../../../platform/auth/passwords.js';
-import { ServiceSecrets } from '../../../platform/auth/secrets.js';
 import { SessionStore } from '../../../platform/auth/sessions.js';
 import { CLOCK, type Clock } from '../../../platform/clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../../../platform/config/app-config.js';
 import { ServiceError } from '../../../platform/errors/service-error.js';
 import { OrganizationWorkspace } from '../../commands/organization-workspace.js';
-import { formatRecoveryCode, hashRecoveryCode } from '../domain/recovery-code.js';
-import { sealSecret } from './sealed-secrets.js';
 import { SignInFlows } from './sign-in-flows.js';
 import { isOrganizationId, SsoStream } from './sso-facts.js';
 import { describeOidcError, SsoProvider } from './sso-provider.js';
@@ -30,7 +26,6 @@ export class ConfigureSsoProviderHandler implements ICommandHandler<ConfigureSso
   constructor(
     @Inject(SsoStream) private readonly stream: SsoStream,
     @Inject(SsoProvider) private readonly provider: SsoProvider,
-    @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
   ) {}
 
   async execute({ principal, organizationId, input, requestId }: ConfigureSsoProvider) {
@@ -38,11 +33,12 @@ export class ConfigureSsoProviderHandler implements ICommandHandler<ConfigureSso
     const sealed =
       input.client_secret === undefined
         ? null
-        : sealSecret(this.secrets.dataEncryptionKey, organizationId, input.client_secret);
+        : this.provider.sealedClientSecret(organizationId, input.client_secret);
     // The provider must answer its discovery document for this issuer before anyone depends on it.
     const current = await this.stream.state(organizationId);
     const secret =
-      input.client_secret ?? (current.provider ? this.provider.clientSecret(organizationId, current) : '');
+      input.client_secret ??
+      (current.provider ? await this.provider.clientSecret(organizationId, current) : '');
     await this.provider
       .discover(input.issuer, input.client_id, secret, { fresh: true })
       .catch((error: unknown) => {
@@ -56,9 +52,15 @@ export class ConfigureSsoProviderHandler implements ICommandHandler<ConfigureSso
     const result = await this.stream.decideAsOwner(
       principal,
       organizationId,
-      { type: 'ConfigureProvider', issuer: input.issuer, clientId: input.client_id, clientSecret: sealed },
+      {
+        type: 'ConfigureProvider',
+        issuer: input.issuer,
+        clientId: input.client_id,
+        clientSecretId: sealed?.id ?? null,
+      },
       requestId,
       facts,
+      sealed?.alongside,
     );
     return result.state;
   }
@@ -66,30 +68,43 @@ export class ConfigureSsoProviderHandler implements ICommandHandler<ConfigureSso
 
 @CommandHandler(IssueSsoRecoveryCode)
 export class IssueSsoRecoveryCodeHandler implements ICommandHandler<IssueSsoRecoveryCode> {
-  constructor(@Inject(SsoStream) private readonly stream: SsoStream) {}
+  constructor(
+    @Inject(SsoStream) private readonly stream: SsoStream,
+    @Inject(SsoProvider) private readonly provider: SsoProvider,
+  ) {}
 
   async execute({ principal, organizationId, requestId }: IssueSsoRecoveryCode) {
-    const recoveryCode = formatRecoveryCode(randomBytes(25));
+    const issued = this.provider.newRecoveryCode(organizationId);
     const result = await this.stream.decideAsOwner(
       principal,
       organizationId,
-      { type: 'IssueRecoveryCode', codeHash: hashRecoveryCode(recoveryCode) },
+      { type: 'IssueRecoveryCode', codeId: issued.id },
       requestId,
+      undefined,
+      issued.alongside,
     );
-    return { recoveryCode, state: result.state };
+    return { recoveryCode: issued.recoveryCode, state: result.state };
   }
 }
 
 @CommandHandler(TestSsoRecoveryCode)
 export class TestSsoRecoveryCodeHandler implements ICommandHandler<TestSsoRecoveryCode> {
-  constructor(@Inject(SsoStream) private readonly stream: SsoStream) {}
+  constructor(
+    @Inject(SsoStream) private readonly stream: SsoStream,
+    @Inject(SsoProvider) private readonly provider: SsoProvider,
+  ) {}
 
   async execute({ principal, organizationId, recoveryCode, requestId }: TestSsoRecoveryCode) {
+    // The gate first: a stranger learns nothing, not even through the time a lookup takes.
+    const facts = await this.stream.ownerFacts(principal, organizationId);
+    const state = await this.stream.state(organizationId);
+    const presentedCodeId = await this.provider.matchingRecoveryCode(organizationId, state, recoveryCode);
     const result = await this.stream.decideAsOwner(
       principal,
       organizationId,
-      { type: 'TestRecoveryCode', presentedHash: hashRecoveryCode(recoveryCode) },
+      { type: 'TestRecoveryCode', presentedCodeId },
       requestId,
+      facts,
     );
     return result.state;
   }
@@ -220,6 +235,7 @@ export class CompleteSsoSignInHandler implements ICommandHandler<CompleteSsoSign
 export class SignInWithRecoveryCodeHandler implements ICommandHandler<SignInWithRecoveryCode> {
   constructor(
     @Inject(SsoStream) private readonly stream: SsoStream,
+    @Inject(SsoProvider) private readonly provider: SsoProvider,
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -227,21 +243,24 @@ export class SignInWithRecoveryCodeHandler implements ICommandHandler<SignInWith
   async execute({ organizationId, input, requestId }: SignInWithRecoveryCode) {
     const refused = new ServiceError('unauthenticated', 'the email, password or recovery code is wrong');
     const account = await this.accounts.findByEmail(input.email);
+    const passwordHash = await this.accounts.passwordHash(account);
     // Always run the hash, so timing does not tell which accounts exist.
-    const valid = await verifyPassword(
-      input.password,
-      account?.passwordHash ?? null,
-      this.config.passwordHashCost,
-    );
-    if (!account || !valid || !isOrganizationId(organizationId)) throw refused;
+    const valid = await verifyPassword(input.password, passwordHash, this.config.passwordHashCost);
+    if (!account || !passwordHash || !valid || !isOrganizationId(organizationId)) throw refused;
     const facts = await this.stream.organizationFacts(organizationId);
     if (facts.members === null) throw refused;
+    const state = await this.stream.state(organizationId);
+    const presentedCodeId = await this.provider.matchingRecoveryCode(
+      organizationId,
+      state,
+      input.recovery_code,
+    );
     await this.stream.decide(
       organizationId,
       {
         type: 'UseRecoveryCode',
         accountId: account.id,
-        presentedHash: hashRecoveryCode(input.recovery_code),
+        presentedCodeId,
       },
       { accountId: account.id, as: `account:${account.id}` },
       facts,

@@ -1,13 +1,13 @@
 /**
  * Staff single sign-on of one organization (rule 12), the `sso-<organizationId>` stream: the OpenID Connect
  * provider, the recovery code and enforcement, and which provider subject is which staff member. Pure decider:
- * the organization's members and status, time and the actor come in the context; secrets arrive sealed or
- * hashed, never in clear.
+ * the organization's members and status, time and the actor come in the context. No secret enters an event or the
+ * state (ADR 65): the sealed client secret and the recovery code's hash are credentials in the credential store,
+ * named here by id, and the handler tells the decider which recovery code a presented one matched.
  *
  * Enforcement is refused until a recovery code was issued, tested and saved: the code is what lets the owner
  * in when the provider is down, so it must be proven in the owner's hands first. The code is one use.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Decider, DomainEvent } from '../../../platform/event-sourcing/decider.js';
 import { ServiceError } from '../../../platform/errors/service-error.js';
 import { can, isStaff, type Role } from '../../domain/roles.js';
@@ -15,6 +15,14 @@ import { can, isStaff, type Role } from '../../domain/roles.js';
 export function ssoStreamId(organizationId: string): string {
   return `sso-${organizationId}`;
 }
+
+/** Whose the organization's credentials are, in the credential store. */
+export function ssoCredentialSubject(organizationId: string): string {
+  return `organization:${organizationId}`;
+}
+
+export const SSO_CLIENT_SECRET_CREDENTIAL = 'sso-client-secret';
+export const SSO_RECOVERY_CODE_CREDENTIAL = 'sso-recovery-code';
 
 export const MAX_CLIENT_ID_LENGTH = 255;
 export const MAX_ISSUER_LENGTH = 512;
@@ -35,17 +43,18 @@ export interface ConfigureProvider {
   readonly type: 'ConfigureProvider';
   readonly issuer: string;
   readonly clientId: string;
-  /** The sealed client secret; null keeps the one already configured. */
-  readonly clientSecret: SealedSecret | null;
+  /** The credential holding the new sealed client secret; null keeps the one already configured. */
+  readonly clientSecretId: string | null;
 }
 export interface IssueRecoveryCode {
   readonly type: 'IssueRecoveryCode';
-  /** SHA-256 (hex) of the normalized code; the code itself is shown once to the owner and never stored. */
-  readonly codeHash: string;
+  /** The credential holding the code's SHA-256; the code itself is shown once to the owner and never stored. */
+  readonly codeId: string;
 }
 export interface TestRecoveryCode {
   readonly type: 'TestRecoveryCode';
-  readonly presentedHash: string;
+  /** The recovery code credential the presented code matched, or null when it matched none. */
+  readonly presentedCodeId: string | null;
 }
 export interface AcknowledgeRecoveryCode {
   readonly type: 'AcknowledgeRecoveryCode';
@@ -68,7 +77,8 @@ export interface SignInWithProvider {
 export interface UseRecoveryCode {
   readonly type: 'UseRecoveryCode';
   readonly accountId: string;
-  readonly presentedHash: string;
+  /** The recovery code credential the presented code matched, or null when it matched none. */
+  readonly presentedCodeId: string | null;
 }
 
 export type SsoCommand =
@@ -89,14 +99,16 @@ export type SsoProviderConfigured = DomainEvent<
     organizationId: string;
     issuer: string;
     clientId: string;
-    clientSecret: SealedSecret;
+    /** Schema 2 (ADR 65): the credential's id; schema 1 carried the sealed secret itself. */
+    clientSecretId: string;
     secretChanged: boolean;
     configuredAt: string;
   }
 >;
+/** Schema 2 (ADR 65): the credential's id; schema 1 carried the code's hash itself. */
 export type SsoRecoveryCodeIssued = DomainEvent<
   'SsoRecoveryCodeIssued',
-  { codeHash: string; issuedAt: string }
+  { codeId: string; issuedAt: string }
 >;
 export type SsoRecoveryCodeTested = DomainEvent<'SsoRecoveryCodeTested', { testedAt: string }>;
 export type SsoRecoveryCodeSaved = DomainEvent<'SsoRecoveryCodeSaved', { savedAt: string }>;
@@ -126,12 +138,12 @@ export interface SsoState {
   readonly provider: {
     readonly issuer: string;
     readonly clientId: string;
-    readonly clientSecret: SealedSecret;
+    readonly clientSecretId: string;
     readonly configuredAt: string;
   } | null;
-  /** The current recovery code (hash only); null before the first one and after it was used. */
+  /** The current recovery code (its credential's id); null before the first one and after it was used. */
   readonly recovery: {
-    readonly codeHash: string;
+    readonly codeId: string;
     readonly issuedAt: string;
     readonly testedAt: string | null;
     readonly savedAt: string | null;
@@ -188,6 +200,8 @@ export function subjectKey(issuer: string, subject: string): string {
 
 export const ssoDecider: Decider<SsoCommand, SsoEvent, SsoState, SsoContext> = {
   initialState: initialSsoState,
+  // 2: credentials are ids, no longer the sealed secret and the code's hash (ADR 65).
+  stateVersion: 2,
   decide(command, state, context) {
     if (context.members === null) throw new ServiceError('not_found', 'no such organization');
     const now = context.now.toISOString();
@@ -199,11 +213,11 @@ export const ssoDecider: Decider<SsoCommand, SsoEvent, SsoState, SsoContext> = {
         if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH) {
           throw invalidField('client_id', `must be 1 to ${MAX_CLIENT_ID_LENGTH} characters`);
         }
-        const secret = command.clientSecret ?? state.provider?.clientSecret ?? null;
+        const secret = command.clientSecretId ?? state.provider?.clientSecretId ?? null;
         if (!secret) throw invalidField('client_secret', 'is required when the provider is first configured');
         if (
           state.provider &&
-          command.clientSecret === null &&
+          command.clientSecretId === null &&
           state.provider.issuer === issuer &&
           state.provider.clientId === clientId
         ) {
@@ -216,8 +230,8 @@ export const ssoDecider: Decider<SsoCommand, SsoEvent, SsoState, SsoContext> = {
               organizationId: context.organizationId,
               issuer,
               clientId,
-              clientSecret: secret,
-              secretChanged: command.clientSecret !== null,
+              clientSecretId: secret,
+              secretChanged: command.clientSecretId !== null,
               configuredAt: now,
             },
           },
@@ -225,14 +239,14 @@ export const ssoDecider: Decider<SsoCommand, SsoEvent, SsoState, SsoContext> = {
       }
       case 'IssueRecoveryCode': {
         requireManager(context);
-        if (!/^[0-9a-f]{64}$/.test(command.codeHash))
-          throw new Error('a recovery code hash is 64 hex digits');
-        return [{ type: 'SsoRecoveryCodeIssued', data: { codeHash: command.codeHash, issuedAt: now } }];
+        if (typeof command.codeId !== 'string' || command.codeId.length === 0)
+          throw new Error('a recovery code needs its credential id');
+        return [{ type: 'SsoRecoveryCodeIssued', data: { codeId: command.codeId, issuedAt: now } }];
       }
       case 'TestRecoveryCode': {
         requireManager(context);
         const recovery = requireRecovery(state);
-        if (!hashesEqual(recovery.codeHash, command.presentedHash)) {
+        if (command.presentedCodeId !== recovery.codeId) {
           throw new ServiceError(
             'recovery_code_invalid',
             'that is not the current recovery code; check the saved copy, or issue a new one',
@@ -273,7 +287,7 @@ export const ssoDecider: Decider<SsoCommand, SsoEvent, SsoState, SsoContext> = {
         // One answer for every failure, so the route tells nothing about the organization or its owner.
         const refused = new ServiceError('unauthenticated', 'the email, password or recovery code is wrong');
         if (context.members[command.accountId] !== 'owner') throw refused;
-        if (!state.recovery || !hashesEqual(state.recovery.codeHash, command.presentedHash)) throw refused;
+        if (!state.recovery || command.presentedCodeId !== state.recovery.codeId) throw refused;
         return [{ type: 'SsoRecoveryCodeUsed', data: { accountId: command.accountId, usedAt: now } }];
       }
     }
@@ -316,16 +330,16 @@ function signIn(command: SignInWithProvider, state: SsoState, context: SsoContex
 function evolve(state: SsoState, event: SsoEvent): SsoState {
   switch (event.type) {
     case 'SsoProviderConfigured': {
-      const { issuer, clientId, clientSecret, configuredAt } = event.data;
+      const { issuer, clientId, clientSecretId, configuredAt } = event.data;
       // A new issuer is a new identity namespace: links made with the old one no longer apply.
       const subjects = state.provider?.issuer === issuer ? state.subjects : {};
-      return { ...state, provider: { issuer, clientId, clientSecret, configuredAt }, subjects };
+      return { ...state, provider: { issuer, clientId, clientSecretId, configuredAt }, subjects };
     }
     case 'SsoRecoveryCodeIssued':
       return {
         ...state,
         recovery: {
-          codeHash: event.data.codeHash,
+          codeId: event.data.codeId,
           issuedAt: event.data.issuedAt,
           testedAt: null,
           savedAt: null,
@@ -418,12 +432,6 @@ function checkedIssuer(raw: unknown): string {
     throw invalidField('issuer', 'must be an https URL without query, fragment or credentials');
   }
   return text;
-}
-
-function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function invalidField(field: string, problem: string): ServiceError {

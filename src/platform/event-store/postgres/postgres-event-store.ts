@@ -27,6 +27,12 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 
+/**
+ * Rewrites the data of one event written before the hash chain, in the transaction that hashes it (secrets moved
+ * out of the log, ADR 65): the new data, or undefined when the event stays as it is. Applied once per event.
+ */
+export type LegacyEventRewriter = (event: RecordedEvent, tx: SqlExecutor) => Promise<unknown | undefined>;
+
 export interface PostgresEventStoreOptions {
   /** Source of `recordedAt`; defaults to the system clock. */
   readonly clock?: () => Date;
@@ -37,6 +43,8 @@ export interface PostgresEventStoreOptions {
    * the request that appended answer first. It must resolve on its own (bounded); none by default.
    */
   readonly wakeGate?: () => Promise<void>;
+  /** Applied to the events written before the hash chain (LegacyEventRewriter). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
 
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
