@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PRINCIPAL_DIRECTORY } from '../platform/auth/access.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { AccessLog } from './commands/access-log.js';
 import { accountCommandHandlers } from './commands/account.handlers.js';
 import { sessionCommandHandlers } from './commands/session.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
@@ -19,6 +20,7 @@ import { AccountDirectory } from './queries/account-directory.js';
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,
     ...sessionCommandHandlers,
+    AccessLog,
   ],
   exports: [AccountDirectory, PRINCIPAL_DIRECTORY],
 })
