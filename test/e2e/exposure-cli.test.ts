@@ -59,7 +59,14 @@ it('operators enable the Exposition product and import historical control record
 
   const bad = await runCli(['exposure', 'enable', organizationId, '--billing', 'free', '--json'], env);
   expect(bad.code).toBe(2);
-  const enabled = await runCliInProcess(['exposure', 'enable', organizationId, '--json'], env);
+  // Enabling a product changes access and billing: refused without a reason.
+  const unexplained = await runCliInProcess(['exposure', 'enable', organizationId, '--json'], env);
+  expect(unexplained.code).toBe(2);
+  expect(unexplained.stderr).toContain('--reason');
+  const enabled = await runCliInProcess(
+    ['exposure', 'enable', organizationId, '--reason', 'contract signed', '--json'],
+    env,
+  );
   expect(enabled.code).toBe(0);
   expect(JSON.parse(enabled.stdout)).toMatchObject({ enabled: true, billing: 'capacity', changed: true });
 
