@@ -34,7 +34,7 @@ export function commandEnvelope(options: {
   const commandId = options.commandId ?? randomUUID();
   const correlationId = options.correlationId ?? commandId;
   const system = options.actor.startsWith('system:');
-  const credential = options.credential ?? (system ? null : undefined);
+  const credential = options.credential !== undefined ? options.credential : system ? null : undefined;
   const surface = options.surface ?? (system ? 'system' : undefined);
   return {
     commandId,
