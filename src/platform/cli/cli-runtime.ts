@@ -25,7 +25,7 @@ export class CliRuntime {
   private readonly output = new AbortController();
   private operator: OperatorIdentity | undefined;
   private credentialFile: string | undefined;
-  /** Names every event of this invocation (`requestId`, ADR 68). */
+  /** Names every event of this invocation (`requestId`, ADR 69). */
   readonly invocationId = randomUUID();
 
   constructor(
@@ -43,8 +43,8 @@ export class CliRuntime {
 
   /**
    * The envelope of an operator command (ADR 68): the operator its credential proves acts, on behalf of `payer`,
-   * from the CLI surface, with this invocation's id and the reason. `reason: 'required'` refuses a command that
-   * moves money or changes access without `--reason`, before anything is opened.
+   * from the CLI surface, with this invocation's id and the reason. `reasonRequired` refuses a command that moves
+   * money or changes access without `--reason`, before anything is opened.
    */
   async operatorEnvelope(options: {
     readonly command: string;
