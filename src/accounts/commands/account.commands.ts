@@ -98,7 +98,7 @@ export class SignInWithPassword extends Command<{
     readonly userAgent: string,
     /** The session the browser brought, ended at login (fixation). */
     readonly previousSessionId: string | undefined,
-    /** The HTTP request id, on the sign-in's events (ADR 69). */
+    /** The HTTP request id, on the sign-in's events (ADR 70). */
     readonly requestId?: string,
   ) {
     super();
@@ -109,8 +109,8 @@ export class SignInWithPassword extends Command<{
 export class SignOut extends Command<void> {
   constructor(
     readonly sessionId: string | undefined,
-    /** The signed-in caller's envelope: a sign-out is recorded (ADR 69). */
-    readonly envelope?: CommandEnvelope,
+    /** The signed-in caller: a sign-out is recorded (ADR 70). */
+    readonly caller?: { readonly accountId: string; readonly envelope: CommandEnvelope },
   ) {
     super();
   }
@@ -123,7 +123,7 @@ export class CreateAccessToken extends Command<IssuedAccessToken> {
     readonly scopes: readonly string[],
     readonly client: AccessTokenClient,
     readonly ttlSeconds: number,
-    /** The session caller's envelope: the issuance is recorded (ADR 69). */
+    /** The session caller's envelope: the issuance is recorded (ADR 70). */
     readonly envelope?: CommandEnvelope,
   ) {
     super();

@@ -110,9 +110,8 @@ export class SignOutHandler implements ICommandHandler<SignOut, void> {
   async execute(command: SignOut): Promise<void> {
     if (!command.sessionId) return;
     const ended = await this.sessions.revoke(command.sessionId);
-    const accountId = command.envelope?.metadata.actor.replace(/^account:/, '');
-    if (ended && command.envelope && accountId)
-      await this.accessLog.signedOut(accountId, command.sessionId, command.envelope);
+    if (ended && command.caller)
+      await this.accessLog.signedOut(command.caller.accountId, command.sessionId, command.caller.envelope);
   }
 }
 

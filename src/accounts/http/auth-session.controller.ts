@@ -68,7 +68,12 @@ export class AuthSessionController {
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    await this.commands.execute(new SignOut(principal.sessionId, envelopeFor(principal, String(request.id))));
+    await this.commands.execute(
+      new SignOut(principal.sessionId, {
+        accountId: principal.accountId,
+        envelope: envelopeFor(principal, String(request.id)),
+      }),
+    );
     void reply.header('set-cookie', clearedSessionCookies());
   }
 }
