@@ -100,6 +100,15 @@ it('operators enable the Exposition product and import historical control record
   const imported = await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
   expect(imported.code).toBe(0);
   expect(JSON.parse(imported.stdout)).toMatchObject({ scope_id: scopeId, imported: 2 });
+  // The operator imported them, on behalf of the scope's organization, in the scope.
+  const [importedEvent] = await service.context.storage.eventStore.readStream(controlsStreamId(scopeId));
+  expect(importedEvent?.metadata).toMatchObject({
+    actor: 'operator:admin',
+    payer: `organization:${organizationId}`,
+    scope: scopeId,
+    credential: expect.stringMatching(/^operator_credential:/),
+    surface: 'cli',
+  });
   // Re-importing the same file changes nothing.
   expect((await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env)).code).toBe(
     0,
