@@ -21,6 +21,7 @@ import {
   PROJECT_ROOT,
   runCli,
   startServiceProcess,
+  TEST_CLI_DEFAULTS,
   type ServiceProcess,
 } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
@@ -92,7 +93,7 @@ describe.each(SQL_KINDS)(
         ],
         {
           cwd: PROJECT_ROOT,
-          env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+          env: { ...process.env, ...TEST_CLI_DEFAULTS, ...env },
           stdio: 'ignore',
         },
       );
