@@ -10,6 +10,7 @@ import { CatalogueModule } from './catalogue/catalogue.module.js';
 import { SsoModule } from './organizations/sso/sso.module.js';
 import { ExposureModule } from './exposure/exposure.module.js';
 import { ExposureReportingModule } from './exposure/exposure-reporting.module.js';
+import { OperatorsModule } from './operators/operators.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -99,6 +100,7 @@ export class AppModule {
         SsoModule,
         ExposureModule,
         ExposureReportingModule,
+        OperatorsModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController],

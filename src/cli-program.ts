@@ -4,6 +4,8 @@ import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
 import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
 import { registerExposureCommands } from './exposure/cli/exposure.cli.js';
+import { registerOperatorCommands } from './operators/cli/operator.cli.js';
+import { cliOperators } from './operators/operator-access.js';
 import { AppModule } from './app.module.js';
 import { serviceComposition } from './composition/service-composition.js';
 import { CliRuntime } from './platform/cli/cli-runtime.js';
@@ -19,8 +21,16 @@ export function createCliProgram(runtime: CliRuntime): Command {
   const program = new Command()
     .name('exposure-cli')
     .description('Operator commands for the exposure research service. Every command accepts --json.')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option(
+      '--operator-credential-file <path>',
+      'read the operator credential here (instead of OPERATOR_CREDENTIAL or DATA_DIR/operator-credential)',
+    )
+    .hook('preAction', (command) => {
+      runtime.useCredentialFile(command.opts<{ operatorCredentialFile?: string }>().operatorCredentialFile);
+    });
   registerAccountCommands(program, runtime);
+  registerOperatorCommands(program, runtime);
   registerDataCommands(program, runtime);
   registerCatalogueCommands(program, runtime);
   registerOrganizationCommands(program, runtime);
@@ -33,5 +43,5 @@ export function createCliProgram(runtime: CliRuntime): Command {
 
 /** The CLI's runtime on the service's composition: what the process is made of, and its root module. */
 export function createCliRuntime(): CliRuntime {
-  return new CliRuntime(serviceComposition, (context) => AppModule.forContext(context));
+  return new CliRuntime(serviceComposition, (context) => AppModule.forContext(context), cliOperators);
 }

@@ -5,6 +5,8 @@ import { seedDemoAccount, type DemoAccount } from './accounts/demo-seed.js';
 import { ReservationSweeper } from './credits/reservation-sweeper.js';
 import { OrganizationWorkspace } from './organizations/commands/organization-workspace.js';
 import { OrganizationSweeper } from './organizations/organization-sweeper.js';
+import { createFirstOperator } from './operators/operator-access.js';
+import { writeCredentialFile } from './platform/cli/operator-access.js';
 import { loadDemoCorpus } from './search/data/demo-corpus.js';
 import { loadSampleCatalogue } from './catalogue/sample/sample-catalogue.js';
 import { AppModule } from './app.module.js';
@@ -88,6 +90,9 @@ async function main(): Promise<void> {
       new ReservationSweeper(context),
       new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
     );
+  // The first start of an empty store creates the first operator; the CLI reads its credential from DATA_DIR.
+  const firstOperator = await createFirstOperator(app.get(CommandBus), context.storage.eventStore);
+  if (firstOperator !== null) await writeCredentialFile(config.operatorCredentialFile, firstOperator);
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context.storage.eventStore, app.get(CommandBus))
     : null;
@@ -129,6 +134,12 @@ async function main(): Promise<void> {
       `  Events:       ${storage.events}`,
       `  Read models:  ${storage.readModels}`,
       `  Operator CLI: npm run cli -- --help   (works while the service runs)`,
+      ...(firstOperator !== null
+        ? [
+            `  Operator:     first operator "admin" created; its credential is in ${config.operatorCredentialFile}`,
+            '                (mode 0600; the CLI uses it by default, `operators add <name>` adds others)',
+          ]
+        : []),
       ...(demo
         ? [
             '',

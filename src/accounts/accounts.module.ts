@@ -5,6 +5,7 @@ import {
   type CredentialStore,
 } from '../platform/auth/credentials/credential-store.port.js';
 import { ProjectionRunner } from '../platform/projections/projection-runner.js';
+import { AccessLog } from './commands/access-log.js';
 import { accountCommandHandlers } from './commands/account.handlers.js';
 import { sessionCommandHandlers } from './commands/session.handlers.js';
 import { AccessTokensController } from './http/access-tokens.controller.js';
@@ -24,6 +25,7 @@ import { AccountDirectory } from './queries/account-directory.js';
     { provide: PRINCIPAL_DIRECTORY, useExisting: AccountDirectory },
     ...accountCommandHandlers,
     ...sessionCommandHandlers,
+    AccessLog,
   ],
   exports: [AccountDirectory, PRINCIPAL_DIRECTORY],
 })

@@ -10,6 +10,8 @@ import { OBSERVATION_INDEX, type ObservationIndex } from './observation-index/ob
 import { PersonalSearchController, BrowserSearchController } from './http/search.controllers.js';
 import { SearchHandler } from './http/search-handler.js';
 import { SearchEngine } from './search-engine.js';
+import { SearchLog } from './search-log.js';
+import { searchCommandHandlers } from './commands/search.handlers.js';
 import { VulnerabilityRefs } from './vulnerability-ref.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js';
@@ -40,11 +42,17 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     },
     {
       provide: SearchHandler,
-      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS],
-      useFactory: (engine: SearchEngine, accounts: AccountDirectory, research: ResearchContexts) =>
-        new SearchHandler(engine, accounts, research),
+      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS, SearchLog],
+      useFactory: (
+        engine: SearchEngine,
+        accounts: AccountDirectory,
+        research: ResearchContexts,
+        searches: SearchLog,
+      ) => new SearchHandler(engine, accounts, research, searches),
     },
+    SearchLog,
+    ...searchCommandHandlers,
   ],
-  exports: [SearchEngine, VulnerabilityRefs],
+  exports: [SearchEngine, VulnerabilityRefs, SearchLog],
 })
 export class SearchModule {}

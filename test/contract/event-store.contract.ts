@@ -99,6 +99,34 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       expect(fromLog).toEqual(stored);
     });
 
+    it('stores the attribution fields (credential, surface, request id, reason) where given, and adds none where not', async () => {
+      const streamId = newStreamId('attribution');
+      const base = {
+        actor: 'operator:alice',
+        payer: 'account:a1',
+        scope: null,
+        correlationId: randomUUID(),
+        causationId: randomUUID(),
+      };
+      const operator = newEvent('CreditsPurchased', {
+        metadata: {
+          ...base,
+          credential: 'operator_credential:abcdefghijkl',
+          surface: 'cli',
+          requestId: randomUUID(),
+          reason: 'invoice 17 paid: "quoted" Ünïcödé',
+        },
+      });
+      const system = newEvent('CreditsGranted', {
+        metadata: { ...base, actor: 'system:sweeper', credential: null, surface: 'system' },
+      });
+      const older = newEvent('CreditsGranted', { metadata: base });
+      await store.append(streamId, [operator, system, older], { expectedVersion: 'no_stream' });
+      const stored = await store.readStream(streamId);
+      expect(stored.map((event) => event.metadata)).toEqual([operator.metadata, system.metadata, base]);
+      expect(Object.keys(stored[2]!.metadata).sort()).toEqual(Object.keys(base).sort());
+    });
+
     it('reads a stream from a version with a maximum count, and reports the stream version', async () => {
       const streamId = newStreamId('paging');
       expect(await store.streamVersion(streamId)).toBeNull();

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/processes.js';
@@ -105,28 +106,43 @@ describe('account and key CLI commands', () => {
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('an account already uses ops@example.com');
 
-    const purchase = await runCliInProcess(['accounts', 'purchase', 'ops@example.com', '250', '--json'], env);
+    const purchase = await runCliInProcess(
+      ['accounts', 'purchase', 'ops@example.com', '250', '--reason', 'invoice 2026-17 paid', '--json'],
+      env,
+    );
     expect(purchase.code).toBe(0);
     expect(json(purchase.stdout)).toEqual({ account_id: accountId, purchased: 250 });
 
-    const plan = await runCliInProcess(['accounts', 'plan', accountId, 'enterprise', '--json'], env);
+    const plan = await runCliInProcess(
+      ['accounts', 'plan', accountId, 'enterprise', '--reason', 'upgrade ordered', '--json'],
+      env,
+    );
     expect(json(plan.stdout)).toEqual({ account_id: accountId, plan: 'enterprise', changed: true });
-    const badPlan = await runCliInProcess(['accounts', 'plan', accountId, 'platinum'], env);
+    const badPlan = await runCliInProcess(['accounts', 'plan', accountId, 'platinum', '--reason', 'r'], env);
     expect(badPlan.code).toBe(1);
     expect(badPlan.stderr).toContain('unknown plan "platinum"');
 
-    const issued = await runCliInProcess(['keys', 'issue', accountId, '--label', 'ci', '--json'], env);
+    const issued = await runCliInProcess(
+      ['keys', 'issue', accountId, '--label', 'ci', '--reason', 'CI needs a key', '--json'],
+      env,
+    );
     const key = json(issued.stdout);
     expect(key).toMatchObject({ account_id: accountId, label: 'ci' });
     expect(key.key).toMatch(/^exr_[a-z2-7]{12}_/);
-    const text = await runCliInProcess(['keys', 'issue', 'ops@example.com'], env);
+    const text = await runCliInProcess(['keys', 'issue', 'ops@example.com', '--reason', 'second key'], env);
     expect(text.stdout).toMatch(/^exr_\S+\n\(key id [a-z2-7]{12}; this is the only time the key is shown\)/);
 
-    const revoked = await runCliInProcess(['keys', 'revoke', key.key_id as string, '--json'], env);
+    const revoked = await runCliInProcess(
+      ['keys', 'revoke', key.key_id as string, '--reason', 'key leaked in a CI log', '--json'],
+      env,
+    );
     expect(json(revoked.stdout)).toEqual({ key_id: key.key_id, revoked: true });
-    const again = await runCliInProcess(['keys', 'revoke', key.key_id as string, '--json'], env);
+    const again = await runCliInProcess(
+      ['keys', 'revoke', key.key_id as string, '--reason', 'again', '--json'],
+      env,
+    );
     expect(json(again.stdout)).toEqual({ key_id: key.key_id, revoked: false });
-    const unknown = await runCli(['keys', 'revoke', 'aaaaaaaaaaaa'], env);
+    const unknown = await runCli(['keys', 'revoke', 'aaaaaaaaaaaa', '--reason', 'cleanup'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no such API key');
 
@@ -147,9 +163,39 @@ describe('account and key CLI commands', () => {
       'ApiKeyIssued',
       'ApiKeyRevoked',
     ]);
-    expect(events[3]).toMatchObject({
-      actor: expect.stringMatching(/^operator:/),
+    // The first command on the empty store created the first operator; its credential signs every command.
+    const operator = {
+      actor: 'operator:admin',
+      credential: expect.stringMatching(/^operator_credential:[a-z2-7]{12}$/),
+      surface: 'cli',
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    };
+    expect(events[2]).toMatchObject({
+      ...operator,
       payer: `account:${accountId}`,
+      reason: 'upgrade ordered',
+    });
+    expect(events[3]).toMatchObject({ ...operator, payer: `account:${accountId}`, reason: 'CI needs a key' });
+    // keys revoke names no account, yet it is recorded on behalf of the key's account.
+    expect(events[5]).toMatchObject({
+      ...operator,
+      payer: `account:${accountId}`,
+      reason: 'key leaked in a CI log',
+    });
+    expect(events[0]).not.toHaveProperty('reason');
+    const ledger = await runCliInProcess(
+      ['events', 'replay', '--stream', `ledger-account-${accountId}`, '--json'],
+      env,
+    );
+    const purchased = ledger.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((event) => event.type === 'CreditsPurchased');
+    expect(purchased).toMatchObject({
+      ...operator,
+      payer: `account:${accountId}`,
+      reason: 'invoice 2026-17 paid',
     });
     expect(JSON.stringify(events)).not.toContain(key.key as string); // keys are never stored in clear
   });
@@ -164,6 +210,13 @@ describe('account and key CLI commands', () => {
     expect(demo.status).toBe(200);
     expect(await demo.json()).toMatchObject({ plan_label: 'Professional', purchased_credits: 1000 });
     const kevHost = await expectDemoCatalogue(service.baseUrl, demoKey!);
+    // The first start created the first operator and left its credential, for the owner only, in DATA_DIR.
+    const credentialFile = join(dataDir, 'operator-credential');
+    expect(service.output()).toContain(
+      `first operator "admin" created; its credential is in ${credentialFile}`,
+    );
+    expect(statSync(credentialFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(credentialFile, 'utf8')).toMatch(/^opc_[a-z2-7]{12}_[A-Za-z0-9_-]{43}\n$/);
 
     const created = json(
       (
@@ -174,13 +227,14 @@ describe('account and key CLI commands', () => {
       ).stdout,
     );
     const issued = json(
-      (await runCli(['keys', 'issue', created.account_id as string, '--json'], env)).stdout,
+      (await runCli(['keys', 'issue', created.account_id as string, '--reason', 'onboarding', '--json'], env))
+        .stdout,
     );
     const first = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
       headers: { authorization: `Bearer ${issued.key as string}` },
     });
     expect(first.status).toBe(200);
-    await runCliInProcess(['keys', 'revoke', issued.key_id as string], env);
+    await runCliInProcess(['keys', 'revoke', issued.key_id as string, '--reason', 'offboarding'], env);
     const after = await fetch(`${service.baseUrl}/api/v2/common/credits`, {
       headers: { 'x-api-key': issued.key as string },
     });
@@ -190,6 +244,7 @@ describe('account and key CLI commands', () => {
     expect(await service.stop()).toBe(0);
     service = await startServiceProcess({ ...env, SEED_DEMO: 'true', DEMO_CORPUS_RECORDS: '1000' });
     expect(service.output()).not.toMatch(/API key:\s+exr_/);
+    expect(service.output()).not.toContain('first operator');
     expect(service.output()).toContain(
       'Demo account: demo@example.com (its password and key were printed at the first start)',
     );

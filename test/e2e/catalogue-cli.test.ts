@@ -157,8 +157,12 @@ describe('catalogue CLI', () => {
           env,
         ),
       );
-      const key = json(await runCliInProcess(['keys', 'issue', account.account_id as string, '--json'], env))
-        .key as string;
+      const key = json(
+        await runCliInProcess(
+          ['keys', 'issue', account.account_id as string, '--reason', 'test key', '--json'],
+          env,
+        ),
+      ).key as string;
       const search = async (query: string): Promise<string[]> => {
         const response = await fetch(`${service!.baseUrl}/api/v2/common/data/hosts`, {
           method: 'POST',

@@ -103,14 +103,22 @@ describe('operator CLI', () => {
     );
     expect(streamsRow).toMatchObject({ name: 'event-streams', lag_events: 120 });
 
-    const rebuild = await runCliInProcess(['projections', 'rebuild', 'event-streams', '--json'], env);
+    const unexplained = await runCliInProcess(['projections', 'rebuild', 'event-streams'], env);
+    expect(unexplained.code).toBe(2);
+    expect(unexplained.stderr).toContain('say why with --reason <text>');
+    // The first operator command on the empty store creates the first operator (two events), and the rebuild
+    // records who ordered it and why (one more) before it runs.
+    const rebuild = await runCliInProcess(
+      ['projections', 'rebuild', 'event-streams', '--reason', 'new index layout', '--json'],
+      env,
+    );
     expect(rebuild.code).toBe(0);
     const rebuilt = JSON.parse(rebuild.stdout).rebuilt[0];
-    expect(rebuilt).toMatchObject({ projection: 'event-streams', events: 120, generation: 2 });
+    expect(rebuilt).toMatchObject({ projection: 'event-streams', events: 123, generation: 2 });
     expect(rebuilt.eventsPerSecond).toBeGreaterThan(0);
 
     const verify = await runCliInProcess(['projections', 'verify', 'event-streams'], env);
-    expect(verify.stdout.trim()).toMatch(/^equal \(30 documents compared/);
+    expect(verify.stdout.trim()).toMatch(/^equal \(32 documents compared/);
     expect(verify.code).toBe(0);
 
     const replay = await runCliInProcess(['events', 'replay', '--stream', 'widget-a7'], env);
@@ -136,12 +144,26 @@ describe('operator CLI', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(tail).toHaveLength(5);
-    expect(tail.at(-1)).toMatchObject({ stream: 'widget-a29', stream_version: 3 });
+    expect(tail[1]).toMatchObject({ stream: 'widget-a29', stream_version: 3 });
+    expect(tail.slice(2).map((e: { type: string }) => e.type)).toEqual([
+      'OperatorAdded',
+      'OperatorCredentialIssued',
+      'ProjectionRebuildOrdered',
+    ]);
+    expect(tail[2]).toMatchObject({ actor: 'system:first-start', credential: null, surface: 'system' });
+    expect(tail.at(-1)).toMatchObject({
+      stream: 'projection-rebuilds',
+      actor: 'operator:admin',
+      credential: expect.stringMatching(/^operator_credential:/),
+      surface: 'cli',
+      reason: 'new index layout',
+      data: { projections: ['event-streams'] },
+    });
 
     const missing = await runCliInProcess(['events', 'replay', '--stream', 'nothing-here'], env);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('stream nothing-here has no events');
-    const unknown = await runCliInProcess(['projections', 'rebuild', 'no-such'], env);
+    const unknown = await runCliInProcess(['projections', 'rebuild', 'no-such', '--reason', 'r'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown projection "no-such"');
   });
@@ -153,7 +175,14 @@ describe('operator CLI', () => {
 
     await recordFailingItem(dataDir, 'export-file-sweeper', 'file:f-1', 'EACCES: permission denied', 3);
     // worker_failures is not a projection: rebuilding and verifying every projection neither drops nor reports it.
-    expect((await runCliInProcess(['projections', 'rebuild', '--all', '--json'], env)).code).toBe(0);
+    expect(
+      (
+        await runCliInProcess(
+          ['projections', 'rebuild', '--all', '--reason', 'after an upgrade', '--json'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     const verify = await runCliInProcess(['projections', 'verify', 'event-streams', '--json'], env);
     expect(verify.code).toBe(0);
     expect(verify.stdout).not.toContain('worker_failures');
@@ -229,15 +258,20 @@ describe('operator CLI', () => {
         const row = JSON.parse(status.stdout).projections.find(
           (p: { name: string }) => p.name === 'event-streams',
         );
-        return row.lag_events === 0 && row.state === 'live' && row.events_applied === 100;
+        // The service's first start created the first operator: two events before the widgets.
+        return row.lag_events === 0 && row.state === 'live' && row.events_applied === 102;
       },
       30_000,
       200,
     );
 
-    const rebuild = await runCliInProcess(['projections', 'rebuild', 'event-streams', '--json'], env);
+    // The CLI uses the credential the service's first start left in DATA_DIR; the order is one more event.
+    const rebuild = await runCliInProcess(
+      ['projections', 'rebuild', 'event-streams', '--reason', 'check the switch', '--json'],
+      env,
+    );
     expect(rebuild.code).toBe(0);
-    expect(JSON.parse(rebuild.stdout).rebuilt[0]).toMatchObject({ events: 100, generation: 2 });
+    expect(JSON.parse(rebuild.stdout).rebuilt[0]).toMatchObject({ events: 103, generation: 2 });
 
     // The service keeps following the log on the new generation.
     await appendThroughDataDir(dataDir, 1, 3, 'c');
@@ -247,7 +281,7 @@ describe('operator CLI', () => {
         const row = JSON.parse(status.stdout).projections.find(
           (p: { name: string }) => p.name === 'event-streams',
         );
-        return row.live_generation === 2 && row.lag_events === 0 && row.events_applied === 103;
+        return row.live_generation === 2 && row.lag_events === 0 && row.events_applied === 106;
       },
       30_000,
       200,
@@ -292,7 +326,8 @@ describe('operator CLI', () => {
     const row = JSON.parse(status.stdout).projections.find(
       (p: { name: string }) => p.name === 'event-streams',
     );
-    expect(row).toMatchObject({ events_applied: 20, lag_events: 0 });
+    // 20 widgets and the first operator (created once, at the first start only).
+    expect(row).toMatchObject({ events_applied: 22, lag_events: 0 });
     const tail = (await runCliInProcess(['events', 'tail', '-n', '20', '--json'], env)).stdout
       .trim()
       .split('\n');

@@ -59,7 +59,14 @@ it('operators enable the Exposition product and import historical control record
 
   const bad = await runCli(['exposure', 'enable', organizationId, '--billing', 'free', '--json'], env);
   expect(bad.code).toBe(2);
-  const enabled = await runCliInProcess(['exposure', 'enable', organizationId, '--json'], env);
+  // Enabling a product changes access and billing: refused without a reason.
+  const unexplained = await runCliInProcess(['exposure', 'enable', organizationId, '--json'], env);
+  expect(unexplained.code).toBe(2);
+  expect(unexplained.stderr).toContain('--reason');
+  const enabled = await runCliInProcess(
+    ['exposure', 'enable', organizationId, '--reason', 'contract signed', '--json'],
+    env,
+  );
   expect(enabled.code).toBe(0);
   expect(JSON.parse(enabled.stdout)).toMatchObject({ enabled: true, billing: 'capacity', changed: true });
 
@@ -93,6 +100,15 @@ it('operators enable the Exposition product and import historical control record
   const imported = await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env);
   expect(imported.code).toBe(0);
   expect(JSON.parse(imported.stdout)).toMatchObject({ scope_id: scopeId, imported: 2 });
+  // The operator imported them, on behalf of the scope's organization, in the scope.
+  const [importedEvent] = await service.context.storage.eventStore.readStream(controlsStreamId(scopeId));
+  expect(importedEvent?.metadata).toMatchObject({
+    actor: 'operator:admin',
+    payer: `organization:${organizationId}`,
+    scope: scopeId,
+    credential: expect.stringMatching(/^operator_credential:/),
+    surface: 'cli',
+  });
   // Re-importing the same file changes nothing.
   expect((await runCliInProcess(['exposure', 'controls', 'import', scopeId, file, '--json'], env)).code).toBe(
     0,

@@ -51,7 +51,9 @@ describe('organization operator CLI', () => {
       '--password',
       PASSWORD,
     );
-    expect(await cli('organizations', 'require-approval', 'owner@acme-cli.example')).toEqual({
+    expect(
+      await cli('organizations', 'require-approval', 'owner@acme-cli.example', '--reason', 'abuse report 41'),
+    ).toEqual({
       account_id: ownerId,
       changed: true,
     });
@@ -116,7 +118,13 @@ describe('organization operator CLI', () => {
       expect.objectContaining({ organization_id: organizationId, name: 'Acme CLI', restricted: true }),
     ]);
 
-    expect(await cli('organizations', 'approve', organizationId)).toMatchObject({
+    // Approving moves money (the trial's credits) and changes access: refused without a reason.
+    const unexplained = await runCliInProcess(['organizations', 'approve', organizationId], env);
+    expect(unexplained.code).toBe(2);
+    expect(unexplained.stderr).toContain('organizations approve moves money or changes access');
+    expect(
+      await cli('organizations', 'approve', organizationId, '--reason', 'domain checked by phone'),
+    ).toMatchObject({
       status: 'active',
       restricted: false,
       plan: 'trial',
@@ -125,8 +133,25 @@ describe('organization operator CLI', () => {
     });
     expect((await call('POST', `/${organizationId}/spaces`, { name: 'Client' })).status).toBe(201);
     expect((await call('GET', `/${organizationId}/credits`)).body).toMatchObject({ available: 1000 });
+    // The first operator (made by the first command on the empty store) approved it, for the reason given.
+    const history = await runCliInProcess(
+      ['events', 'replay', '--stream', `organization-${organizationId}`, '--json'],
+      env,
+    );
+    const approval = history.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((event) => event.type === 'ApprovalGranted');
+    expect(approval).toMatchObject({
+      actor: 'operator:admin',
+      payer: `organization:${organizationId}`,
+      credential: expect.stringMatching(/^operator_credential:/),
+      surface: 'cli',
+      reason: 'domain checked by phone',
+    });
 
-    expect(await cli('organizations', 'deactivate', organizationId)).toMatchObject({
+    expect(await cli('organizations', 'deactivate', organizationId, '--reason', 'unpaid')).toMatchObject({
       status: 'inactive',
       changed: true,
     });
@@ -134,17 +159,21 @@ describe('organization operator CLI', () => {
       status: 403,
       body: { code: 'organization_restricted', details: { status: 'inactive' } },
     });
-    expect(await cli('organizations', 'activate', organizationId)).toMatchObject({
+    expect(await cli('organizations', 'activate', organizationId, '--reason', 'paid')).toMatchObject({
       status: 'active',
       changed: true,
     });
 
     // The trial is not over: ending it waits for its term unless --early.
-    expect(await cli('organizations', 'end-trial', organizationId)).toMatchObject({
-      status: 'active',
-      changed: false,
-    });
-    expect(await cli('organizations', 'end-trial', organizationId, '--early')).toMatchObject({
+    expect(await cli('organizations', 'end-trial', organizationId, '--reason', 'trial review')).toMatchObject(
+      {
+        status: 'active',
+        changed: false,
+      },
+    );
+    expect(
+      await cli('organizations', 'end-trial', organizationId, '--early', '--reason', 'owner asked'),
+    ).toMatchObject({
       status: 'awaiting_payment',
       restricted: true,
       trial: { ended: true },
@@ -153,7 +182,9 @@ describe('organization operator CLI', () => {
     expect((await call('POST', `/${organizationId}/spaces`, { name: 'Unpaid' })).status).toBe(403);
     // The owner chooses the plan in billing (still open while restricted); checkout completing lifts it.
     expect((await call('PUT', `/${organizationId}/billing`, { plan: 'teams' })).status).toBe(200);
-    expect(await cli('organizations', 'checkout-complete', organizationId)).toMatchObject({
+    expect(
+      await cli('organizations', 'checkout-complete', organizationId, '--reason', 'checkout 88 paid'),
+    ).toMatchObject({
       status: 'active',
       plan: 'teams',
       changed: true,
@@ -163,7 +194,7 @@ describe('organization operator CLI', () => {
     // With no service running, the CLI owns the database (and follows the log for the read models).
     expect(await service.stop()).toBe(0);
     service = undefined;
-    expect(await cli('organizations', 'deactivate', organizationId)).toMatchObject({
+    expect(await cli('organizations', 'deactivate', organizationId, '--reason', 'unpaid')).toMatchObject({
       status: 'inactive',
       changed: true,
     });
@@ -171,7 +202,10 @@ describe('organization operator CLI', () => {
     expect(offline.organizations).toEqual([
       expect.objectContaining({ organization_id: organizationId, status: 'inactive', plan: 'teams' }),
     ]);
-    const unknown = await runCli(['organizations', 'approve', '00000000-0000-4000-8000-000000000000'], env);
+    const unknown = await runCli(
+      ['organizations', 'approve', '00000000-0000-4000-8000-000000000000', '--reason', 'r'],
+      env,
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no organization 00000000-0000-4000-8000-000000000000');
     const text = await runCli(['organizations', 'status', organizationId], env);

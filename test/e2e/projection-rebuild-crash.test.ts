@@ -21,6 +21,7 @@ import {
   PROJECT_ROOT,
   runCli,
   startServiceProcess,
+  TEST_CLI_DEFAULTS,
   type ServiceProcess,
 } from '../support/processes.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
@@ -86,17 +87,18 @@ describe.each(SQL_KINDS)(
     async function crashRebuild(crashPoint: () => Promise<boolean>): Promise<void> {
       rebuild = spawn(
         NODE,
-        [resolve(PROJECT_ROOT, 'dist/src/cli.js'), 'projections', 'rebuild', PROJECTION],
+        [
+          resolve(PROJECT_ROOT, 'dist/src/cli.js'),
+          'projections',
+          'rebuild',
+          PROJECTION,
+          '--reason',
+          'crash test',
+        ],
         {
           cwd: PROJECT_ROOT,
           // The production grace period: the crash after the switch must land inside it.
-          env: {
-            ...process.env,
-            LOG_LEVEL: 'silent',
-            SEED_DEMO: 'false',
-            PROJECTION_DROP_GRACE_MS: '2000',
-            ...env,
-          },
+          env: { ...process.env, ...TEST_CLI_DEFAULTS, PROJECTION_DROP_GRACE_MS: '2000', ...env },
           stdio: 'ignore',
         },
       );
@@ -144,7 +146,11 @@ describe.each(SQL_KINDS)(
       expect(await registry()).toEqual({ live: 3, version: 1 });
       expect(await tables()).toEqual([1, 2, 3].map((g) => physicalCollectionName(COLLECTION, g)));
 
-      const next = await runCli(['projections', 'rebuild', PROJECTION, '--json'], env, 120_000);
+      const next = await runCli(
+        ['projections', 'rebuild', PROJECTION, '--reason', 'clean up after the crashes', '--json'],
+        env,
+        120_000,
+      );
       expect(next.stderr).toBe('');
       expect(next.code).toBe(0);
       const result = JSON.parse(next.stdout).rebuilt[0];
@@ -152,7 +158,8 @@ describe.each(SQL_KINDS)(
         projection: PROJECTION,
         previousGeneration: 3,
         generation: 4,
-        events: STREAMS * EVENTS_PER_STREAM,
+        // The widgets, the first operator the service's first start created, and the three rebuild orders.
+        events: STREAMS * EVENTS_PER_STREAM + 2 + 3,
         droppedGenerations: [1, 2, 3],
       });
       // The printed rate covers the whole rebuild, the grace period before the drop included (the suites' is

@@ -8,7 +8,7 @@
 import { Command, CommanderError } from 'commander';
 import { createCliProgram, createCliRuntime } from '../../src/cli-program.js';
 import { describeThrown } from '../../src/platform/errors/describe-thrown.js';
-import type { CliResult } from './processes.js';
+import { TEST_CLI_DEFAULTS, type CliResult } from './processes.js';
 
 type Write = typeof process.stdout.write;
 
@@ -20,7 +20,7 @@ export function runCliInProcess(
   env: Readonly<Record<string, string>>,
 ): Promise<CliResult> {
   // The process's streams, environment and exit code are global: one command at a time.
-  const result = previous.then(() => runNow(args, { LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env }));
+  const result = previous.then(() => runNow(args, { ...TEST_CLI_DEFAULTS, ...env }));
   previous = result.catch(() => undefined);
   return result;
 }

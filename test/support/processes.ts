@@ -5,6 +5,17 @@ export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 /** Node 24 from the `node` dev dependency, as npm scripts use it. */
 export const NODE = resolve(PROJECT_ROOT, 'node_modules/.bin/node');
 
+/**
+ * What every CLI run of the tests starts from. The operator credential comes from the test's DATA_DIR (the first
+ * operator command creates it there), never from the shell running the tests.
+ */
+export const TEST_CLI_DEFAULTS: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'silent',
+  SEED_DEMO: 'false',
+  OPERATOR_CREDENTIAL: '',
+  OPERATOR_CREDENTIAL_FILE: '',
+};
+
 export interface CliResult {
   readonly code: number;
   readonly stdout: string;
@@ -49,7 +60,7 @@ function runCommand(
   return new Promise((resolvePromise, reject) => {
     const child = spawn(file, args, {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...env },
+      env: { ...process.env, ...TEST_CLI_DEFAULTS, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

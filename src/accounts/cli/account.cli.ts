@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
-import {
-  commandEnvelope,
-  operatorActor,
-  type CommandEnvelope,
-} from '../../platform/event-sourcing/command-metadata.js';
+import { onBehalfOf, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import {
@@ -19,7 +15,8 @@ import { AccountDirectory } from '../queries/account-directory.js';
 
 /**
  * Account creation, checkout and key delivery are "not shown" in the contract: operators run them here.
- * Each acts as `operator:<user>` on behalf of the account it touches.
+ * Each acts as the operator its credential proves, on behalf of the account it touches; purchases, plan
+ * changes and key issue or revocation move money or change access, so they need `--reason` (ADR 68).
  */
 export function registerAccountCommands(program: Command, runtime: CliRuntime): void {
   const accounts = program
@@ -35,13 +32,20 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
       '--password <password>',
       'password for browser sign-in (12+ characters); without it the account signs in by API key only',
     )
+    .option('--reason <text>', 'why (recorded on the event)')
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (options: { email: string; plan: string; password?: string; json?: boolean }) => {
+      action(runtime, async (options: CreateOptions) => {
         const plan = planOption(options.plan);
+        const operator = await runtime.operatorEnvelope({
+          command: 'accounts create',
+          payer: 'system',
+          reason: options.reason,
+          reasonRequired: false,
+        });
         const bus = await runtime.commands();
         const { accountId } = await bus.execute(
-          new RegisterAccount(options.email, plan, options.password, envelope()),
+          new RegisterAccount(options.email, plan, options.password, operator),
         );
         runtime.print(
           Boolean(options.json),
@@ -56,14 +60,18 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
     .description('record a purchase of credits (they never expire)')
     .argument('<account>', 'account id or email')
     .argument('<credits>', 'whole number of credits')
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (account: string, credits: string, options: { json?: boolean }) => {
+      action(runtime, async (account: string, credits: string, options: ReasonOptions) => {
+        const operator = await operatorFor(runtime, 'accounts purchase', options);
         const context = await runtime.open({ followProjections: true });
         const accountId = await resolveAccount(context, account);
         const amount = Number(credits);
         const bus = await runtime.commands();
-        await bus.execute(new PurchaseCredits(accountId, amount, envelope(accountId)));
+        await bus.execute(
+          new PurchaseCredits(accountId, amount, onBehalfOf(operator, `account:${accountId}`)),
+        );
         runtime.print(
           Boolean(options.json),
           { account_id: accountId, purchased: amount },
@@ -77,14 +85,18 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
     .description("change an account's plan")
     .argument('<account>', 'account id or email')
     .argument('<plan>', `one of ${PLAN_IDS.join(', ')}`)
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (account: string, planText: string, options: { json?: boolean }) => {
+      action(runtime, async (account: string, planText: string, options: ReasonOptions) => {
         const plan = planOption(planText);
+        const operator = await operatorFor(runtime, 'accounts plan', options);
         const context = await runtime.open({ followProjections: true });
         const accountId = await resolveAccount(context, account);
         const bus = await runtime.commands();
-        const { changed } = await bus.execute(new ChangePlan(accountId, plan, envelope(accountId)));
+        const { changed } = await bus.execute(
+          new ChangePlan(accountId, plan, onBehalfOf(operator, `account:${accountId}`)),
+        );
         runtime.print(Boolean(options.json), { account_id: accountId, plan, changed }, () =>
           changed ? `${accountId} is now on ${plan}` : `${accountId} was already on ${plan}`,
         );
@@ -98,13 +110,17 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
     .description('issue a personal API key; the key is printed once and never stored')
     .argument('<account>', 'account id or email')
     .option('--label <label>', 'what the key is for', '')
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (account: string, options: { label: string; json?: boolean }) => {
+      action(runtime, async (account: string, options: ReasonOptions & { label: string }) => {
+        const operator = await operatorFor(runtime, 'keys issue', options);
         const context = await runtime.open({ followProjections: true });
         const accountId = await resolveAccount(context, account);
         const bus = await runtime.commands();
-        const issued = await bus.execute(new IssueApiKey(accountId, options.label, envelope(accountId)));
+        const issued = await bus.execute(
+          new IssueApiKey(accountId, options.label, onBehalfOf(operator, `account:${accountId}`)),
+        );
         runtime.print(
           Boolean(options.json),
           {
@@ -123,12 +139,15 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
     .command('revoke')
     .description('revoke a personal API key by its id')
     .argument('<key-id>', 'the key id (the part after exr_ in the key)')
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (keyId: string, options: { json?: boolean }) => {
+      action(runtime, async (keyId: string, options: ReasonOptions) => {
+        // Recorded on behalf of the key's account: the handler names it once it found the key.
+        const operator = await operatorFor(runtime, 'keys revoke', options);
         const bus = await runtime.commands();
         const { revoked } = await bus.execute(
-          new RevokeApiKey(undefined, keyId.replace(/^exr_/, ''), envelope()),
+          new RevokeApiKey(undefined, keyId.replace(/^exr_/, ''), operator),
         );
         runtime.print(Boolean(options.json), { key_id: keyId, revoked }, () =>
           revoked ? `revoked ${keyId}` : `${keyId} was already revoked`,
@@ -137,8 +156,22 @@ export function registerAccountCommands(program: Command, runtime: CliRuntime): 
     );
 }
 
-function envelope(accountId?: string): CommandEnvelope {
-  return commandEnvelope({ actor: operatorActor(), payer: accountId ? `account:${accountId}` : 'system' });
+const REASON = 'why (required: it moves money or changes access; recorded on the event)';
+
+interface ReasonOptions {
+  readonly reason?: string;
+  readonly json?: boolean;
+}
+
+interface CreateOptions extends ReasonOptions {
+  readonly email: string;
+  readonly plan: string;
+  readonly password?: string;
+}
+
+/** The operator's envelope of a command that moves money or changes access: `--reason` required. */
+function operatorFor(runtime: CliRuntime, command: string, options: ReasonOptions): Promise<CommandEnvelope> {
+  return runtime.operatorEnvelope({ command, payer: 'system', reason: options.reason, reasonRequired: true });
 }
 
 function planOption(value: string): PlanId {

@@ -99,6 +99,8 @@ export class SignInWithPassword extends Command<{
     readonly userAgent: string,
     /** The session the browser brought, ended at login (fixation). */
     readonly previousSessionId: string | undefined,
+    /** The HTTP request id, on the sign-in's events (ADR 70). */
+    readonly requestId?: string,
   ) {
     super();
   }
@@ -106,7 +108,11 @@ export class SignInWithPassword extends Command<{
 
 /** Ends a browser session server-side. */
 export class SignOut extends Command<void> {
-  constructor(readonly sessionId: string | undefined) {
+  constructor(
+    readonly sessionId: string | undefined,
+    /** The signed-in caller: a sign-out is recorded (ADR 70). */
+    readonly caller?: { readonly accountId: string; readonly envelope: CommandEnvelope },
+  ) {
     super();
   }
 }
@@ -118,6 +124,8 @@ export class CreateAccessToken extends Command<IssuedAccessToken> {
     readonly scopes: readonly string[],
     readonly client: AccessTokenClient,
     readonly ttlSeconds: number,
+    /** The session caller's envelope: the issuance is recorded (ADR 70). */
+    readonly envelope?: CommandEnvelope,
   ) {
     super();
   }

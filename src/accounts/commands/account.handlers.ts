@@ -13,7 +13,7 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../../platform/config/app-config.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { WrongExpectedVersion } from '../../platform/event-store/event-store.port.js';
-import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { onBehalfOf, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { AlongsideWrite } from '../../platform/event-sourcing/event-sourced-repository.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
@@ -273,7 +273,8 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { revo
         key.accountId,
         { type: 'RevokeApiKey', keyId: command.keyId },
         this.clock,
-        command.envelope,
+        // On behalf of the key's account, whoever revokes it (an operator's command names no account).
+        onBehalfOf(command.envelope, `account:${key.accountId}`),
       ),
       readYourWrites: ['api-keys'],
     });

@@ -14,6 +14,7 @@ import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
 import { accessTokenDecision } from '../domain/entitlements.js';
 import { AccountDirectory } from '../queries/account-directory.js';
+import { AccessLog } from './access-log.js';
 import { CreateAccessToken, RehashPassword, SignInWithPassword, SignOut } from './account.commands.js';
 
 /**
@@ -33,6 +34,7 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiter,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AccessLog) private readonly accessLog: AccessLog,
     @Optional() @Inject(PASSWORD_SIGN_IN_GATE) private readonly gate?: PasswordSignInGate,
   ) {}
 
@@ -50,12 +52,24 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     const passwordHash = await this.accounts.passwordHash(account);
     // Always run the hash, even for an unknown email, so timing does not tell which accounts exist.
     const valid = await verifyPassword(command.password, passwordHash, this.config.passwordHashCost);
+    const attempt = { ip: command.ip, ...(command.requestId ? { requestId: command.requestId } : {}) };
     if (!account?.passwordCredentialId || !passwordHash || !valid) {
+      const failure = !account
+        ? 'unknown_email'
+        : !account.passwordCredentialId || !passwordHash
+          ? 'no_password'
+          : 'wrong_password';
+      await this.accessLog.signInFailed(email, account?.id ?? null, failure, attempt);
       throw new ServiceError('unauthenticated', 'the email or password is wrong');
     }
     // Rule 12: staff of an organization enforcing single sign-on are sent to its provider (asked only once the
     // password is proven, so the answer tells a stranger nothing).
-    await this.gate?.check(account.id);
+    try {
+      await this.gate?.check(account.id);
+    } catch (error) {
+      await this.accessLog.signInFailed(email, account.id, 'sso_required', attempt);
+      throw error;
+    }
     // A hash made with older parameters is replaced now that the password is known.
     const self = `account:${account.id}` as const;
     await this.commands.execute(
@@ -69,6 +83,10 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     // A session id is never reused across a login (fixation): end whatever session the browser brought.
     if (command.previousSessionId) await this.sessions.revoke(command.previousSessionId);
     const session = await this.sessions.create(account.id, { userAgent: command.userAgent });
+    await this.accessLog.signedIn(account.id, session.sessionId, {
+      ...attempt,
+      userAgent: command.userAgent,
+    });
     const maxAgeSeconds = Math.max(
       1,
       Math.floor((session.expiresAt.getTime() - this.clock.now().getTime()) / 1000),
@@ -85,10 +103,16 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
 
 @CommandHandler(SignOut)
 export class SignOutHandler implements ICommandHandler<SignOut, void> {
-  constructor(@Inject(SessionStore) private readonly sessions: SessionStore) {}
+  constructor(
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(AccessLog) private readonly accessLog: AccessLog,
+  ) {}
 
   async execute(command: SignOut): Promise<void> {
-    if (command.sessionId) await this.sessions.revoke(command.sessionId);
+    if (!command.sessionId) return;
+    const ended = await this.sessions.revoke(command.sessionId);
+    if (ended && command.caller)
+      await this.accessLog.signedOut(command.caller.accountId, command.sessionId, command.caller.envelope);
   }
 }
 
@@ -97,6 +121,7 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
   constructor(
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
     @Inject(AccessTokens) private readonly tokens: AccessTokens,
+    @Inject(AccessLog) private readonly accessLog: AccessLog,
   ) {}
 
   async execute(command: CreateAccessToken): Promise<IssuedAccessToken> {
@@ -105,12 +130,25 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
     const plan = this.accounts.plan(account);
     const decision = accessTokenDecision(plan, await this.accounts.purchasedBalance(command.accountId));
     if (!decision.allowed) throw new ServiceError('entitlement_required', decision.message, decision.details);
-    return this.tokens.issue({
+    const issued = await this.tokens.issue({
       accountId: command.accountId,
       scopes: command.scopes,
       client: command.client,
       ttlSeconds: command.ttlSeconds,
     });
+    if (command.envelope) {
+      await this.accessLog.accessTokenIssued(
+        command.accountId,
+        {
+          tokenId: issued.tokenId,
+          client: command.client,
+          scopes: command.scopes,
+          expiresAt: issued.expiresAt,
+        },
+        command.envelope,
+      );
+    }
+    return issued;
   }
 }
 

@@ -1,4 +1,6 @@
-import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Inject, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, SERVICE_SCOPE, type Principal } from '../../platform/auth/access.js';
@@ -24,6 +26,7 @@ export class AccessTokensController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateAccessTokenBody,
+    @Req() request: FastifyRequest,
   ): Promise<{
     access_token: string;
     token_type: 'Bearer';
@@ -34,7 +37,13 @@ export class AccessTokensController {
     const scopes = body.scopes ?? [SERVICE_SCOPE];
     const expiresIn = body.expires_in ?? 3600;
     const issued = await this.commands.execute(
-      new CreateAccessToken(principal.accountId, scopes, body.client ?? 'api', expiresIn),
+      new CreateAccessToken(
+        principal.accountId,
+        scopes,
+        body.client ?? 'api',
+        expiresIn,
+        envelopeFor(principal, String(request.id)),
+      ),
     );
     return {
       access_token: issued.token,

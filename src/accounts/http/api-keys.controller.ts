@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, type Principal } from '../../platform/auth/access.js';
@@ -49,9 +50,10 @@ export class ApiKeysController {
   async issue(
     @CurrentPrincipal() principal: Principal,
     @Body() body: IssueApiKeyBody,
+    @Req() request: FastifyRequest,
   ): Promise<ApiKeyView & { key: string }> {
     const issued = await this.commands.execute(
-      new IssueApiKey(principal.accountId, body.label ?? '', envelopeFor(principal)),
+      new IssueApiKey(principal.accountId, body.label ?? '', envelopeFor(principal, String(request.id))),
     );
     return {
       id: issued.keyId,
@@ -69,7 +71,13 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Revoke a key; it stops working at once' })
   @ApiEmpty(204, 'Revoked')
   @ApiErrors(404)
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('keyId') keyId: string): Promise<void> {
-    await this.commands.execute(new RevokeApiKey(principal.accountId, keyId, envelopeFor(principal)));
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('keyId') keyId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<void> {
+    await this.commands.execute(
+      new RevokeApiKey(principal.accountId, keyId, envelopeFor(principal, String(request.id))),
+    );
   }
 }

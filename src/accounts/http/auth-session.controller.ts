@@ -12,6 +12,7 @@ import {
 } from '../../platform/auth/cookies.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
+import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { SignInWithPassword, SignOut } from '../commands/account.commands.js';
 import { SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
 import { LoginBody } from './account.dtos.js';
@@ -43,6 +44,7 @@ export class AuthSessionController {
         request.ip,
         String(request.headers['user-agent'] ?? ''),
         parseCookies(request.headers.cookie)[SESSION_COOKIE],
+        String(request.id),
       ),
     );
     void reply.header(
@@ -63,9 +65,15 @@ export class AuthSessionController {
   @ApiEmpty(204, 'Signed out: the cookies are cleared', SESSION_COOKIES)
   async logout(
     @CurrentPrincipal() principal: Principal,
+    @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    await this.commands.execute(new SignOut(principal.sessionId));
+    await this.commands.execute(
+      new SignOut(principal.sessionId, {
+        accountId: principal.accountId,
+        envelope: envelopeFor(principal, String(request.id)),
+      }),
+    );
     void reply.header('set-cookie', clearedSessionCookies());
   }
 }

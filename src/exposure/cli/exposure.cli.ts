@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
-import { commandEnvelope, operatorActor } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import {
   DisableExposition,
@@ -27,6 +26,8 @@ async function unlessMissing<T>(run: () => Promise<T>, missing: string): Promise
  * (Authentication 6). `exposure controls import <scopeId> <file.json>`: historical control records (there is no
  * launch endpoint; records are evidence of controls run elsewhere, earlier).
  */
+const REASON = 'why (required: it moves money or changes access; recorded on the event)';
+
 export function registerExposureCommands(program: Command, runtime: CliRuntime): void {
   const exposure = program
     .command('exposure')
@@ -41,54 +42,59 @@ export function registerExposureCommands(program: Command, runtime: CliRuntime):
       'capacity (refreshes included, quota and cadence) or credit (legacy, paid per refresh)',
       'capacity',
     )
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (organizationId: string, options: { billing: string; json?: boolean }) => {
-        if (!(BILLING_MODES as readonly string[]).includes(options.billing)) {
-          process.stderr.write('--billing must be capacity or credit\n');
-          return 2;
-        }
-        const bus = await runtime.commands();
-        const result = await unlessMissing(
-          () =>
-            bus.execute(
-              new EnableExposition(
-                organizationId,
-                options.billing as BillingMode,
-                commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
-              ),
-            ),
-          `no organization ${organizationId}`,
-        );
-        if (!result) return 1;
-        runtime.print(
-          Boolean(options.json),
-          {
-            organization_id: organizationId,
-            enabled: true,
-            billing: options.billing,
-            changed: result.changed,
-          },
-          () =>
-            `${organizationId}: Exposition enabled (${options.billing} billing)${result.changed ? '' : ', unchanged'}`,
-        );
-      }),
+      action(
+        runtime,
+        async (organizationId: string, options: { billing: string; reason?: string; json?: boolean }) => {
+          if (!(BILLING_MODES as readonly string[]).includes(options.billing)) {
+            process.stderr.write('--billing must be capacity or credit\n');
+            return 2;
+          }
+          const envelope = await runtime.operatorEnvelope({
+            command: 'exposure enable',
+            payer: `organization:${organizationId}`,
+            reason: options.reason,
+            reasonRequired: true,
+          });
+          const bus = await runtime.commands();
+          const result = await unlessMissing(
+            () => bus.execute(new EnableExposition(organizationId, options.billing as BillingMode, envelope)),
+            `no organization ${organizationId}`,
+          );
+          if (!result) return 1;
+          runtime.print(
+            Boolean(options.json),
+            {
+              organization_id: organizationId,
+              enabled: true,
+              billing: options.billing,
+              changed: result.changed,
+            },
+            () =>
+              `${organizationId}: Exposition enabled (${options.billing} billing)${result.changed ? '' : ', unchanged'}`,
+          );
+        },
+      ),
     );
 
   exposure
     .command('disable')
     .description('close the exposure routes of an organization (scopes and history are kept)')
     .argument('<organizationId>')
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (organizationId: string, options: { json?: boolean }) => {
+      action(runtime, async (organizationId: string, options: { reason?: string; json?: boolean }) => {
+        const envelope = await runtime.operatorEnvelope({
+          command: 'exposure disable',
+          payer: `organization:${organizationId}`,
+          reason: options.reason,
+          reasonRequired: true,
+        });
         const bus = await runtime.commands();
-        await bus.execute(
-          new DisableExposition(
-            organizationId,
-            commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
-          ),
-        );
+        await bus.execute(new DisableExposition(organizationId, envelope));
         runtime.print(
           Boolean(options.json),
           { organization_id: organizationId, enabled: false },
@@ -106,15 +112,23 @@ export function registerExposureCommands(program: Command, runtime: CliRuntime):
     )
     .argument('<scopeId>')
     .argument('<file>')
+    .option('--reason <text>', 'why (recorded on the event)')
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (scopeId: string, file: string, options: { json?: boolean }) => {
+      action(runtime, async (scopeId: string, file: string, options: { reason?: string; json?: boolean }) => {
         // The file is read and validated before the database is opened: a bad file writes nothing.
         const text = await readFile(file, 'utf8');
         const records = checkedControlRecords(JSON.parse(text) as unknown);
+        // Evidence, not money or access: a reason is welcome, not required.
+        const envelope = await runtime.operatorEnvelope({
+          command: 'exposure controls import',
+          payer: 'system',
+          reason: options.reason,
+          reasonRequired: false,
+        });
         const bus = await runtime.commands();
         const result = await unlessMissing(
-          () => bus.execute(new ImportControlRecords(scopeId, records, operatorActor())),
+          () => bus.execute(new ImportControlRecords(scopeId, records, envelope)),
           `no exposure scope ${scopeId}`,
         );
         if (!result) return 1;

@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { Principal } from '../../platform/auth/access.js';
-import type { Actor, CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { ControlRecord } from '../domain/control-records.js';
 import type { BillingMode } from '../domain/scope-declaration.js';
 
@@ -88,8 +88,8 @@ export class ImportControlRecords extends Command<{ position: string }> {
   constructor(
     readonly scopeId: string,
     readonly records: readonly ControlRecord[],
-    /** The envelope is built once the scope's organization (the payer) is known. */
-    readonly actor: Actor,
+    /** The operator's envelope; the handler names the scope's organization as payer once it is known. */
+    readonly envelope: CommandEnvelope,
   ) {
     super();
   }

@@ -3,7 +3,7 @@ import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { onBehalfOf } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
 import { organizationDecider, organizationStreamId } from '../../organizations/domain/organization.js';
 import { spaceDecider, spaceStreamId } from '../../organizations/domain/space.js';
@@ -210,16 +210,12 @@ export class ImportControlRecordsHandler implements ICommandHandler<ImportContro
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ scopeId, records, actor }: ImportControlRecords) {
+  async execute({ scopeId, records, envelope: operator }: ImportControlRecords) {
     const space = await this.writer.load(spaceStreamId(scopeId), spaceDecider);
     if (!space.state.exists || !space.state.exposure || space.state.deleted) {
       throw new ServiceError('not_found', `no exposure scope ${scopeId}`);
     }
-    const envelope = commandEnvelope({
-      actor,
-      payer: `organization:${space.state.organizationId!}`,
-      scope: scopeId,
-    });
+    const envelope = onBehalfOf(operator, `organization:${space.state.organizationId!}`, scopeId);
     // A record of evidence, not a decision: no decider; the same file has the same event id (re-import).
     return this.writer.record({
       stream: controlsStreamId(scopeId),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ORGANIZATIONS } from '../../../projections/organizations.projection.js';
 import { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
-import { commandEnvelope, operatorActor } from '../../platform/event-sourcing/command-metadata.js';
+import { onBehalfOf } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
@@ -27,6 +27,8 @@ const PAID_PLANS: readonly PaidOrganizationPlan[] = ['teams', 'business'];
  * reactivation, ending a trial, and the trial approval flag. Each acts as `operator:<user>`, through the same
  * decider as every route; it works with and without a running service.
  */
+const REASON = 'why (required: it moves money or changes access; recorded on the event)';
+
 export function registerOrganizationCommands(program: Command, runtime: CliRuntime): void {
   const organizations = program
     .command('organizations')
@@ -98,18 +100,22 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
         .command(name)
         .description(description)
         .argument('<orgId>', 'organization id')
+        .option('--reason <text>', REASON)
         .option('--json', 'machine-readable output'),
     ).action(
       action(runtime, async (organizationId: string, options: Record<string, unknown>) => {
+        // Every one of them moves money or changes access: refused without a reason (ADR 68).
+        const envelope = await runtime.operatorEnvelope({
+          command: `organizations ${name}`,
+          payer: `organization:${organizationId}`,
+          reason: options.reason as string | undefined,
+          reasonRequired: true,
+        });
         // Refuse a malformed or unknown id before the application starts.
         const before = await load(await runtime.open(), organizationId);
         const commands = await runtime.commands();
         const { changed, state } = await commands.execute(
-          new ApplyOperatorCommand(
-            organizationId,
-            command(before, options),
-            commandEnvelope({ actor: operatorActor(), payer: `organization:${organizationId}` }),
-          ),
+          new ApplyOperatorCommand(organizationId, command(before, options), envelope),
         );
         const after = changed ? await load(await runtime.open(), organizationId) : state;
         runtime.print(Boolean(options.json), { ...statusView(organizationId, after), changed }, () =>
@@ -166,9 +172,16 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
     .command('require-approval')
     .description("flag an account: its organization's trial waits for an operator's approval (anti-abuse)")
     .argument('<account>', 'account id or email')
+    .option('--reason <text>', REASON)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (account: string, options: { json?: boolean }) => {
+      action(runtime, async (account: string, options: { reason?: string; json?: boolean }) => {
+        const envelope = await runtime.operatorEnvelope({
+          command: 'organizations require-approval',
+          payer: 'system',
+          reason: options.reason,
+          reasonRequired: true,
+        });
         const context = await runtime.open({ followProjections: true });
         const directory = new AccountDirectory(context);
         const found = account.includes('@')
@@ -177,10 +190,7 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
         if (!found) throw new ServiceError('not_found', `no account ${account}`);
         const commands = await runtime.commands();
         const { flagged } = await commands.execute(
-          new RequireTrialApproval(
-            found.id,
-            commandEnvelope({ actor: operatorActor(), payer: `account:${found.id}` }),
-          ),
+          new RequireTrialApproval(found.id, onBehalfOf(envelope, `account:${found.id}`)),
         );
         runtime.print(Boolean(options.json), { account_id: found.id, changed: flagged }, () =>
           flagged

@@ -9,6 +9,7 @@ export function describeEvent(event: RecordedEvent): string {
   return [
     `${event.recordedAt}  ${event.type} (v${event.schemaVersion})  ${event.streamId}@${event.streamVersion}`,
     `    by ${meta.actor} on behalf of ${meta.payer}${meta.scope ? ` in scope ${meta.scope}` : ''}`,
+    ...attributionLines(event),
     `    correlation ${meta.correlationId}, caused by ${meta.causationId}, event ${event.id}, position ${event.position}`,
     `    ${JSON.stringify(event.data)}`,
   ].join('\n');
@@ -28,7 +29,32 @@ export function eventAsJson(event: RecordedEvent): Record<string, unknown> {
     scope: event.metadata.scope,
     correlation_id: event.metadata.correlationId,
     causation_id: event.metadata.causationId,
+    ...attributionJson(event),
     data: event.data,
+  };
+}
+
+/** The credential, surface, request and reason (ADR 68), where the event records them. */
+function attributionLines(event: RecordedEvent): string[] {
+  const meta = event.metadata;
+  const via = [
+    meta.credential !== undefined ? `credential ${meta.credential ?? 'none'}` : null,
+    meta.surface !== undefined ? `surface ${meta.surface}` : null,
+    meta.requestId !== undefined ? `request ${meta.requestId}` : null,
+  ].filter((part): part is string => part !== null);
+  return [
+    ...(via.length > 0 ? [`    via ${via.join(', ')}`] : []),
+    ...(meta.reason !== undefined ? [`    reason: ${JSON.stringify(meta.reason)}`] : []),
+  ];
+}
+
+function attributionJson(event: RecordedEvent): Record<string, unknown> {
+  const meta = event.metadata;
+  return {
+    ...(meta.credential !== undefined ? { credential: meta.credential } : {}),
+    ...(meta.surface !== undefined ? { surface: meta.surface } : {}),
+    ...(meta.requestId !== undefined ? { request_id: meta.requestId } : {}),
+    ...(meta.reason !== undefined ? { reason: meta.reason } : {}),
   };
 }
 

@@ -8,6 +8,15 @@ import type { ServiceContext } from '../service-context.js';
 import { action, type CliRuntime } from './cli-runtime.js';
 import { startProgress } from './progress.js';
 
+/** Where `projections rebuild` records who ordered a rebuild, and why (ADR 68). */
+export const PROJECTION_REBUILDS_STREAM = 'projection-rebuilds';
+
+interface RebuildOptions {
+  readonly all?: boolean;
+  readonly reason?: string;
+  readonly json?: boolean;
+}
+
 /** Lag beyond this many events is reported as "at least". */
 const LAG_SCAN_LIMIT = 10_000;
 
@@ -89,11 +98,29 @@ export function registerProjectionCommands(program: Command, runtime: CliRuntime
     )
     .argument('[name]', 'projection name')
     .option('--all', 'rebuild every projection')
+    .option(
+      '--reason <text>',
+      'why (required: a rebuild replaces what every reader sees; recorded on the event)',
+    )
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (name: string | undefined, options: { all?: boolean; json?: boolean }) => {
+      action(runtime, async (name: string | undefined, options: RebuildOptions) => {
+        const envelope = await runtime.operatorEnvelope({
+          command: 'projections rebuild',
+          payer: 'system',
+          reason: options.reason,
+          reasonRequired: true,
+        });
         const context = await runtime.open();
         const names = selectProjections(context, name, options.all);
+        // Who ordered it and why, recorded before it runs: a rebuild that crashes was still ordered.
+        await context.writer.record({
+          stream: PROJECTION_REBUILDS_STREAM,
+          type: 'ProjectionRebuildOrdered',
+          data: { projections: names },
+          eventKey: `projection-rebuild:${envelope.commandId}`,
+          metadata: envelope.metadata,
+        });
         const results: RebuildResult[] = [];
         for (const projection of names) {
           const progress = startProgress(`rebuilding ${projection}`, {

@@ -1,5 +1,9 @@
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { parseOperatorCredential } from '../auth/operator-credentials.js';
 import { DEFAULT_PASSWORD_COST } from '../auth/passwords.js';
+
+/** Where the first start writes the first operator's credential, in DATA_DIR (mode 0600). */
+export const OPERATOR_CREDENTIAL_FILE = 'operator-credential';
 
 /** 2^14 keeps test suites fast; 2^20 is 1 GiB per hash, past which a sign-in could exhaust memory. */
 const MIN_PASSWORD_COST = 2 ** 14;
@@ -70,6 +74,13 @@ export interface AppConfig {
    * and queued notifications wait.
    */
   readonly smtp: SmtpConfig | undefined;
+  /**
+   * The CLI's operator credential (ADR 68): OPERATOR_CREDENTIAL when set (checked here, never printed), else read
+   * from `operatorCredentialFile` (OPERATOR_CREDENTIAL_FILE or `--operator-credential-file`, default
+   * `${dataDir}/operator-credential`, where the first start writes the first operator's).
+   */
+  readonly operatorCredential: string | undefined;
+  readonly operatorCredentialFile: string;
 }
 
 export interface SmtpConfig {
@@ -222,6 +233,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       }
     : undefined;
 
+  const operatorCredential = text('OPERATOR_CREDENTIAL');
+  if (operatorCredential !== undefined && !parseOperatorCredential(operatorCredential)) {
+    problems.push(
+      'OPERATOR_CREDENTIAL must be an operator credential (opc_<id>_<secret>, as `operators add` printed it)',
+    );
+  }
+  const operatorCredentialFileRaw = text('OPERATOR_CREDENTIAL_FILE');
+  const operatorCredentialFile = operatorCredentialFileRaw
+    ? resolve(cwd, operatorCredentialFileRaw)
+    : join(dataDir, OPERATOR_CREDENTIAL_FILE);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -246,6 +268,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dnsServers,
     dnsTimeoutMs,
     smtp,
+    operatorCredential,
+    operatorCredentialFile,
   };
 }
 

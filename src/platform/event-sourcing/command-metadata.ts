@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventMetadata } from '../event-store/event-store.port.js';
+import type { EventMetadata, EventSurface } from '../event-store/event-store.port.js';
 
 /**
  * Who runs a command, on whose behalf, and why. Every event a command appends carries it.
@@ -10,8 +10,13 @@ export interface CommandEnvelope {
   readonly metadata: EventMetadata;
 }
 
-export type Actor = `account:${string}` | `operator:${string}` | `system:${string}`;
+/** `anonymous`: a caller no credential proved (a failed sign-in). */
+export type Actor = `account:${string}` | `operator:${string}` | `system:${string}` | 'anonymous';
 export type Payer = `account:${string}` | `organization:${string}` | 'system';
+
+/** The credential that acted, as events name it (ADR 68); never the secret itself. */
+export type CredentialReference =
+  `api_key:${string}` | `access_token:${string}` | `session:${string}` | `operator_credential:${string}`;
 
 export function commandEnvelope(options: {
   readonly actor: Actor;
@@ -20,9 +25,17 @@ export function commandEnvelope(options: {
   readonly correlationId?: string;
   readonly causationId?: string;
   readonly commandId?: string;
+  /** Defaults for the service's own actors: no credential, the `system` surface. */
+  readonly credential?: CredentialReference | null;
+  readonly surface?: EventSurface;
+  readonly requestId?: string;
+  readonly reason?: string;
 }): CommandEnvelope {
   const commandId = options.commandId ?? randomUUID();
   const correlationId = options.correlationId ?? commandId;
+  const system = options.actor.startsWith('system:');
+  const credential = options.credential !== undefined ? options.credential : system ? null : undefined;
+  const surface = options.surface ?? (system ? 'system' : undefined);
   return {
     commandId,
     metadata: {
@@ -31,6 +44,10 @@ export function commandEnvelope(options: {
       scope: options.scope ?? null,
       correlationId,
       causationId: options.causationId ?? commandId,
+      ...(credential !== undefined ? { credential } : {}),
+      ...(surface !== undefined ? { surface } : {}),
+      ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
     },
   };
 }
@@ -47,8 +64,10 @@ export function causedBy(
   };
 }
 
-/** The operator running the CLI, as an actor. */
-export function operatorActor(): Actor {
-  const user = process.env.USER ?? process.env.LOGNAME ?? 'unknown';
-  return `operator:${user}`;
+/** The same command on behalf of another payer (an operator command whose payer is known only once loaded). */
+export function onBehalfOf(envelope: CommandEnvelope, payer: Payer, scope?: string | null): CommandEnvelope {
+  return {
+    ...envelope,
+    metadata: { ...envelope.metadata, payer, ...(scope !== undefined ? { scope } : {}) },
+  };
 }

@@ -14,7 +14,20 @@ export interface EventMetadata {
   readonly scope: string | null;
   readonly correlationId: string;
   readonly causationId: string;
+  /**
+   * The credential that acted (ADR 68): `api_key:<keyId>`, `access_token:<tokenId>`, `session:<reference>`,
+   * `operator_credential:<credentialId>`, or null for the service itself. Absent on events written before.
+   */
+  readonly credential?: string | null;
+  /** Where the command came from: `api`, `session`, `mcp`, `cli` or `system`. */
+  readonly surface?: EventSurface;
+  /** The HTTP request id or the CLI invocation id. */
+  readonly requestId?: string;
+  /** Why an operator did it (`--reason`): required of money-moving and access-changing operator commands. */
+  readonly reason?: string;
 }
+
+export type EventSurface = 'api' | 'session' | 'mcp' | 'cli' | 'system';
 
 /** An event as a command handler produces it, before it is stored. */
 export interface NewEvent<TType extends string = string, TData = unknown> {

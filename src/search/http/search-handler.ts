@@ -13,6 +13,7 @@ import {
   BUSY_RETRY_AFTER_SECONDS,
   FAILED_RETRY_AFTER_SECONDS,
   type Caller,
+  type DatasetOutcome,
   type SearchChunk,
   type SearchEngine,
   type SearchOutcome,
@@ -20,6 +21,9 @@ import {
 import type { SearchRequest } from '../domain/search-request.js';
 import type { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
 import type { ResearchContexts } from '../research-context.js';
+import { RecordSearch } from '../commands/search.commands.js';
+import type { DatasetSearchOutcome, SearchKind } from '../domain/search-record.js';
+import type { SearchLog } from '../search-log.js';
 
 /**
  * What the personal API routes and their browser twins do, once: the controllers only differ by surface.
@@ -30,6 +34,8 @@ export class SearchHandler {
     private readonly accounts: AccountDirectory,
     /** Where research runs and who pays (organization rules 1, 2, 7, 8); absent: always the account itself. */
     private readonly research?: ResearchContexts,
+    /** Where answered searches are recorded (ADR 70); absent: they are not. */
+    private readonly searches?: SearchLog,
   ) {}
 
   /** POST /search: SSE unless `stream: false`. A disconnect cancels the remaining datasets. */
@@ -45,6 +51,7 @@ export class SearchHandler {
       const outcome = await this.engine.unified(searchRequest, caller, () => undefined, abortOnClose(reply));
       (request as ChargingRequest).creditsCharged = outcome.credits_charged;
       const searchId = await this.recordCompleted(caller, searchRequest, outcome);
+      this.recordUnified(caller, searchRequest, outcome, searchId);
       return searchId ? { ...outcome, search_id: searchId } : outcome;
     }
     // Refusals (invalid query, entitlement, credits) are answered as plain errors before the stream opens.
@@ -63,11 +70,13 @@ export class SearchHandler {
         },
         stream.closed,
       );
+      let searchId: string | null = null;
       if (finalChunk) {
-        const searchId = await this.recordCompleted(caller, searchRequest, outcome);
+        searchId = await this.recordCompleted(caller, searchRequest, outcome);
         const final: Extract<SearchChunk, { type: 'final' }> = finalChunk;
         stream.send(searchId ? { ...final, search_id: searchId } : final);
       }
+      this.recordUnified(caller, searchRequest, outcome, searchId);
     } catch (error) {
       // The same code and message an answer before the stream would carry (storage down: not_ready).
       const answer = toErrorResponse(error, String(request.id));
@@ -98,6 +107,10 @@ export class SearchHandler {
     (request as ChargingRequest).creditsCharged = outcome.charged;
     // In an organization space a page is a completed search too: its records can become evidence (rule 4).
     const searchId = await this.recordRecords(caller, searchRequest, outcome.charged, outcome.items);
+    this.recordSearch(caller, searchRequest, 'page', [datasetOutcome(outcome)], outcome.charged, {
+      page: body.page,
+      searchId,
+    });
     return {
       ...(searchId ? { search_id: searchId } : {}),
       dataset,
@@ -149,6 +162,14 @@ export class SearchHandler {
         abortOnClose(reply),
       );
       (request as ChargingRequest).creditsCharged = charged;
+      this.recordSearch(
+        caller,
+        searchRequest,
+        'aggregate',
+        [{ dataset, status: 'ok', rows: 0, total: null, lowerBound: false }],
+        charged,
+        {},
+      );
       return { dataset, aggregate: true, facets, credits_charged: charged };
     }
     const outcome = await this.engine.page(
@@ -159,6 +180,9 @@ export class SearchHandler {
       abortOnClose(reply),
     );
     if (outcome.status !== 'ok') {
+      this.recordSearch(caller, searchRequest, 'dataset', [datasetOutcome(outcome)], outcome.charged, {
+        page,
+      });
       throw new ServiceError(
         outcome.status === 'timeout' ? 'lookup_unavailable' : 'not_ready',
         outcome.message ?? `${dataset} did not answer`,
@@ -171,6 +195,10 @@ export class SearchHandler {
     (request as ChargingRequest).creditsCharged = outcome.charged;
     // Like unified search: an organization's single-dataset search is recorded, so its records can become evidence.
     const searchId = await this.recordRecords(caller, searchRequest, outcome.charged, outcome.items);
+    this.recordSearch(caller, searchRequest, 'dataset', [datasetOutcome(outcome)], outcome.charged, {
+      page,
+      searchId,
+    });
     return {
       ...(searchId ? { search_id: searchId } : {}),
       dataset,
@@ -226,6 +254,51 @@ export class SearchHandler {
     };
   }
 
+  /** Every answered unified search is an event of its own (ADR 70). */
+  private recordUnified(
+    caller: Caller,
+    searchRequest: SearchRequest,
+    outcome: SearchOutcome,
+    searchId: string | null,
+  ): void {
+    const datasets = Object.keys(outcome.per_type_status) as Dataset[];
+    const outcomes = datasets.map((dataset) => ({
+      dataset,
+      status: outcome.per_type_status[dataset],
+      rows: outcome.results[dataset]?.length ?? 0,
+      total: outcome.totals[dataset]?.count ?? null,
+      lowerBound: outcome.totals[dataset]?.lower_bound ?? false,
+    }));
+    this.recordSearch(caller, searchRequest, 'unified', outcomes, outcome.credits_charged, { searchId });
+  }
+
+  /** Starts the search's one append; the answer does not wait for it (SearchLog). */
+  private recordSearch(
+    caller: Caller,
+    searchRequest: SearchRequest,
+    kind: SearchKind,
+    outcomes: DatasetSearchOutcome[],
+    creditsCharged: number,
+    extra: { readonly page?: number; readonly searchId?: string | null },
+  ): void {
+    this.searches?.record(
+      new RecordSearch(
+        {
+          kind,
+          query: searchRequest.rawQuery,
+          timeFrame: searchRequest.timeFrame,
+          broad: searchRequest.broad,
+          datasets: outcomes.map((outcome) => outcome.dataset),
+          outcomes,
+          creditsCharged,
+          ...(extra.page !== undefined ? { page: extra.page } : {}),
+          ...(extra.searchId ? { organizationSearchId: extra.searchId } : {}),
+        },
+        caller.envelope,
+      ),
+    );
+  }
+
   /** Organization searches are recorded (their records can be saved as evidence later); personal ones are not. */
   private async recordCompleted(
     caller: Caller,
@@ -254,6 +327,16 @@ export class SearchHandler {
       records,
     });
   }
+}
+
+function datasetOutcome(outcome: DatasetOutcome & { charged: number }): DatasetSearchOutcome {
+  return {
+    dataset: outcome.dataset,
+    status: outcome.status,
+    rows: outcome.items.length,
+    total: outcome.total,
+    lowerBound: outcome.lowerBound,
+  };
 }
 
 function datasetOf(value: string): Dataset {

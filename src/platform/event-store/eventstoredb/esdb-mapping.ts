@@ -12,8 +12,15 @@ import {
   START,
   STREAM_EXISTS,
 } from '@eventstore/db-client';
+import { attributionOf } from '../attribution.js';
 import { uuidV5 } from '../event-id.js';
-import type { EventMetadata, ExpectedVersion, NewEvent, RecordedEvent } from '../event-store.port.js';
+import type {
+  EventMetadata,
+  EventSurface,
+  ExpectedVersion,
+  NewEvent,
+  RecordedEvent,
+} from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 
 export const STREAM_ERASED_EVENT = 'StreamErased';
@@ -46,6 +53,10 @@ export interface StoredMetadata {
   readonly scope: string | null;
   readonly correlationId: string;
   readonly causationId: string;
+  readonly credential?: string | null;
+  readonly surface?: EventSurface;
+  readonly requestId?: string;
+  readonly reason?: string;
 }
 
 export function toExpectedRevision(expected: ExpectedVersion): AppendExpectedRevision {
@@ -112,6 +123,7 @@ export function storedMetadata(event: NewEvent, recordedAt: string): StoredMetad
     scope: m.scope,
     correlationId: m.correlationId,
     causationId: m.causationId,
+    ...attributionOf(m),
   };
 }
 
@@ -136,6 +148,7 @@ export function toRecordedEvent(record: EsdbRecord, knownPosition?: GlobalPositi
     scope: raw.scope ?? null,
     correlationId: raw.correlationId ?? raw.$correlationId ?? record.id,
     causationId: raw.causationId ?? raw.$causationId ?? record.id,
+    ...attributionOf(raw),
   };
   return {
     id: raw.eventId ?? record.id,

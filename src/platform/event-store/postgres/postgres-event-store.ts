@@ -25,6 +25,7 @@ import {
   type RecordedEvent,
   type SubscribeAllOptions,
 } from '../event-store.port.js';
+import { attributionOf } from '../attribution.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 
 /**
@@ -290,6 +291,7 @@ export class PostgresEventStore implements EventStore {
         scope: event.metadata.scope,
         correlationId: event.metadata.correlationId,
         causationId: event.metadata.causationId,
+        ...attributionOf(event.metadata),
       },
     }));
     const { rows } = await executor.query<AppendRow>(
@@ -528,6 +530,7 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
       scope: metadata.scope ?? null,
       correlationId: metadata.correlationId ?? '',
       causationId: metadata.causationId ?? '',
+      ...attributionOf(metadata),
     },
     streamId: row.stream_id,
     streamVersion: Number(row.stream_version),
