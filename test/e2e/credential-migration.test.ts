@@ -220,11 +220,13 @@ describe.each(SQL_KINDS)('moving credential material out of a log written before
     // A second run finds nothing to move and changes nothing, at start and when asked directly.
     await running.close();
     running = await start(dataDir, database?.url);
-    expect(JSON.stringify(await allEvents(running.context))).toBe(text);
+    // (The sign-ins above were recorded since; the events the migration saw are unchanged.)
+    expect(JSON.stringify((await allEvents(running.context)).slice(0, migrated.length))).toBe(text);
     expect(
       await applyLegacyEventRewriters(running.context.storage.sql!, serviceComposition.legacyEventRewriters),
     ).toBe(0);
-    expect(JSON.stringify(await allEvents(running.context))).toBe(text);
+    // (The sign-ins above were recorded since; the events the migration saw are unchanged.)
+    expect(JSON.stringify((await allEvents(running.context)).slice(0, migrated.length))).toBe(text);
     const again = await running.app.inject({
       method: 'POST',
       url: '/api/v2/auth/login',

@@ -8,6 +8,8 @@
  * and organization; then every event payload and metadata of the log is scanned for each of them: none is found.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
 import { SetPassword } from '../../src/accounts/commands/account.commands.js';
@@ -156,7 +158,7 @@ describe.each(SQL_KINDS)('the secret scan of a full end-to-end run: %s', (kind) 
     expect(routeKey.status).toBe(201);
     const key = keep('api key', routeKey.json.key);
     keep('api key secret', parseApiKey(key)!.secret);
-    const cliKey = await cli(['keys', 'issue', ownerId, '--label', 'scan-cli']);
+    const cliKey = await cli(['keys', 'issue', ownerId, '--label', 'scan-cli', '--reason', 'secret scan']);
     keep('api key', cliKey.key);
     expect((await personal(key)).status).toBe(200);
     expect((await personal(cliKey.key as string)).status).toBe(200);
@@ -222,7 +224,9 @@ describe.each(SQL_KINDS)('the secret scan of a full end-to-end run: %s', (kind) 
     // Revocation: the route's key by the session, the CLI's key by the CLI; neither authenticates any more.
     const keyId = routeKey.json.id as string;
     expect((await call(ownerBrowser, 'DELETE', `/api/v2/auth/keys/${keyId}`)).status).toBe(204);
-    expect(await cli(['keys', 'revoke', cliKey.key_id as string])).toMatchObject({ revoked: true });
+    expect(await cli(['keys', 'revoke', cliKey.key_id as string, '--reason', 'secret scan'])).toMatchObject({
+      revoked: true,
+    });
     expect((await personal(key)).status).toBe(401);
     expect((await personal(cliKey.key as string)).status).toBe(401);
     expect((await call(ownerBrowser, 'POST', '/api/v2/auth/logout')).status).toBe(204);
@@ -249,6 +253,11 @@ describe.each(SQL_KINDS)('the secret scan of a full end-to-end run: %s', (kind) 
         keep('sealed client secret', sealed.ciphertext);
       }
     }
+
+    // The first operator's credential, written to DATA_DIR by the CLI's first command, and its secret part.
+    const operatorCredential = readFileSync(join(service.dataDir, 'operator-credential'), 'utf8').trim();
+    keep('operator credential', operatorCredential);
+    keep('operator credential secret', /^opc_[a-z2-7]{12}_(.+)$/.exec(operatorCredential)?.[1]);
 
     // The scan: every event's payload and metadata, the whole log.
     const store = service.context.storage.eventStore;
