@@ -39,6 +39,8 @@ export const CAPABILITIES = [
   'work.internal',
   /** The shared organization balance (others see their permitted envelope). */
   'balance.shared',
+  /** The organization's audit log (who did what, when, on whose behalf): owners and administrators. */
+  'organization.audit.read',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -53,6 +55,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     'spaces.manage',
     'work.internal',
     'balance.shared',
+    'organization.audit.read',
   ]),
   analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal']),
   external_client: new Set<Capability>(['organization.read']),
