@@ -29,6 +29,7 @@ import { OrganizationController } from './http/organization.controller.js';
 import { ReviewQueueController } from './http/review-queue.controller.js';
 import { SpacesController } from './http/spaces.controller.js';
 import { CreationPreviews } from './queries/creation-preview.js';
+import { OrganizationAsOf } from './queries/organization-as-of.js';
 import { OrganizationAuditLog } from './queries/organization-audit.js';
 import { OrganizationQueries } from './queries/organization-queries.js';
 
@@ -67,6 +68,7 @@ import { OrganizationQueries } from './queries/organization-queries.js';
     OrganizationWorkspace,
     OrganizationQueries,
     OrganizationAuditLog,
+    OrganizationAsOf,
     ...creationHandlers,
     ...organizationSettingsHandlers,
     ...membershipHandlers,

@@ -1,6 +1,8 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body, Inject, Param, Query } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
+import { ApiQueryParams } from '../../platform/http/openapi/responses.js';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -12,6 +14,7 @@ import {
   SetSpaceAssignment,
   UpdateMember,
 } from '../commands/membership.commands.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
@@ -38,6 +41,7 @@ export class MembershipController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+    @Inject(OrganizationAsOf) private readonly asOf: OrganizationAsOf,
   ) {}
 
   private async overview(principal: Principal, orgId: string) {
@@ -50,10 +54,17 @@ export class MembershipController {
     access: readWith('members.read'),
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
-    errors: [403],
+    errors: [403, 422],
   })
-  async members(@CurrentOrganization() access: OrganizationAccess, @Param('orgId') _orgId: string) {
-    return this.queries.members(access);
+  @ApiQueryParams(AS_OF_PARAMETER)
+  async members(
+    @CurrentOrganization() access: OrganizationAccess,
+    @Param('orgId') _orgId: string,
+    @Query('as_of') asOf?: unknown,
+  ) {
+    if (asOf === undefined) return this.queries.members(access);
+    const past = await this.asOf.access(access, asOf);
+    return { ...(await this.queries.members(past.access)), as_of: past.point };
   }
 
   @Route({
