@@ -108,6 +108,41 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
     expect(json(refused.body)).toMatchObject({ code: 'invalid_input' });
   });
 
+  it('a space as_of a position or a time equals what GET …/clients/{id} answered then', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    const url = (spaceId: string) => `/api/v2/organizations/${organizationId}/clients/${spaceId}`;
+    const beforeIt = await moment();
+    const spaceId = await h.space(organizationId, owner, { credit_limit: 500 });
+    const seen: Array<{ position: string; time: string; live: Record<string, unknown> }> = [];
+    const change = async (body: Record<string, unknown>) => {
+      const version = seen.at(-1)!.live.version as string;
+      await h.ok(owner, 'PATCH', url(spaceId), body, { 'if-match': version });
+    };
+    const capture = async () => {
+      const at = await moment();
+      seen.push({ ...at, live: withoutAsOf(await h.ok(owner, 'GET', url(spaceId))) });
+    };
+    await capture();
+    await change({ name: 'Renamed client' });
+    await capture();
+    await change({ credit_limit: 900 });
+    await capture();
+    await change({ state: 'archived' });
+    await capture();
+
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.live).not.toEqual(seen[i - 1]!.live);
+    for (const { position, time, live } of seen) {
+      for (const asOf of [position, time]) {
+        const past = await h.ok(owner, 'GET', `${url(spaceId)}?as_of=${encodeURIComponent(asOf)}`);
+        expect(withoutAsOf(past)).toEqual(live);
+        expect(past.as_of).toMatchObject({ requested: asOf });
+      }
+    }
+    // Before it was created, the space did not exist.
+    const before = await h.request(owner, 'GET', `${url(spaceId)}?as_of=${beforeIt.position}`);
+    expect(before.statusCode).toBe(404);
+  });
+
   it('credit state and usage as_of equal what GET /auth/credits and /auth/credits/usage answered then', async () => {
     const account = await h.account({ plan: 'free' });
     const { key } = await h.bus.execute(new IssueApiKey(account.accountId, 'audit', operator()));

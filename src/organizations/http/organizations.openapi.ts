@@ -42,20 +42,23 @@ export const CREATION_PREVIEW = component(
 /** A space (client, asset scope or General research); an exposure scope's declaration is part of it. */
 export const SPACE = component(
   'Space',
-  object({
-    id: uuid(),
-    kind: oneOfStrings(SPACE_KINDS),
-    name: string(),
-    domain: nullable(string()),
-    timezone: nullable(string({ description: 'IANA timezone name' })),
-    addresses: arrayOf(string(), { maxItems: 16 }),
-    state: oneOfStrings(['active', 'archived', 'deleted']),
-    credit_limit: nullable(integer()),
-    monitoring: boolean(),
-    erase_after: nullable(dateTime()),
-    shares: arrayOf(object({ id: ID, revoked: boolean() })),
-    version: string({ description: 'the quoted version to send in If-Match', pattern: '^"[0-9]+"$' }),
-  }),
+  object(
+    {
+      id: uuid(),
+      kind: oneOfStrings(SPACE_KINDS),
+      name: string(),
+      domain: nullable(string()),
+      timezone: nullable(string({ description: 'IANA timezone name' })),
+      addresses: arrayOf(string(), { maxItems: 16 }),
+      state: oneOfStrings(['active', 'archived', 'deleted']),
+      credit_limit: nullable(integer()),
+      monitoring: boolean(),
+      erase_after: nullable(dateTime()),
+      shares: arrayOf(object({ id: ID, revoked: boolean() })),
+      version: string({ description: 'the quoted version to send in If-Match', pattern: '^"[0-9]+"$' }),
+    },
+    { as_of: AS_OF_ANSWER },
+  ),
 );
 
 export const SPACES = component('SpaceList', object({ spaces: arrayOf(SPACE) }));

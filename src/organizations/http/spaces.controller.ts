@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Headers, Inject, Param } from '@nestjs/common';
+import { Body, Headers, Inject, Param, Query } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
+import { ApiQueryParams } from '../../platform/http/openapi/responses.js';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
@@ -26,6 +29,7 @@ export class SpacesController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
+    @Inject(OrganizationAsOf) private readonly asOf: OrganizationAsOf,
   ) {}
 
   @Route({
@@ -75,14 +79,18 @@ export class SpacesController {
     access: readWith('organization.read'),
     summary: 'One space',
     answer: { status: 200, schema: SPACE },
-    errors: [403],
+    errors: [403, 422],
   })
+  @ApiQueryParams(AS_OF_PARAMETER)
   async space(
     @CurrentOrganization() access: OrganizationAccess,
     @Param('orgId') _orgId: string,
     @Param('clientId') clientId: string,
+    @Query('as_of') asOf?: unknown,
   ) {
-    return this.queries.space(access, clientId);
+    if (asOf === undefined) return this.queries.space(access, clientId);
+    const past = await this.asOf.spaces(clientId, asOf);
+    return { ...(await this.queries.space(access, clientId, past.spaces)), as_of: past.point };
   }
 
   @Route({

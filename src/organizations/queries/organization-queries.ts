@@ -12,7 +12,7 @@ import { envelopeAvailable, available } from '../../credits/domain/ledger.js';
 import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
+import type { Collection, ReadDocument } from '../../platform/read-store/read-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
@@ -145,9 +145,14 @@ export class OrganizationQueries {
     };
   }
 
-  async space(access: OrganizationAccess, spaceId: string) {
+  /** `spaces`: where the space documents are read (an `as_of` replay's, or the live read model). */
+  async space(
+    access: OrganizationAccess,
+    spaceId: string,
+    spaces: Pick<Collection<Doc>, 'get'> = this.collection(ORGANIZATION_SPACES),
+  ) {
     await this.gate.space(access, spaceId);
-    const space = await this.collection(ORGANIZATION_SPACES).get(spaceId);
+    const space = await spaces.get(spaceId);
     if (!space) throw new ServiceError('not_found', 'no such space');
     return spaceView(space, access);
   }
