@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { IssueApiKey, PurchaseCredits } from '../../src/accounts/commands/account.commands.js';
 import { DATASETS } from '../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { expectOneEventBatchesToRebuildLiveDocuments } from '../support/one-event-batches.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
@@ -101,6 +102,22 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
         expect(withoutAsOf(body)).toEqual(live);
         expect(body.as_of).toMatchObject({ requested: asOf });
       }
+    }
+
+    // The operator's CLI folds the same stream to the same moments.
+    const cliEnv = service.database?.url
+      ? { DATABASE_URL: service.database.url, DATA_DIR: service.dataDir }
+      : { DATA_DIR: service.dataDir };
+    for (const { position, live } of seen) {
+      const result = await runCliInProcess(
+        ['organizations', 'members', organizationId, '--as-of', position, '--json'],
+        cliEnv,
+      );
+      expect(result.code).toBe(0);
+      const staff = (live.members as Array<{ account_id: string; role: string; added_at: string }>).map(
+        ({ account_id, role, added_at }) => ({ account_id, role, added_at }),
+      );
+      expect(JSON.parse(result.stdout)).toEqual({ organization_id: organizationId, members: staff });
     }
 
     const refused = await members(owner, '?as_of=yesterday');
