@@ -105,7 +105,7 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
     }
 
     // The operator's CLI folds the same stream to the same moments.
-    const cliEnv = service.database?.url
+    const cliEnv: Record<string, string> = service.database?.url
       ? { DATABASE_URL: service.database.url, DATA_DIR: service.dataDir }
       : { DATA_DIR: service.dataDir };
     for (const { position, live } of seen) {
@@ -204,6 +204,9 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
         expect(withoutAsOf(await read('/usage', query))).toEqual(usage);
       }
     }
+    const beforeAccount = await h.request(account, 'GET', '/api/v2/auth/credits?as_of=2000-01-01T00:00:00Z');
+    expect(beforeAccount.statusCode).toBe(404);
+    expect(json(beforeAccount.body)).toMatchObject({ code: 'not_found' });
   });
 
   it('the audit log: owners and administrators page it by cursor and filter it; nobody else reads it', async () => {

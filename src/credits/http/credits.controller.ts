@@ -17,7 +17,7 @@ export class CreditsController {
   @Access({ surface: 'session', permission: 'credits.read' })
   @ApiOperation({ summary: 'Monthly allocation, usage, purchased balance and plan of the signed-in account' })
   @ApiJson(200, CREDIT_STATE)
-  @ApiErrors(422)
+  @ApiErrors(404, 422)
   @ApiQueryParams(AS_OF_PARAMETER)
   state(@CurrentPrincipal() principal: Principal, @Query('as_of') asOf?: unknown): Promise<CreditStateView> {
     return this.credits.creditState(principal.accountId, asOf);
@@ -27,7 +27,7 @@ export class CreditsController {
   @Access({ surface: 'session', permission: 'credits.read' })
   @ApiOperation({ summary: 'Credits spent this cycle by category; usage_mcp is the MCP subset of usage' })
   @ApiJson(200, CREDIT_USAGE)
-  @ApiErrors(422)
+  @ApiErrors(404, 422)
   @ApiQueryParams(AS_OF_PARAMETER)
   usage(@CurrentPrincipal() principal: Principal, @Query('as_of') asOf?: unknown): Promise<CreditUsageView> {
     return this.credits.usage(principal.accountId, asOf);

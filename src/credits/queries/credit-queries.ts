@@ -100,8 +100,9 @@ export class CreditQueries {
     return { source: replayProjections(definitions, events, new Date(point.time)), point };
   }
 
-  private async account({ source }: CreditRead, accountId: string): Promise<AccountDocument> {
+  private async account({ source, point }: CreditRead, accountId: string): Promise<AccountDocument> {
     const account = await source.collection<AccountDocument>('accounts', ACCOUNTS).get(accountId);
+    if (!account && point) throw new ServiceError('not_found', 'the account did not exist at that moment');
     if (!account) throw new ServiceError('not_found', 'no such account');
     return account;
   }
