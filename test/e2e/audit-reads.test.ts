@@ -160,6 +160,47 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
     expect(before.statusCode).toBe(404);
   });
 
+  it('organization credits as_of equal what GET …/credits answered then, for the shared view and an envelope', async () => {
+    const { owner, organizationId, generalSpaceId } = await h.trialOrganization();
+    const clientId = await h.space(organizationId, owner, { credit_limit: 300 });
+    const external = await h.member(organizationId, owner, 'external_client', {
+      spaces: [clientId],
+      portion: 100,
+    });
+    await h.switchTo(owner, organizationId, generalSpaceId);
+    await h.switchTo(external, organizationId, clientId);
+    const url = `/api/v2/organizations/${organizationId}/credits`;
+    const seen: Array<{ position: string; time: string; views: unknown[] }> = [];
+    const capture = async () => {
+      const at = await moment();
+      const views = [];
+      for (const actor of [owner, external]) views.push(withoutAsOf(await h.ok(actor, 'GET', url)));
+      seen.push({ ...at, views });
+    };
+    await capture();
+    expect((await h.search(owner, 'port:443')).statusCode).toBe(200);
+    await capture();
+    expect((await h.search(external, 'port:22')).statusCode).toBe(200);
+    await capture();
+    await h.ok(owner, 'PATCH', `/api/v2/organizations/${organizationId}/members/${external.accountId}`, {
+      portion: 60,
+    });
+    await capture();
+
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.views).not.toEqual(seen[i - 1]!.views);
+    for (const { position, time, views } of seen) {
+      for (const asOf of [position, time]) {
+        const past = [];
+        for (const actor of [owner, external]) {
+          const answer = await h.ok(actor, 'GET', `${url}?as_of=${encodeURIComponent(asOf)}`);
+          expect(answer.as_of).toMatchObject({ requested: asOf });
+          past.push(withoutAsOf(answer));
+        }
+        expect(past).toEqual(views);
+      }
+    }
+  });
+
   it('credit state and usage as_of equal what GET /auth/credits and /auth/credits/usage answered then', async () => {
     const account = await h.account({ plan: 'free' });
     const { key } = await h.bus.execute(new IssueApiKey(account.accountId, 'audit', operator()));

@@ -1,7 +1,9 @@
 import { CommandBus } from '@nestjs/cqrs';
-import { Body, Inject, Param } from '@nestjs/common';
+import { Body, Inject, Param, Query } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
+import { ApiQueryParams } from '../../platform/http/openapi/responses.js';
 import { Route } from '../../platform/http/route.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -11,6 +13,7 @@ import {
 } from '../commands/organization-settings.commands.js';
 import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-context.commands.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { OrganizationQueries } from '../queries/organization-queries.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
@@ -31,6 +34,7 @@ export class OrganizationController {
     @Inject(OrganizationGate) private readonly gate: OrganizationGate,
     @Inject(OrganizationQueries) private readonly queries: OrganizationQueries,
     @Inject(WorkspaceSelections) private readonly selections: WorkspaceSelections,
+    @Inject(OrganizationAsOf) private readonly asOf: OrganizationAsOf,
   ) {}
 
   @Route({
@@ -98,14 +102,18 @@ export class OrganizationController {
     access: readWith('organization.read'),
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
-    errors: [403],
+    errors: [403, 422],
   })
+  @ApiQueryParams(AS_OF_PARAMETER)
   async credits(
     @CurrentPrincipal() principal: Principal,
     @CurrentOrganization() access: OrganizationAccess,
     @Param('orgId') _orgId: string,
+    @Query('as_of') asOf?: unknown,
   ) {
-    return this.queries.credits(access, principal);
+    if (asOf === undefined) return this.queries.credits(access, principal);
+    const past = await this.asOf.credits(access, asOf);
+    return { ...(await this.queries.credits(past.access, principal, past.then)), as_of: past.point };
   }
 
   @Route({

@@ -119,17 +119,23 @@ export const ACCEPTED_INVITATION = component('AcceptedInvitation', {
 export const ORGANIZATION_CREDITS = component('OrganizationCredits', {
   description: 'managers see the shared balance; other members their permitted envelope (rule 8)',
   oneOf: [
-    object({
-      scope: oneOfStrings(['shared']),
-      available: integer({ minimum: 0 }),
-      balance: integer(),
-      reserved: integer({ minimum: 0 }),
-    }),
-    object({
-      scope: oneOfStrings(['envelope']),
-      available: integer(),
-      envelopes: arrayOf(object({ key: string(), limit: integer(), available: integer() })),
-    }),
+    object(
+      {
+        scope: oneOfStrings(['shared']),
+        available: integer({ minimum: 0 }),
+        balance: integer(),
+        reserved: integer({ minimum: 0 }),
+      },
+      { as_of: AS_OF_ANSWER },
+    ),
+    object(
+      {
+        scope: oneOfStrings(['envelope']),
+        available: integer(),
+        envelopes: arrayOf(object({ key: string(), limit: integer(), available: integer() })),
+      },
+      { as_of: AS_OF_ANSWER },
+    ),
   ],
 });
 

@@ -14,8 +14,12 @@ import {
   type AsOfPoint,
 } from '../../platform/projections/as-of-replay.js';
 import type { Collection, ReadDocument } from '../../platform/read-store/read-store.port.js';
+import { CreditLedger } from '../../credits/commands/credit-ledger.js';
+import { ledgerDecider, ledgerStreamId } from '../../credits/domain/ledger.js';
+import { comparePositions } from '../../platform/event-store/global-position.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
-import { organizationDecider, organizationStreamId } from '../domain/organization.js';
+import { memberOf, organizationDecider, organizationStreamId } from '../domain/organization.js';
+import type { CreditsThen } from './organization-queries.js';
 import { spaceStreamId } from '../domain/space.js';
 
 /**
@@ -28,6 +32,7 @@ export class OrganizationAsOf {
   constructor(
     @Inject(StreamReader) private readonly reader: StreamReader,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(CreditLedger) private readonly ledger: CreditLedger,
   ) {}
 
   async access(
@@ -60,6 +65,39 @@ export class OrganizationAsOf {
     const source = replayProjections([organizationsProjection], events, new Date(point.time));
     return {
       spaces: source.collection(organizationsProjection.name, ORGANIZATION_SPACES),
+      point,
+    };
+  }
+
+  /**
+   * The organization's credits as they stood then: its ledger folded to that moment and decided with that
+   * moment's cycle, the member's portion and the spaces' limits as they were. The view (shared balance or
+   * envelope) still follows the caller's role today.
+   */
+  async credits(
+    access: OrganizationAccess,
+    asOf: unknown,
+  ): Promise<{ access: OrganizationAccess; then: CreditsThen; point: AsOfPoint }> {
+    const target = parseLogPoint(asOf, 'as_of');
+    const payer = `organization:${access.organizationId}`;
+    const [organization, ledger] = await Promise.all([
+      this.reader.loadUpTo(organizationStreamId(access.organizationId), organizationDecider, (event) =>
+        recordedBy(event, target),
+      ),
+      this.reader.loadUpTo(ledgerStreamId(payer), ledgerDecider, (event) => recordedBy(event, target)),
+    ]);
+    const events = [...organization.events, ...ledger.events].sort((a, b) =>
+      comparePositions(a.position, b.position),
+    );
+    const point = asOfPoint(asOf, target, events);
+    const portion = memberOf(organization.state, access.accountId)?.portion ?? access.member.portion;
+    return {
+      access: { ...access, state: organization.state, member: { ...access.member, portion } },
+      then: {
+        ledger: ledger.state,
+        context: await this.ledger.ledgerContext(payer, new Date(point.time)),
+        spaces: { get: async (spaceId: string) => (await this.spaces(spaceId, asOf)).spaces.get(spaceId) },
+      },
       point,
     };
   }

@@ -8,7 +8,12 @@ import {
   ORGANIZATION_REVIEW_ITEMS,
   ORGANIZATION_SPACES,
 } from '../../../projections/organizations.projection.js';
-import { envelopeAvailable, available } from '../../credits/domain/ledger.js';
+import {
+  envelopeAvailable,
+  available,
+  type LedgerContext,
+  type LedgerState,
+} from '../../credits/domain/ledger.js';
 import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
@@ -21,6 +26,13 @@ import { creditView, seesEvidence, seesStaff, visibleAuthor, type EnvelopeView }
 import { can, isStaff } from '../domain/roles.js';
 
 type Doc = ReadDocument & Record<string, unknown> & { id: string };
+
+/** The organization's credits as they stood at a moment (`as_of`): its ledger then, and its spaces then. */
+export interface CreditsThen {
+  readonly ledger: LedgerState;
+  readonly context: LedgerContext;
+  readonly spaces: Pick<Collection<Doc>, 'get'>;
+}
 
 /**
  * Reads of the workspace from its read models. Every read is scoped by the organization id the gate accepted,
@@ -249,12 +261,11 @@ export class OrganizationQueries {
   }
 
   /** Rule 8: managers see the shared balance; other members their permitted envelope. */
-  async credits(access: OrganizationAccess, principal: Principal) {
+  async credits(access: OrganizationAccess, principal: Principal, then?: CreditsThen) {
     const payer = `organization:${access.organizationId}`;
-    const [state, ledgerContext] = await Promise.all([
-      this.ledger.state(payer),
-      this.ledger.ledgerContext(payer),
-    ]);
+    const [state, ledgerContext] = then
+      ? [then.ledger, then.context]
+      : await Promise.all([this.ledger.state(payer), this.ledger.ledgerContext(payer)]);
     const shared = available(state, ledgerContext);
     if (can(access.member.role, 'balance.shared')) {
       return {
@@ -268,7 +279,7 @@ export class OrganizationQueries {
       : null;
     const limits: EnvelopeView[] = [];
     if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
-      const space = await this.collection(ORGANIZATION_SPACES).get(selection.spaceId);
+      const space = await (then?.spaces ?? this.collection(ORGANIZATION_SPACES)).get(selection.spaceId);
       if (space && typeof space.creditLimit === 'number') {
         const envelope = { key: `space:${selection.spaceId}`, limit: space.creditLimit };
         limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });
