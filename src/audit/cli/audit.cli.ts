@@ -89,7 +89,13 @@ export function registerAuditCommands(program: Command, runtime: CliRuntime): vo
         const { eventStore } = context.storage;
         // Read what is recorded so far: the index (and the account directory) caught up to the log's head.
         const head = await eventStore.headPosition();
-        if (head) await context.projections.waitFor(['audit-index', 'accounts'], head, 60_000);
+        const current = head
+          ? await context.projections.waitFor(['audit-index', 'accounts'], head, 60_000)
+          : true;
+        if (!current)
+          process.stderr.write(
+            `warning: the audit index has not reached ${head} yet (a rebuild?): this page may miss newer events\n`,
+          );
         const log = new AuditLog({ projections: context.projections, eventStore });
         const subject = subjects[0]!;
         const reference = options[subject]!;
