@@ -1,6 +1,7 @@
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 import { accountsProjection } from './accounts.projection.js';
 import { apiKeysProjection } from './api-keys.projection.js';
+import { auditIndexProjection } from './audit-index.projection.js';
 import { creditStateProjection } from './credit-state.projection.js';
 import { creditUsageProjection } from './credit-usage.projection.js';
 import { eventStreamsProjection } from './event-streams.projection.js';
@@ -30,4 +31,5 @@ export const allProjections: readonly ProjectionDefinition[] = [
   exposureHistoryProjection,
   exposureReportsProjection,
   exposureMonitoringProjection,
+  auditIndexProjection,
 ];

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './accounts/cli/account.cli.js';
+import { registerAuditCommands } from './audit/cli/audit.cli.js';
 import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
 import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
@@ -37,6 +38,7 @@ export function createCliProgram(runtime: CliRuntime): Command {
   registerExposureCommands(program, runtime);
   registerProjectionCommands(program, runtime);
   registerEventCommands(program, runtime);
+  registerAuditCommands(program, runtime);
   registerWorkerCommands(program, runtime);
   return program;
 }

@@ -9,6 +9,7 @@ import { CreditLedger } from './commands/credit-ledger.js';
 import { creditCommandHandlers } from './commands/credit.handlers.js';
 import { CreditsController, PersonalCreditsController } from './http/credits.controller.js';
 import { ServiceCreditsInterceptor } from './http/service-credits.interceptor.js';
+import { EVENT_STORE, type EventStore } from '../platform/event-store/event-store.port.js';
 import { CreditQueries } from './queries/credit-queries.js';
 
 @Module({
@@ -24,9 +25,13 @@ import { CreditQueries } from './queries/credit-queries.js';
     ...creditCommandHandlers,
     {
       provide: CreditQueries,
-      inject: [ProjectionRunner, CLOCK, AccountDirectory],
-      useFactory: (projections: ProjectionRunner, clock: Clock, accounts: AccountDirectory) =>
-        new CreditQueries({ projections, clock }, accounts),
+      inject: [ProjectionRunner, CLOCK, EVENT_STORE, AccountDirectory],
+      useFactory: (
+        projections: ProjectionRunner,
+        clock: Clock,
+        eventStore: EventStore,
+        accounts: AccountDirectory,
+      ) => new CreditQueries({ projections, clock, eventStore }, accounts),
     },
   ],
   exports: [CreditLedger, CreditQueries],

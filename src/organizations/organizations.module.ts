@@ -21,6 +21,7 @@ import { spacesHandlers } from './commands/spaces.handlers.js';
 import { StaffSeats } from './commands/staff-seats.js';
 import { WorkspaceSelections } from './commands/workspace-selection.js';
 import { DnsTxtResolver, TXT_RESOLVER, type TxtResolver } from './dns-txt-resolver.js';
+import { AuditController } from './http/audit.controller.js';
 import { CasesController } from './http/cases.controller.js';
 import { MembershipController } from './http/membership.controller.js';
 import { OrganizationCreationController } from './http/organization-creation.controller.js';
@@ -28,6 +29,8 @@ import { OrganizationController } from './http/organization.controller.js';
 import { ReviewQueueController } from './http/review-queue.controller.js';
 import { SpacesController } from './http/spaces.controller.js';
 import { CreationPreviews } from './queries/creation-preview.js';
+import { OrganizationAsOf } from './queries/organization-as-of.js';
+import { OrganizationAuditLog } from './queries/organization-audit.js';
 import { OrganizationQueries } from './queries/organization-queries.js';
 
 @Module({
@@ -40,6 +43,7 @@ import { OrganizationQueries } from './queries/organization-queries.js';
     SpacesController,
     CasesController,
     ReviewQueueController,
+    AuditController,
   ],
   providers: [
     {
@@ -63,6 +67,8 @@ import { OrganizationQueries } from './queries/organization-queries.js';
     OrganizationEntry,
     OrganizationWorkspace,
     OrganizationQueries,
+    OrganizationAuditLog,
+    OrganizationAsOf,
     ...creationHandlers,
     ...organizationSettingsHandlers,
     ...membershipHandlers,

@@ -63,6 +63,7 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/organizations/:orgId/context session organization.read organization.read (owner, administrator, analyst, external_client)',
   'PUT /api/v2/organizations/:orgId/context session organization.manage organization.read (owner, administrator, analyst, external_client)',
   'GET /api/v2/organizations/:orgId/members session organization.read members.read (owner, administrator, analyst)',
+  'GET /api/v2/organizations/:orgId/audit session organization.read organization.audit.read (owner, administrator)',
   'POST /api/v2/organizations/:orgId/invitations session organization.manage members.manage (owner, administrator)',
   'POST /api/v2/organizations/:orgId/invitations/:invitationId/accept session organization.manage',
   'PATCH /api/v2/organizations/:orgId/members/:accountId session organization.manage members.manage (owner, administrator)',

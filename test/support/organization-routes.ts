@@ -261,6 +261,8 @@ export function organizationRouteRequests(
     },
     // The staff list is internal: external clients keep their published view (rule 11).
     [`GET ${P}/members`]: { status: 200, roles: INTERNAL, deniedStatus: 403, params: org },
+    // The audit log: owners and administrators; analysts and external clients never.
+    [`GET ${P}/audit`]: { status: 200, roles: MANAGERS, deniedStatus: 403, params: org },
     [`POST ${P}/invitations`]: {
       status: 201,
       roles: MANAGERS,

@@ -50,9 +50,9 @@ export class CreditLedger {
     this.clock = ports.clock;
   }
 
-  /** The allowance and cycle a payer's ledger decides with, now. */
-  async ledgerContext(payer: string): Promise<LedgerContext> {
-    const now = this.clock.now();
+  /** The allowance and cycle a payer's ledger decides with, now (or at `at`, for an `as_of` read). */
+  async ledgerContext(payer: string, at?: Date): Promise<LedgerContext> {
+    const now = at ?? this.clock.now();
     if (payer.startsWith('account:')) {
       const account = await this.writer.load(accountStreamId(payer.slice('account:'.length)), accountDecider);
       if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);

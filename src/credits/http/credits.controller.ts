@@ -1,8 +1,9 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ApiJson } from '../../platform/http/openapi/responses.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
+import { ApiErrors, ApiJson, ApiQueryParams } from '../../platform/http/openapi/responses.js';
 import { CREDIT_STATE, CREDIT_USAGE } from './credits.openapi.js';
 import { CreditQueries, type CreditStateView, type CreditUsageView } from '../queries/credit-queries.js';
 
@@ -16,16 +17,20 @@ export class CreditsController {
   @Access({ surface: 'session', permission: 'credits.read' })
   @ApiOperation({ summary: 'Monthly allocation, usage, purchased balance and plan of the signed-in account' })
   @ApiJson(200, CREDIT_STATE)
-  state(@CurrentPrincipal() principal: Principal): Promise<CreditStateView> {
-    return this.credits.creditState(principal.accountId);
+  @ApiErrors(404, 422)
+  @ApiQueryParams(AS_OF_PARAMETER)
+  state(@CurrentPrincipal() principal: Principal, @Query('as_of') asOf?: unknown): Promise<CreditStateView> {
+    return this.credits.creditState(principal.accountId, asOf);
   }
 
   @Get('usage')
   @Access({ surface: 'session', permission: 'credits.read' })
   @ApiOperation({ summary: 'Credits spent this cycle by category; usage_mcp is the MCP subset of usage' })
   @ApiJson(200, CREDIT_USAGE)
-  usage(@CurrentPrincipal() principal: Principal): Promise<CreditUsageView> {
-    return this.credits.usage(principal.accountId);
+  @ApiErrors(404, 422)
+  @ApiQueryParams(AS_OF_PARAMETER)
+  usage(@CurrentPrincipal() principal: Principal, @Query('as_of') asOf?: unknown): Promise<CreditUsageView> {
+    return this.credits.usage(principal.accountId, asOf);
   }
 }
 

@@ -4,6 +4,7 @@ import { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { onBehalfOf } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import { parseLogPoint, recordedBy } from '../../platform/projections/as-of-replay.js';
 import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { isId } from '../commands/organization-access.js';
@@ -79,12 +80,37 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
     .command('status')
     .description("an organization's status, restriction and the action that lifts it")
     .argument('<orgId>', 'organization id')
+    .option('--as-of <time|position>', 'as it was then: replayed from the log (ISO-8601 time or position)')
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (organizationId: string, options: { json?: boolean }) => {
-        const state = await load(await runtime.open(), organizationId);
+      action(runtime, async (organizationId: string, options: { json?: boolean; asOf?: string }) => {
+        const state = await load(await runtime.open(), organizationId, options.asOf);
         runtime.print(Boolean(options.json), statusView(organizationId, state), () =>
           describeStatus(organizationId, state),
+        );
+      }),
+    );
+
+  organizations
+    .command('members')
+    .description("an organization's members and roles, now or as it was then (--as-of)")
+    .argument('<orgId>', 'organization id')
+    .option('--as-of <time|position>', 'as it was then: replayed from the log (ISO-8601 time or position)')
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (organizationId: string, options: { json?: boolean; asOf?: string }) => {
+        const state = await load(await runtime.open(), organizationId, options.asOf);
+        const members = Object.entries(state.members)
+          .map(([accountId, member]) => ({
+            account_id: accountId,
+            role: member.role,
+            added_at: member.addedAt,
+          }))
+          .sort((a, b) => (a.added_at < b.added_at ? -1 : a.added_at > b.added_at ? 1 : 0));
+        runtime.print(Boolean(options.json), { organization_id: organizationId, members }, () =>
+          members
+            .map((member) => `${member.account_id}  ${member.role}  since ${member.added_at}`)
+            .join('\n'),
         );
       }),
     );
@@ -212,10 +238,21 @@ interface ListedOrganization extends ReadDocument {
   readonly createdAt: string;
 }
 
-/** The authoritative state: the organization stream folded, never a lagging read model. */
-async function load(context: ServiceContext, organizationId: string): Promise<OrganizationState> {
+/**
+ * The authoritative state: the organization stream folded, never a lagging read model; with `asOf`, folded only
+ * up to that position or time (ADR 73).
+ */
+async function load(
+  context: ServiceContext,
+  organizationId: string,
+  asOf?: string,
+): Promise<OrganizationState> {
   if (!isId(organizationId)) throw new ServiceError('not_found', `no organization ${organizationId}`);
-  const { state } = await context.reader.load(organizationStreamId(organizationId), organizationDecider);
+  const stream = organizationStreamId(organizationId);
+  const point = asOf === undefined ? null : parseLogPoint(asOf, '--as-of');
+  const { state } = point
+    ? await context.reader.loadUpTo(stream, organizationDecider, (event) => recordedBy(event, point))
+    : await context.reader.load(stream, organizationDecider);
   if (!state.exists) throw new ServiceError('not_found', `no organization ${organizationId}`);
   return state;
 }

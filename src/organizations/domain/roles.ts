@@ -50,6 +50,8 @@ export const CAPABILITIES = [
   'exposure.refresh.run',
   /** Freeze a scope's current view as a report. */
   'exposure.reports.create',
+  /** The organization's audit log (who did what, when, on whose behalf): owners and administrators. */
+  'organization.audit.read',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -90,6 +92,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Capability>>> = {
     'balance.shared',
     ...EXPOSURE_WORK,
     'exposure.scopes.manage',
+    'organization.audit.read',
   ]),
   analyst: new Set<Capability>(['organization.read', 'members.read', 'work.internal', ...EXPOSURE_WORK]),
   // External clients cannot use exposure routes at all (Authentication 6).

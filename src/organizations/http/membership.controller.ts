@@ -1,5 +1,6 @@
-import { Body } from '@nestjs/common';
+import { Body, Inject, Query } from '@nestjs/common';
 import type { Principal } from '../../platform/auth/access.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
 import { Route } from '../../platform/http/route.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -11,6 +12,7 @@ import {
   SetSpaceAssignment,
   UpdateMember,
 } from '../commands/membership.commands.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { InvitationBody, OwnershipOfferBody, UpdateMemberBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
 import { OrganizationHandlers } from './organization-handlers.js';
@@ -33,6 +35,8 @@ import {
 /** Members, invitations, space assignments and the ownership transfer. */
 @OrganizationRoutes()
 export class MembershipController extends OrganizationHandlers {
+  @Inject(OrganizationAsOf) private readonly asOf!: OrganizationAsOf;
+
   private async overview(principal: Principal, orgId: string) {
     return this.queries.overview(await this.gate.require(principal, orgId));
   }
@@ -43,9 +47,13 @@ export class MembershipController extends OrganizationHandlers {
     access: readWith('members.read'),
     summary: 'Members (and, for managers, invitations, assignments and portions)',
     answer: { status: 200, schema: MEMBERS },
+    errors: [422],
+    query: AS_OF_PARAMETER,
   })
-  async members(@CurrentOrganization() access: OrganizationAccess) {
-    return this.queries.members(access);
+  async members(@CurrentOrganization() access: OrganizationAccess, @Query('as_of') asOf?: unknown) {
+    if (asOf === undefined) return this.queries.members(access);
+    const past = await this.asOf.access(access, asOf);
+    return { ...(await this.queries.members(past.access)), as_of: past.point };
   }
 
   @Route({

@@ -1,4 +1,5 @@
-import { Body, Inject } from '@nestjs/common';
+import { Body, Inject, Query } from '@nestjs/common';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
 import { Route } from '../../platform/http/route.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 import {
@@ -8,6 +9,7 @@ import {
 } from '../commands/organization-settings.commands.js';
 import { SelectWorkspaceContext, SwitchOrganization } from '../commands/session-context.commands.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { BillingBody, RenameOrganizationBody, SelectContextBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
 import { OrganizationHandlers } from './organization-handlers.js';
@@ -24,6 +26,7 @@ import { ORGANIZATION, ORGANIZATION_CREDITS, SESSION_CONTEXT, SWITCHED } from '.
 @OrganizationRoutes()
 export class OrganizationController extends OrganizationHandlers {
   @Inject(WorkspaceSelections) private readonly selections!: WorkspaceSelections;
+  @Inject(OrganizationAsOf) private readonly asOf!: OrganizationAsOf;
 
   @Route({
     method: 'GET',
@@ -84,9 +87,17 @@ export class OrganizationController extends OrganizationHandlers {
     access: readWith('organization.read'),
     summary: 'Managers: the shared balance; other members: their permitted envelope',
     answer: { status: 200, schema: ORGANIZATION_CREDITS },
+    errors: [422],
+    query: AS_OF_PARAMETER,
   })
-  async credits(@CurrentCaller() { principal }: Caller, @CurrentOrganization() access: OrganizationAccess) {
-    return this.queries.credits(access, principal);
+  async credits(
+    @CurrentCaller() { principal }: Caller,
+    @CurrentOrganization() access: OrganizationAccess,
+    @Query('as_of') asOf?: unknown,
+  ) {
+    if (asOf === undefined) return this.queries.credits(access, principal);
+    const past = await this.asOf.credits(access, asOf);
+    return { ...(await this.queries.credits(past.access, principal, past.then)), as_of: past.point };
   }
 
   @Route({

@@ -1,5 +1,6 @@
 import {
   anyObject,
+  anyValue,
   arrayOf,
   boolean,
   component,
@@ -11,6 +12,7 @@ import {
   string,
   uuid,
 } from '../../platform/http/openapi/schema.js';
+import { AS_OF_ANSWER } from '../../platform/http/openapi/as-of.js';
 import { ORGANIZATION_STATUSES } from '../domain/organization.js';
 import { CREATION_REFUSALS } from '../domain/policies.js';
 import { ROLES } from '../domain/roles.js';
@@ -40,20 +42,23 @@ export const CREATION_PREVIEW = component(
 /** A space (client, asset scope or General research); an exposure scope's declaration is part of it. */
 export const SPACE = component(
   'Space',
-  object({
-    id: uuid(),
-    kind: oneOfStrings(SPACE_KINDS),
-    name: string(),
-    domain: nullable(string()),
-    timezone: nullable(string({ description: 'IANA timezone name' })),
-    addresses: arrayOf(string(), { maxItems: 16 }),
-    state: oneOfStrings(['active', 'archived', 'deleted']),
-    credit_limit: nullable(integer()),
-    monitoring: boolean(),
-    erase_after: nullable(dateTime()),
-    shares: arrayOf(object({ id: ID, revoked: boolean() })),
-    version: string({ description: 'the quoted version to send in If-Match', pattern: '^"[0-9]+"$' }),
-  }),
+  object(
+    {
+      id: uuid(),
+      kind: oneOfStrings(SPACE_KINDS),
+      name: string(),
+      domain: nullable(string()),
+      timezone: nullable(string({ description: 'IANA timezone name' })),
+      addresses: arrayOf(string(), { maxItems: 16 }),
+      state: oneOfStrings(['active', 'archived', 'deleted']),
+      credit_limit: nullable(integer()),
+      monitoring: boolean(),
+      erase_after: nullable(dateTime()),
+      shares: arrayOf(object({ id: ID, revoked: boolean() })),
+      version: string({ description: 'the quoted version to send in If-Match', pattern: '^"[0-9]+"$' }),
+    },
+    { as_of: AS_OF_ANSWER },
+  ),
 );
 
 export const SPACES = component('SpaceList', object({ spaces: arrayOf(SPACE) }));
@@ -114,17 +119,23 @@ export const ACCEPTED_INVITATION = component('AcceptedInvitation', {
 export const ORGANIZATION_CREDITS = component('OrganizationCredits', {
   description: 'managers see the shared balance; other members their permitted envelope (rule 8)',
   oneOf: [
-    object({
-      scope: oneOfStrings(['shared']),
-      available: integer({ minimum: 0 }),
-      balance: integer(),
-      reserved: integer({ minimum: 0 }),
-    }),
-    object({
-      scope: oneOfStrings(['envelope']),
-      available: integer(),
-      envelopes: arrayOf(object({ key: string(), limit: integer(), available: integer() })),
-    }),
+    object(
+      {
+        scope: oneOfStrings(['shared']),
+        available: integer({ minimum: 0 }),
+        balance: integer(),
+        reserved: integer({ minimum: 0 }),
+      },
+      { as_of: AS_OF_ANSWER },
+    ),
+    object(
+      {
+        scope: oneOfStrings(['envelope']),
+        available: integer(),
+        envelopes: arrayOf(object({ key: string(), limit: integer(), available: integer() })),
+      },
+      { as_of: AS_OF_ANSWER },
+    ),
   ],
 });
 
@@ -145,26 +156,62 @@ export const SESSION_CONTEXT = component(
 
 export const MEMBERS = component(
   'MemberList',
-  object({
-    members: arrayOf(
-      object(
-        { account_id: ID, role: ROLE, added_at: dateTime() },
-        {
-          space_ids: arrayOf(uuid(), { description: 'managers only' }),
-          portion: nullable(integer({ minimum: 0, description: 'managers only' })),
-        },
+  object(
+    {
+      members: arrayOf(
+        object(
+          { account_id: ID, role: ROLE, added_at: dateTime() },
+          {
+            space_ids: arrayOf(uuid(), { description: 'managers only' }),
+            portion: nullable(integer({ minimum: 0, description: 'managers only' })),
+          },
+        ),
       ),
-    ),
-    invitations: arrayOf(
-      object({
-        id: uuid(),
-        email: string(),
-        role: ROLE,
-        space_ids: arrayOf(uuid()),
-        portion: nullable(integer({ minimum: 0 })),
-        invited_at: dateTime(),
-      }),
-      { description: 'managers only; empty for others' },
+      invitations: arrayOf(
+        object({
+          id: uuid(),
+          email: string(),
+          role: ROLE,
+          space_ids: arrayOf(uuid()),
+          portion: nullable(integer({ minimum: 0 })),
+          invited_at: dateTime(),
+        }),
+        { description: 'managers only; empty for others' },
+      ),
+    },
+    { as_of: AS_OF_ANSWER },
+  ),
+);
+
+/** One entry of the organization's audit log (ADR 72): the envelope of an event, never its payload. */
+const AUDIT_ENTRY = object({
+  position: string({ description: 'global log position: the order of the log' }),
+  recorded_at: dateTime(),
+  type: string({ description: 'the event type, e.g. MemberInvited' }),
+  stream: string({ description: 'the stream it was recorded on (README, "Stream naming")' }),
+  stream_version: integer({ minimum: 0 }),
+  event_id: string(),
+  actor: string({ description: 'who did it: account:<id>, operator:<name> or system:<component>' }),
+  on_behalf_of: string({
+    description: 'who paid or on whose behalf: account:<id>, organization:<id>, system',
+  }),
+  scope: nullable(string({ description: 'the client space or exposure scope, when any' })),
+  reason: nullable(string({ description: 'why, when the command recorded a reason' })),
+  credential: anyValue('the credential that acted (its id, never a secret); null when not recorded'),
+  surface: nullable(
+    string({ description: 'where it came from (session, personal API, CLI, …), when recorded' }),
+  ),
+  request_id: nullable(string()),
+  correlation_id: string(),
+  causation_id: string(),
+});
+
+export const AUDIT_LOG = component(
+  'OrganizationAuditLog',
+  object({
+    entries: arrayOf(AUDIT_ENTRY, { description: 'oldest first (log order)' }),
+    next_cursor: nullable(
+      string({ description: 'pass as `after` for the next page; null on the last page' }),
     ),
   }),
 );

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Headers } from '@nestjs/common';
+import { Body, Headers, Inject, Query } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ifMatchVersion } from '../../platform/http/if-match.js';
+import { AS_OF_PARAMETER } from '../../platform/http/openapi/as-of.js';
 import { IF_MATCH } from '../../platform/http/openapi/if-match.js';
 import { Route } from '../../platform/http/route.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 import { ChangeSpace, CreateSpace } from '../commands/spaces.commands.js';
+import { OrganizationAsOf } from '../queries/organization-as-of.js';
 import { CreateSpaceBody, MonitoringBody, UpdateSpaceBody } from './organization.dtos.js';
 import { CurrentOrganization } from './organization-access.guard.js';
 import { OrganizationHandlers } from './organization-handlers.js';
@@ -21,6 +23,8 @@ import { PUBLISHED_VIEW, SHARE, SPACE, SPACES } from './organizations.openapi.js
 /** Spaces (General research, clients, asset scopes), their monitoring, guest shares and published view. */
 @OrganizationRoutes()
 export class SpacesController extends OrganizationHandlers {
+  @Inject(OrganizationAsOf) private readonly asOf!: OrganizationAsOf;
+
   @Route({
     method: 'GET',
     path: ':orgId/spaces',
@@ -66,12 +70,17 @@ export class SpacesController extends OrganizationHandlers {
     access: readWith('organization.read'),
     summary: 'One space',
     answer: { status: 200, schema: SPACE },
+    errors: [422],
+    query: AS_OF_PARAMETER,
   })
   async space(
     @CurrentOrganization() access: OrganizationAccess,
     @CurrentCaller() { clientId }: Caller<'clientId'>,
+    @Query('as_of') asOf?: unknown,
   ) {
-    return this.queries.space(access, clientId);
+    if (asOf === undefined) return this.queries.space(access, clientId);
+    const past = await this.asOf.spaces(clientId, asOf);
+    return { ...(await this.queries.space(access, clientId, past.spaces)), as_of: past.point };
   }
 
   @Route({

@@ -8,11 +8,16 @@ import {
   ORGANIZATION_REVIEW_ITEMS,
   ORGANIZATION_SPACES,
 } from '../../../projections/organizations.projection.js';
-import { envelopeAvailable, available } from '../../credits/domain/ledger.js';
+import {
+  envelopeAvailable,
+  available,
+  type LedgerContext,
+  type LedgerState,
+} from '../../credits/domain/ledger.js';
 import { CreditLedger } from '../../credits/commands/credit-ledger.js';
 import type { Principal } from '../../platform/auth/access.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
+import type { Collection, ReadDocument } from '../../platform/read-store/read-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { OrganizationGate, type OrganizationAccess } from '../commands/organization-access.js';
 import { WorkspaceSelections } from '../commands/workspace-selection.js';
@@ -21,6 +26,13 @@ import { creditView, seesEvidence, seesStaff, visibleAuthor, type EnvelopeView }
 import { can, isStaff } from '../domain/roles.js';
 
 type Doc = ReadDocument & Record<string, unknown> & { id: string };
+
+/** The organization's credits as they stood at a moment (`as_of`): its ledger then, and its spaces then. */
+export interface CreditsThen {
+  readonly ledger: LedgerState;
+  readonly context: LedgerContext;
+  readonly spaces: Pick<Collection<Doc>, 'get'>;
+}
 
 /**
  * Reads of the workspace from its read models. Every read is scoped by the organization id the gate accepted,
@@ -145,9 +157,14 @@ export class OrganizationQueries {
     };
   }
 
-  async space(access: OrganizationAccess, spaceId: string) {
+  /** `spaces`: where the space documents are read (an `as_of` replay's, or the live read model). */
+  async space(
+    access: OrganizationAccess,
+    spaceId: string,
+    spaces: Pick<Collection<Doc>, 'get'> = this.collection(ORGANIZATION_SPACES),
+  ) {
     await this.gate.space(access, spaceId);
-    const space = await this.collection(ORGANIZATION_SPACES).get(spaceId);
+    const space = await spaces.get(spaceId);
     if (!space) throw new ServiceError('not_found', 'no such space');
     return spaceView(space, access);
   }
@@ -244,12 +261,11 @@ export class OrganizationQueries {
   }
 
   /** Rule 8: managers see the shared balance; other members their permitted envelope. */
-  async credits(access: OrganizationAccess, principal: Principal) {
+  async credits(access: OrganizationAccess, principal: Principal, then?: CreditsThen) {
     const payer = `organization:${access.organizationId}`;
-    const [state, ledgerContext] = await Promise.all([
-      this.ledger.state(payer),
-      this.ledger.ledgerContext(payer),
-    ]);
+    const [state, ledgerContext] = then
+      ? [then.ledger, then.context]
+      : await Promise.all([this.ledger.state(payer), this.ledger.ledgerContext(payer)]);
     const shared = available(state, ledgerContext);
     if (can(access.member.role, 'balance.shared')) {
       return {
@@ -263,7 +279,7 @@ export class OrganizationQueries {
       : null;
     const limits: EnvelopeView[] = [];
     if (selection?.spaceId && reachesSpace(access.state, access.accountId, selection.spaceId)) {
-      const space = await this.collection(ORGANIZATION_SPACES).get(selection.spaceId);
+      const space = await (then?.spaces ?? this.collection(ORGANIZATION_SPACES)).get(selection.spaceId);
       if (space && typeof space.creditLimit === 'number') {
         const envelope = { key: `space:${selection.spaceId}`, limit: space.creditLimit };
         limits.push({ ...envelope, available: envelopeAvailable(state, envelope) });

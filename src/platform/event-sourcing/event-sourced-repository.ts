@@ -203,6 +203,22 @@ export class EventSourcedRepository {
     return this.eventStore.append(streamId, events, options);
   }
 
+  /**
+   * A stream's state as it stood when `include` stopped holding (an `as_of` read): folded from the start,
+   * without the cache or snapshots, which only know the present. Returns the events folded too.
+   */
+  async loadUpTo<TEvent extends DomainEvent, TState>(
+    streamId: string,
+    decider: Folding<TEvent, TState>,
+    include: (event: RecordedEvent) => boolean,
+  ): Promise<LoadedStream<TState> & { readonly events: readonly RecordedEvent[] }> {
+    const events = (await this.eventStore.readStream(streamId)).filter(include);
+    let state = decider.initialState;
+    for (const event of this.upcasters.upcastAll(events))
+      state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);
+    return { state, version: events.at(-1)?.streamVersion ?? null, events };
+  }
+
   /** Forgets cached states (tests that rewrite history, erasure). */
   forget(streamId?: string): void {
     if (streamId) this.cache.delete(streamId);

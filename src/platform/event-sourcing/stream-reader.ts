@@ -1,3 +1,4 @@
+import type { RecordedEvent } from '../event-store/event-store.port.js';
 import type { Decider, DomainEvent } from './decider.js';
 import type { EventSourcedRepository } from './event-sourced-repository.js';
 
@@ -13,5 +14,21 @@ export class StreamReader {
     decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
   ): Promise<{ readonly state: TState; readonly version: number | null }> {
     return this.repository.load(stream, decider);
+  }
+
+  /**
+   * The stream's state as it stood at a moment of the log (`as_of`): only the events `include` accepts (those
+   * recorded by a position or a time, see `recordedBy`) are folded. Also returns those events.
+   */
+  loadUpTo<TEvent extends DomainEvent, TState>(
+    stream: string,
+    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
+    include: (event: RecordedEvent) => boolean,
+  ): Promise<{
+    readonly state: TState;
+    readonly version: number | null;
+    readonly events: readonly RecordedEvent[];
+  }> {
+    return this.repository.loadUpTo(stream, decider, include);
   }
 }

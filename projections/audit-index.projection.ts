@@ -1,0 +1,202 @@
+import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
+import type {
+  ProjectionDefinition,
+  ProjectionView,
+} from '../src/platform/projections/projection-definition.js';
+
+/**
+ * The auditor's index of the log (ADR 71): every event once per subject it concerns (an account, an
+ * organization, a scope, its actor), so `events search` and the organization audit route page through one
+ * subject's history by global position without knowing any stream id. Entries hold the envelope only (who, on
+ * whose behalf, when, why, which stream and position), never the payload: readers that need it read the event.
+ */
+export interface AuditEntryDocument {
+  /** `<key>@<position>`: one entry per subject and event. */
+  readonly id: string;
+  /** The subject: `account:<id>`, `organization:<id>`, `scope:<id>` or `actor:<actor>`. */
+  readonly key: string;
+  readonly position: string;
+  readonly recordedAt: string;
+  readonly type: string;
+  readonly stream: string;
+  readonly streamVersion: number;
+  readonly eventId: string;
+  readonly actor: string;
+  readonly payer: string;
+  readonly scope: string | null;
+  readonly correlationId: string;
+  readonly causationId: string;
+  /** Attribution the command recorded when it did (an operator's reason, the credential, surface, request). */
+  readonly reason: string | null;
+  readonly credential: unknown;
+  readonly surface: string | null;
+  readonly requestId: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** What the index remembers of a stream: the organization its first organization-naming event named. */
+export interface AuditStreamDocument {
+  readonly id: string;
+  readonly organization: string;
+  readonly [field: string]: unknown;
+}
+
+export const AUDIT_ENTRIES = 'audit_entries';
+export const AUDIT_STREAMS = 'audit_streams';
+
+export type AuditSubject = 'account' | 'organization' | 'scope' | 'actor';
+
+export const auditKey = (subject: AuditSubject, id: string): string => `${subject}:${id}`;
+
+/**
+ * Stream naming (README, "Stream naming"): the id prefixes whose remainder is the subject's id. Longer
+ * prefixes come first: `organization-owner-<account>` is an account's, `organization-<id>` an organization's.
+ * Streams named by a hash (`email-…`, `trial-domain-…`) or by two ids (`subject-<scope>-<subject>`) are found
+ * through their events instead (`data.accountId`, `metadata.scope`).
+ */
+const STREAM_SUBJECTS: ReadonlyArray<readonly [string, Exclude<AuditSubject, 'actor'>]> = [
+  ['ledger-account-', 'account'],
+  ['ledger-organization-', 'organization'],
+  ['organization-owner-', 'account'],
+  ['organization-', 'organization'],
+  ['account-', 'account'],
+  ['staff-seat-', 'account'],
+  ['trial-account-', 'account'],
+  ['trial-approval-flag-', 'account'],
+  ['sso-', 'organization'],
+  ['exposure-audit-', 'organization'],
+  ['exposition-', 'organization'],
+  ['client-', 'scope'],
+  ['exposure-controls-', 'scope'],
+  ['exposure-notifications-', 'scope'],
+  ['exposure-watch-', 'scope'],
+];
+
+/** The subject a stream id names by itself, if any. */
+export function streamSubject(streamId: string): { subject: AuditSubject; id: string } | null {
+  for (const [prefix, subject] of STREAM_SUBJECTS) {
+    if (streamId.startsWith(prefix) && streamId.length > prefix.length) {
+      return { subject, id: streamId.slice(prefix.length) };
+    }
+  }
+  return null;
+}
+
+const PRINCIPAL = /^(account|organization):(.+)$/;
+
+function stringField(data: unknown, field: string): string | null {
+  if (typeof data !== 'object' || data === null || !(field in data)) return null;
+  const value = (data as Record<string, unknown>)[field];
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/**
+ * Every subject an event concerns: its actor; the accounts and organizations that acted or paid, whose stream
+ * it is, or that its data names (`accountId`, `organizationId`); its scope (metadata, stream, `scopeId` or
+ * `spaceId` in its data); and the organization its stream's earlier events named.
+ */
+export function auditKeys(event: RecordedEvent, streamOrganization: string | null): string[] {
+  const keys = new Set<string>([auditKey('actor', event.metadata.actor)]);
+  for (const principal of [event.metadata.actor, event.metadata.payer]) {
+    const match = PRINCIPAL.exec(principal);
+    if (match) keys.add(auditKey(match[1] as AuditSubject, match[2]!));
+  }
+  const named = streamSubject(event.streamId);
+  if (named) keys.add(auditKey(named.subject, named.id));
+  const accountId = stringField(event.data, 'accountId');
+  if (accountId) keys.add(auditKey('account', accountId));
+  const organizationId = stringField(event.data, 'organizationId') ?? streamOrganization;
+  if (organizationId) keys.add(auditKey('organization', organizationId));
+  for (const scope of [
+    event.metadata.scope,
+    stringField(event.data, 'scopeId'),
+    stringField(event.data, 'spaceId'),
+  ]) {
+    if (scope) keys.add(auditKey('scope', scope));
+  }
+  return [...keys];
+}
+
+/** Optional attribution fields, taken as recorded when an event carries them. */
+function attribution(metadata: RecordedEvent['metadata']) {
+  const extra = metadata as unknown as Readonly<Record<string, unknown>>;
+  const text = (field: string) => (typeof extra[field] === 'string' ? (extra[field] as string) : null);
+  return {
+    reason: text('reason'),
+    credential: extra.credential === undefined ? null : structuredClone(extra.credential),
+    surface: text('surface'),
+    requestId: text('requestId'),
+  };
+}
+
+function erasedStreams(event: RecordedEvent): string[] {
+  const data = event.data;
+  const erased =
+    typeof data === 'object' && data !== null && 'erasedStreams' in data ? data.erasedStreams : undefined;
+  return event.type === 'ScopeErased' && Array.isArray(erased)
+    ? erased.filter((id): id is string => typeof id === 'string')
+    : [];
+}
+
+export const auditIndexProjection: ProjectionDefinition = {
+  name: 'audit-index',
+  version: 1,
+  collections: {
+    [AUDIT_ENTRIES]: {
+      indexes: [
+        // Keyset paging of one subject by position, with or without a type.
+        {
+          name: 'by_key_position',
+          fields: [
+            ['key', 1],
+            ['position', 1],
+          ],
+        },
+        {
+          name: 'by_key_type_position',
+          fields: [
+            ['key', 1],
+            ['type', 1],
+            ['position', 1],
+          ],
+        },
+        { name: 'by_stream', fields: [['stream', 1]] },
+      ],
+    },
+    [AUDIT_STREAMS]: {},
+  },
+  handles: ['*'],
+  reads: (event: RecordedEvent) => [{ collection: AUDIT_STREAMS, id: event.streamId }],
+  apply(event: RecordedEvent, view: ProjectionView): void {
+    // Erased streams are gone from the log: so are their entries, and a rebuild gives the same index.
+    const erased = erasedStreams(event);
+    if (erased.length > 0) {
+      view.deleteWhere(AUDIT_ENTRIES, { stream: { $in: erased } });
+      for (const streamId of erased) view.delete(AUDIT_STREAMS, streamId);
+    }
+    // Only the stream's own events name its organization, so erasing other streams never changes its keys.
+    const stream = view.get<AuditStreamDocument>(AUDIT_STREAMS, event.streamId);
+    const named = stringField(event.data, 'organizationId');
+    if (named && !stream) view.put(AUDIT_STREAMS, { id: event.streamId, organization: named });
+    const meta = event.metadata;
+    for (const key of auditKeys(event, stream?.organization ?? null)) {
+      const entry: AuditEntryDocument = {
+        id: `${key}@${event.position}`,
+        key,
+        position: event.position,
+        recordedAt: event.recordedAt,
+        type: event.type,
+        stream: event.streamId,
+        streamVersion: event.streamVersion,
+        eventId: event.id,
+        actor: meta.actor,
+        payer: meta.payer,
+        scope: meta.scope,
+        correlationId: meta.correlationId,
+        causationId: meta.causationId,
+        ...attribution(meta),
+      };
+      view.put(AUDIT_ENTRIES, entry);
+    }
+  },
+};
