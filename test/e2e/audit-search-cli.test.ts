@@ -37,7 +37,11 @@ describe('events search', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
-    env = { DATA_DIR: dataDir, USER: 'auditor-test' };
+    env = { DATA_DIR: dataDir };
+    // The accounts are looked after by an operator of their own, added by the first one (ADR 68).
+    const added = await cli('operators', 'add', 'auditor-test', '--reason', 'audit test', '--json');
+    expect(added.code).toBe(0);
+    env = { ...env, OPERATOR_CREDENTIAL: (JSON.parse(added.stdout) as { credential: string }).credential };
     const created = async (email: string) => {
       const result = await cli('accounts', 'create', '--email', email, '--plan', 'free', '--json');
       expect(result.code).toBe(0);
@@ -46,9 +50,14 @@ describe('events search', () => {
     aliceId = await created('Alice@Audit.example');
     bobId = await created('bob@audit.example');
     for (const credits of ['5', '7', '11']) {
-      expect((await cli('accounts', 'purchase', 'alice@audit.example', credits)).code).toBe(0);
+      expect(
+        (await cli('accounts', 'purchase', 'alice@audit.example', credits, '--reason', `invoice ${credits}`))
+          .code,
+      ).toBe(0);
     }
-    expect((await cli('accounts', 'plan', 'bob@audit.example', 'professional')).code).toBe(0);
+    expect(
+      (await cli('accounts', 'plan', 'bob@audit.example', 'professional', '--reason', 'upgrade')).code,
+    ).toBe(0);
   });
 
   afterAll(() => {
@@ -90,6 +99,8 @@ describe('events search', () => {
     const purchases = await search('--account', aliceId, '--type', 'CreditsPurchased');
     // The events themselves, payload included, as `events replay --json` prints them.
     expect(purchases.events.map((e) => (e.data as { credits: number }).credits)).toEqual([5, 7, 11]);
+    // Each with the reason the operator gave (--reason, ADR 68).
+    expect(purchases.events.map((e) => e.reason)).toEqual(['invoice 5', 'invoice 7', 'invoice 11']);
     const second = purchases.events[1]!;
     const since = await search(
       '--account',
@@ -134,7 +145,7 @@ describe('events search', () => {
   });
 
   it('the audit index rebuilds to the same documents and verifies equal', async () => {
-    const rebuild = await cli('projections', 'rebuild', 'audit-index', '--json');
+    const rebuild = await cli('projections', 'rebuild', 'audit-index', '--reason', 'audit test', '--json');
     expect(rebuild.code).toBe(0);
     const verify = await cli('projections', 'verify', 'audit-index');
     expect(verify.stdout.trim()).toMatch(/^equal \(\d+ documents compared/);
