@@ -77,12 +77,19 @@ export function errorShapeProblems(response: Extract<RawResponse, { kind: 'answe
   return problems;
 }
 
+/**
+ * The record of a refusal, which a refusal appends on purpose (ADR 70): a failed sign-in is evidence for the
+ * auditor, and changes no state any rule reads.
+ */
+const REFUSAL_RECORDS: ReadonlySet<string> = new Set(['SignInFailed']);
+
 /** Problems with what a refused request changed. */
 export function effectProblems(effects: RequestEffects): string[] {
   const problems: string[] = [];
-  if (effects.ownEvents.length > 0) {
-    const types = [...new Set(effects.ownEvents.map((event) => event.type))].sort().join(', ');
-    problems.push(`refused request appended ${effects.ownEvents.length} event(s): ${types}`);
+  const changes = effects.ownEvents.filter((event) => !REFUSAL_RECORDS.has(event.type));
+  if (changes.length > 0) {
+    const types = [...new Set(changes.map((event) => event.type))].sort().join(', ');
+    problems.push(`refused request appended ${changes.length} event(s): ${types}`);
   }
   for (const { event, refusedRequest } of effects.lateEvents) {
     problems.push(
