@@ -12,6 +12,7 @@ import { serviceComposition } from './composition/service-composition.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { describeThrown } from './platform/errors/describe-thrown.js';
 import { BackgroundWorkers } from './platform/scheduling/background-workers.js';
+import { EventLogSealer } from './platform/event-store/event-log-sealer.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
 import {
@@ -86,6 +87,8 @@ async function main(): Promise<void> {
     .get(BackgroundWorkers)
     .register(
       new ReservationSweeper(context),
+      // Seals the log into its global chain, signs checkpoints, verifies since the last one (/health/ready).
+      new EventLogSealer(context),
       new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
     );
   const demo: DemoAccount | null = config.seedDemo

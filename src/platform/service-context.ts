@@ -15,6 +15,9 @@ import {
   type Storage,
 } from './storage/open-storage.js';
 import { BackgroundChecks } from './health/background-checks.js';
+import { CheckpointSigner } from './event-store/checkpoint-signer.js';
+import type { LegacyEventRewriter } from './event-store/event-log-integrity.js';
+import { TamperEvidence } from './event-store/tamper-evidence.js';
 import { ForegroundActivity } from './scheduling/foreground-activity.js';
 
 /** Longest a projection batch waits for requests in flight before it is applied anyway. */
@@ -48,6 +51,8 @@ export interface ServiceContextOptions {
   readonly dropGraceMs?: number;
   /** A projection found the storage damaged (ProjectionRunnerOptions.onStorageDamaged). */
   readonly onStorageDamaged?: (error: unknown, projection: string) => void;
+  /** Rewrite events written before the hash chain, before they are hashed (OpenStorageOptions). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
 
 /**
@@ -101,6 +106,7 @@ export class ServiceContext {
       ...(options.ownerName ? { ownerName: options.ownerName } : {}),
       ...(options.log ? { log: (message: string) => options.log!('warn', message) } : {}),
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       // A subscriber woken by a request's append reads once that request answered (or 50 ms at most): a
       // search's reservation and settlement then reach the projections as one page, after the search.
       wakeGate: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
@@ -145,6 +151,22 @@ export class ServiceContext {
     return this.foreground.parked(() =>
       this.projections.waitFor(projections, position, this.config.projectionWaitMs),
     );
+  }
+
+  private tamperEvidenceInstance: TamperEvidence | undefined;
+
+  /** Sealing, signed checkpoints and verification of the log; the signing key is loaded (or generated) on first use. */
+  get tamperEvidence(): TamperEvidence {
+    this.tamperEvidenceInstance ??= new TamperEvidence(
+      this.storage.eventStore,
+      CheckpointSigner.load({
+        dataDir: this.config.dataDir,
+        keyFile: this.config.eventLogSigningKey.file,
+        keyPem: this.config.eventLogSigningKey.pem,
+      }),
+      this.clock,
+    );
+    return this.tamperEvidenceInstance;
   }
 
   get observations(): FeatureStorage['observations'] {

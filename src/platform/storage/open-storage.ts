@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../clock/clock.js';
 import { openSqlDatabase, type OpenedDatabase } from '../database/open-sql-database.js';
 import type { SqlDatabase } from '../database/sql-database.js';
-import type { EventStore } from '../event-store/event-store.port.js';
+import type { EventStore, LegacyEventRewriter } from '../event-store/event-store.port.js';
 import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
@@ -64,6 +64,8 @@ export interface OpenStorageOptions {
   readonly ownerName?: string;
   /** Notes for the operator (a stale lock taken over). */
   readonly log?: (message: string) => void;
+  /** Rewrite events written before the hash chain, before they are hashed (PostgresEventStoreOptions). */
+  readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
 
 export async function openStorage(config: AppConfig, options: OpenStorageOptions): Promise<Storage> {
@@ -92,6 +94,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
         clock: () => options.clock.now(),
         ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
         ...(options.wakeGate ? { wakeGate: options.wakeGate } : {}),
+        ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       });
     }
     closers.push(() => eventStore.close());
