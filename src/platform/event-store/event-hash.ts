@@ -52,6 +52,14 @@ export function canonicalJson(value: unknown): string {
   return text === undefined ? 'null' : canonicalPlainJson(JSON.parse(text));
 }
 
+/** bytea comes back as a Buffer from pg and as a Uint8Array from PGlite: one type for both, without a copy. */
+export function asBuffer(bytes: Uint8Array): Buffer;
+export function asBuffer(bytes: Uint8Array | null): Buffer | null;
+export function asBuffer(bytes: Uint8Array | null): Buffer | null {
+  if (bytes === null || Buffer.isBuffer(bytes)) return bytes;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 export function newSalt(): Buffer {
   return randomBytes(SALT_BYTES);
 }

@@ -5,6 +5,7 @@
  */
 import type { SqlDatabase } from '../../database/sql-database.js';
 import {
+  asBuffer,
   canonicalPlainJson,
   chainHash,
   contentHash,
@@ -106,7 +107,7 @@ export async function verifyPostgresChain(
     );
     if (rows[0]) {
       nextIndex = Number(rows[0].chain_index) + 1;
-      previousChain = rows[0].chain_hash;
+      previousChain = asBuffer(rows[0].chain_hash);
     }
   }
   const total = Number(
@@ -166,7 +167,7 @@ export async function verifyPostgresChain(
           `the checkpoint names chain index ${external.chainIndex}, which the log does not have`,
         );
       try {
-        checkCheckpoint(external, row.chain_hash, encodePosition(row.tx_id, row.seq));
+        checkCheckpoint(external, asBuffer(row.chain_hash), encodePosition(row.tx_id, row.seq));
       } catch (error) {
         if (error instanceof Finding) return report(error.finding);
         throw error;
@@ -211,6 +212,13 @@ export async function verifyPostgresChain(
         after ? [VERIFY_PAGE_SIZE, after.major, after.minor] : [VERIFY_PAGE_SIZE],
       );
       if (rows.length === 0) break;
+      for (const row of rows) {
+        row.salt = asBuffer(row.salt);
+        row.payload_digest = asBuffer(row.payload_digest);
+        row.content_hash = asBuffer(row.content_hash);
+        row.stream_hash = asBuffer(row.stream_hash);
+        row.chain_hash = asBuffer(row.chain_hash);
+      }
       await loadStreamHeads(rows);
       for (const row of rows) {
         if (checkEvent(row)) await missingFromLog(row);
@@ -274,7 +282,10 @@ export async function verifyPostgresChain(
     );
     for (const head of heads)
       if (head.stream_hash)
-        streams.set(head.stream_id, { version: Number(head.stream_version), hash: head.stream_hash });
+        streams.set(head.stream_id, {
+          version: Number(head.stream_version),
+          hash: asBuffer(head.stream_hash),
+        });
   }
 
   /** Checks one event; true when the sealed chain expected another one here (looked up by missingFromLog). */
@@ -282,6 +293,23 @@ export async function verifyPostgresChain(
     const position = encodePosition(row.tx_id, row.seq);
     const version = Number(row.stream_version);
     const state = streams.get(row.stream_id) ?? { version: -1, hash: ZERO_HASH };
+    // First the global order, which names the exact position where the log left the sealed chain.
+    if (row.chain_index === null) {
+      if (nextIndex < sealedCount)
+        throw finding(
+          'inserted',
+          row,
+          `event ${row.event_id} stands where the sealed chain has another event`,
+        );
+    } else {
+      if (Number(row.chain_index) !== nextIndex) return true;
+      if (row.chain_tx_id !== row.tx_id || row.chain_seq !== row.seq)
+        throw finding(
+          'reordered',
+          row,
+          `event ${row.event_id} moved from position ${encodePosition(row.chain_tx_id!, row.chain_seq!)}`,
+        );
+    }
     if (version !== state.version + 1) {
       throw finding(
         version > state.version + 1 ? 'removed' : 'reordered',
@@ -351,22 +379,9 @@ export async function verifyPostgresChain(
     streams.set(row.stream_id, { version, hash: computed });
 
     if (row.chain_index === null) {
-      if (nextIndex < sealedCount)
-        throw finding(
-          'inserted',
-          row,
-          `event ${row.event_id} stands where the sealed chain has another event`,
-        );
       unsealed += 1;
     } else {
       const index = Number(row.chain_index);
-      if (index !== nextIndex) return true;
-      if (row.chain_tx_id !== row.tx_id || row.chain_seq !== row.seq)
-        throw finding(
-          'reordered',
-          row,
-          `event ${row.event_id} moved from position ${encodePosition(row.chain_tx_id!, row.chain_seq!)}`,
-        );
       previousChain = chainHash(previousChain, row.stream_hash);
       if (!row.chain_hash || !previousChain.equals(row.chain_hash))
         throw finding(

@@ -4,7 +4,7 @@
  * transactions are visible, so sealing follows readAll instead of serializing every append on one lock.
  */
 import type { SqlDatabase, SqlExecutor } from '../../database/sql-database.js';
-import { chainHash, sealEvent, ZERO_HASH } from '../event-hash.js';
+import { asBuffer, chainHash, sealEvent, ZERO_HASH } from '../event-hash.js';
 import type { ChainHead, LegacyEventRewriter } from '../event-log-integrity.js';
 import type { RecordedEvent } from '../event-store.port.js';
 import { encodePosition } from '../global-position.js';
@@ -42,7 +42,7 @@ export async function sealedHead(db: SqlExecutor): Promise<ChainHead | null> {
     ? {
         chainIndex: Number(row.chain_index),
         position: encodePosition(row.tx_id, row.seq),
-        chainHead: row.chain_hash.toString('hex'),
+        chainHead: asBuffer(row.chain_hash).toString('hex'),
       }
     : null;
 }
@@ -53,7 +53,7 @@ export async function sealedHead(db: SqlExecutor): Promise<ChainHead | null> {
  */
 export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | null> {
   for (;;) {
-    const { sealed, head } = await db.transaction(async (tx) => {
+    const { sealed, complete, head } = await db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${SEAL_LOCK_KEY})`);
       const before = await sealedHead(tx);
       const params: unknown[] = [SEAL_PAGE_SIZE];
@@ -72,16 +72,19 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
            FROM es_events e WHERE ${VISIBLE} ${after} ORDER BY e.tx_id, e.seq LIMIT $1`,
         params,
       );
-      if (rows.length === 0) return { sealed: 0, head: before };
+      // An event without a stream hash was not written by an append: sealing stops before it, and
+      // verification names it.
+      const unhashed = rows.findIndex((row) => !row.stream_hash);
+      const complete = unhashed < 0;
+      if (!complete) rows.splice(unhashed);
+      if (rows.length === 0) return { sealed: 0, complete, head: before };
       let index = before ? before.chainIndex : -1;
       let previous = before ? Buffer.from(before.chainHead, 'hex') : ZERO_HASH;
       const indexes: string[] = [];
       const hashes: string[] = [];
       for (const row of rows) {
-        if (!row.stream_hash)
-          throw new Error(`event ${row.event_id} has no stream hash: it cannot be sealed`);
         index += 1;
-        previous = chainHash(previous, row.stream_hash);
+        previous = chainHash(previous, asBuffer(row.stream_hash!));
         indexes.push(String(index));
         hashes.push(previous.toString('hex'));
       }
@@ -101,6 +104,7 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
       const last = rows.at(-1)!;
       return {
         sealed: rows.length,
+        complete,
         head: {
           chainIndex: index,
           position: encodePosition(last.tx_id, last.seq),
@@ -108,7 +112,7 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
         },
       };
     });
-    if (sealed < SEAL_PAGE_SIZE) return head;
+    if (!complete || sealed < SEAL_PAGE_SIZE) return head;
   }
 }
 
@@ -172,7 +176,7 @@ async function hashLegacyStream(
   }[] = [];
   for (const row of rows) {
     if (row.stream_hash) {
-      previous = row.stream_hash;
+      previous = asBuffer(row.stream_hash);
       continue;
     }
     const metadata = row.metadata ?? {};
