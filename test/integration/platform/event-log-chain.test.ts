@@ -279,6 +279,21 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     expect((await evidence.verify()).ok).toBe(true);
   });
 
+  it('seals in many passes past ten, a hundred, a thousand events (the head is a number, not a text)', async () => {
+    for (let pass = 0; pass < 12; pass += 1) {
+      await store.append(
+        `batch-${pass}`,
+        Array.from({ length: pass === 11 ? 1000 : 10 }, (_, i) => event('Counted', { i })),
+        { expectedVersion: 'no_stream' },
+      );
+      await evidence.seal();
+    }
+    expect((await evidence.seal())?.chainIndex).toBe(1109);
+    const report = await evidence.verify({ from: (await store.readStream('batch-3'))[9]!.position });
+    expect(report).toMatchObject({ ok: true, eventsChecked: 1070 });
+    expect((await evidence.verify()).ok).toBe(true);
+  });
+
   it('verifies from a position, trusting the chain before it', async () => {
     const { purchase } = await writeLog();
     const after = await evidence.verify({ from: purchase.position });

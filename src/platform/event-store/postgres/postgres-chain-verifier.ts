@@ -101,8 +101,8 @@ export async function verifyPostgresChain(
     const { major, minor } = decodePosition(from);
     after = { major: major.toString(), minor: minor.toString() };
     const { rows } = await db.query<{ chain_index: string; chain_hash: Buffer }>(
-      `SELECT chain_index::text AS chain_index, chain_hash FROM es_chain
-        WHERE (tx_id, seq) <= ($1::text::xid8, $2::text::bigint) ORDER BY chain_index DESC LIMIT 1`,
+      `SELECT c.chain_index::text AS chain_index, c.chain_hash FROM es_chain c
+        WHERE (c.tx_id, c.seq) <= ($1::text::xid8, $2::text::bigint) ORDER BY c.chain_index DESC LIMIT 1`,
       [after.major, after.minor],
     );
     if (rows[0]) {

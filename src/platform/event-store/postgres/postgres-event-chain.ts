@@ -35,7 +35,7 @@ interface HeadRow {
 export async function sealedHead(db: SqlExecutor): Promise<ChainHead | null> {
   const { rows } = await db.query<HeadRow>(
     `SELECT chain_index::text AS chain_index, tx_id::text AS tx_id, seq::text AS seq, chain_hash
-       FROM es_chain ORDER BY chain_index DESC LIMIT 1`,
+       FROM es_chain c ORDER BY c.chain_index DESC LIMIT 1`,
   );
   const row = rows[0];
   return row

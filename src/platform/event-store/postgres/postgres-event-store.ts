@@ -45,6 +45,11 @@ export interface PostgresEventStoreOptions {
   readonly wakeGate?: () => Promise<void>;
   /** Applied to events written before the hash chain, in the transaction that hashes them at init. */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
+  /**
+   * Benchmarks only: append through this function (the append of before the chain, installed by the benchmark)
+   * without hashing, to measure what the chain costs in the same run. Never set in the service.
+   */
+  readonly unchainedAppendFunction?: string;
 }
 
 const SUBSCRIPTION_PAGE_SIZE = 500;
@@ -90,6 +95,7 @@ export class PostgresEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly wakeGate: (() => Promise<void>) | undefined;
   private readonly legacyEventRewriters: readonly LegacyEventRewriter[];
+  private readonly unchainedAppendFunction: string | undefined;
   /** Aborted by close(): ends every subscription of this instance. */
   private readonly closing = new AbortController();
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
@@ -107,6 +113,7 @@ export class PostgresEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.wakeGate = options.wakeGate;
     this.legacyEventRewriters = options.legacyEventRewriters ?? [];
+    this.unchainedAppendFunction = options.unchainedAppendFunction;
   }
 
   readonly integrity: EventLogIntegrity = {
@@ -144,15 +151,20 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
+    const unchained = this.unchainedAppendFunction;
     const payload = events.map((event) => {
-      // The stored metadata is the whole object (optional fields included), exactly what the hash covers.
-      const seal = sealEvent(streamId, event, recordedAt);
-      return {
+      const base = {
         id: event.id,
         type: event.type,
         schema_version: event.schemaVersion,
         data: event.data,
+        // The stored metadata is the whole object (optional fields included), exactly what the hash covers.
         metadata: event.metadata,
+      };
+      if (unchained) return base;
+      const seal = sealEvent(streamId, event, recordedAt);
+      return {
+        ...base,
         salt: seal.salt.toString('hex'),
         payload_digest: seal.payloadDigest.toString('hex'),
         content_hash: seal.contentHash.toString('hex'),
@@ -160,7 +172,7 @@ export class PostgresEventStore implements EventStore {
     });
     const { rows } = await executor.query<AppendRow>(
       `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
-         FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
+         FROM ${unchained ?? 'es_append'}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
       [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
     const row = rows[0];
