@@ -1,11 +1,14 @@
 /**
- * The one definition of what an event's hashes commit to (ADR 0060), shared by every adapter and by the
- * verifier. Computed in TypeScript so PostgreSQL, PGlite and EventStoreDB agree byte for byte.
+ * What an event's hashes commit to (ADR 0060). PostgreSQL computes them in SQL (es_seal_events, so appends and
+ * verification cost no JavaScript); this is the same definition for adapters without PostgreSQL (EventStoreDB)
+ * and for tests, checked against PostgreSQL by test/integration/platform/event-log-chain.test.ts.
  *
- * - payload digest = SHA-256(salt ‖ canonical JSON of data): the random per-event salt keeps an erased
- *   payload's digest from being brute-forced (an email has few candidates).
- * - content hash = SHA-256(canonical JSON of the envelope: stream id, event id, type, schema version, the
- *   whole metadata object, recordedAt, payload digest).
+ * - canonical JSON = PostgreSQL's jsonb text of the value: keys sorted by byte length then bytes, `", "` and
+ *   `": "` separators, numbers in plain decimal notation (1e21 is 1000000000000000000000).
+ * - payload digest = SHA-256(salt ‖ canonical JSON of data): the random per-event salt (16 bytes) keeps an
+ *   erased payload's digest from being brute-forced (an email has few candidates).
+ * - content hash = SHA-256(canonical JSON of the envelope {streamId, eventId, type, schemaVersion, metadata
+ *   (the whole object), recordedAt, payloadDigest (hex)}).
  * - stream hash = SHA-256(previous stream hash ‖ stream version as 8 bytes big-endian ‖ content hash);
  *   the previous hash of version 0 is 32 zero bytes.
  * - chain hash = SHA-256(previous chain hash ‖ stream hash), in global order; 32 zero bytes before the first.
@@ -28,25 +31,57 @@ export interface HashedEnvelope {
   readonly payloadDigest: Buffer;
 }
 
-/**
- * Keys sorted, JSON.stringify value semantics. `value` must already be plain JSON (as parsed from storage);
- * use canonicalJson for values that may hold undefined, dates or class instances.
- */
-export function canonicalPlainJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalPlainJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i += 1) {
-    const key = keys[i]!;
-    if (i > 0) out += ',';
-    out += `${JSON.stringify(key)}:${canonicalPlainJson(record[key])}`;
-  }
-  return `${out}}`;
+/** jsonb's key order: shorter keys first, then by their UTF-8 bytes. */
+function compareKeys(a: string, b: string): number {
+  const byteLengthA = Buffer.byteLength(a);
+  const byteLengthB = Buffer.byteLength(b);
+  if (byteLengthA !== byteLengthB) return byteLengthA - byteLengthB;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
-/** What storage gives back for a value: JSON.parse(JSON.stringify(value)), then canonical. */
+/** A JavaScript number as numeric_out prints it: plain decimal notation, never an exponent. */
+function plainDecimal(value: number): string {
+  const text = String(value);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  const negative = text.startsWith('-');
+  const mantissa = text.slice(negative ? 1 : 0, e);
+  const exponent = Number(text.slice(e + 1));
+  const dot = mantissa.indexOf('.');
+  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  const point = (dot < 0 ? mantissa.length : dot) + exponent;
+  const plain =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return negative ? `-${plain}` : plain;
+}
+
+/** The jsonb text of a plain JSON value (as parsed from storage). */
+export function canonicalPlainJson(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return plainDecimal(value);
+    case 'string':
+      // JSON.stringify escapes exactly what escape_json escapes (quotes, backslashes, control characters).
+      return JSON.stringify(value);
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map(canonicalPlainJson).join(', ')}]`;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort(compareKeys);
+      return `{${keys.map((key) => `${JSON.stringify(key)}: ${canonicalPlainJson(record[key])}`).join(', ')}}`;
+    }
+    default:
+      return 'null';
+  }
+}
+
+/** What storage keeps of a value: JSON.parse(JSON.stringify(value)), then canonical. */
 export function canonicalJson(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? 'null' : canonicalPlainJson(JSON.parse(text));
@@ -68,13 +103,16 @@ export function payloadDigest(salt: Buffer, canonicalData: string): Buffer {
   return createHash('sha256').update(salt).update(canonicalData, 'utf8').digest();
 }
 
-export function contentHash(envelope: HashedEnvelope, canonicalMetadata: string): Buffer {
-  // Written out by hand (keys in sorted order) so the envelope's shape is visible here.
-  const text =
-    `{"eventId":${JSON.stringify(envelope.eventId)},"metadata":${canonicalMetadata}` +
-    `,"payloadDigest":"${envelope.payloadDigest.toString('hex')}"` +
-    `,"recordedAt":${JSON.stringify(envelope.recordedAt)},"schemaVersion":${JSON.stringify(envelope.schemaVersion)}` +
-    `,"streamId":${JSON.stringify(envelope.streamId)},"type":${JSON.stringify(envelope.type)}}`;
+export function contentHash(envelope: HashedEnvelope): Buffer {
+  const text = canonicalJson({
+    streamId: envelope.streamId,
+    eventId: envelope.eventId,
+    type: envelope.type,
+    schemaVersion: envelope.schemaVersion,
+    metadata: envelope.metadata,
+    recordedAt: envelope.recordedAt,
+    payloadDigest: envelope.payloadDigest.toString('hex'),
+  });
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
@@ -109,17 +147,14 @@ export function sealEvent(
   salt: Buffer = newSalt(),
 ): EventSeal {
   const digest = payloadDigest(salt, canonicalJson(event.data));
-  const content = contentHash(
-    {
-      streamId,
-      eventId: event.id.toLowerCase(),
-      type: event.type,
-      schemaVersion: event.schemaVersion,
-      metadata: event.metadata,
-      recordedAt,
-      payloadDigest: digest,
-    },
-    canonicalJson(event.metadata),
-  );
+  const content = contentHash({
+    streamId,
+    eventId: event.id.toLowerCase(),
+    type: event.type,
+    schemaVersion: event.schemaVersion,
+    metadata: event.metadata,
+    recordedAt,
+    payloadDigest: digest,
+  });
   return { salt, payloadDigest: digest, contentHash: content };
 }

@@ -13,10 +13,13 @@ import { systemClock } from '../../../src/platform/clock/clock.js';
 import type { SqlExecutor } from '../../../src/platform/database/sql-database.js';
 import { CheckpointSigner } from '../../../src/platform/event-store/checkpoint-signer.js';
 import {
+  asBuffer,
+  canonicalJson,
   canonicalPlainJson,
   chainHash,
   contentHash,
   payloadDigest,
+  sealEvent,
   streamHash,
   ZERO_HASH,
 } from '../../../src/platform/event-store/event-hash.js';
@@ -107,6 +110,44 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     );
     return all;
   }
+
+  it('hashes as event-hash.ts defines for adapters without PostgreSQL: jsonb text, byte for byte', async () => {
+    const tricky: unknown[] = [
+      { b: 1, a: 2, aa: [1, 2.5, -0, 1e21, 1.5e-7, 123456789012345680000, -5e-324], '': null },
+      { é: 'ünïcode ✓ 😀', z: '"quoted" \\ back\nslash\t\u0001\u001f\u007f', nested: { y: [], x: {} } },
+      'a string',
+      42,
+      true,
+      null,
+      [{ k: 'v' }, [[]], 0.1, 0.30000000000000004],
+    ];
+    for (const value of tricky) {
+      const { rows } = await testDb.db.query<{ text: string }>('SELECT $1::jsonb::text AS text', [
+        JSON.stringify(value),
+      ]);
+      expect(canonicalJson(value)).toBe(rows[0]!.text);
+    }
+    const plain = event('Hashed', tricky[1]);
+    // Metadata fields beyond the five named ones are hashed and stored too.
+    const metadata = { ...plain.metadata, extra: ['x', 1] };
+    const appended: NewEvent = { ...plain, metadata };
+    await store.append('hash-definition', [appended], { expectedVersion: 'no_stream' });
+    expect((await store.readStream('hash-definition'))[0]?.metadata).toEqual(metadata);
+    const { rows } = await testDb.db.query<{
+      salt: Uint8Array;
+      payload_digest: Uint8Array;
+      content_hash: Uint8Array;
+      stream_hash: Uint8Array;
+      recorded_at: string;
+    }>(
+      `SELECT salt, payload_digest, content_hash, stream_hash, recorded_at FROM es_events WHERE stream_id = 'hash-definition'`,
+    );
+    const stored = rows[0]!;
+    const expected = sealEvent('hash-definition', appended, stored.recorded_at, asBuffer(stored.salt));
+    expect(expected.payloadDigest.equals(asBuffer(stored.payload_digest))).toBe(true);
+    expect(expected.contentHash.equals(asBuffer(stored.content_hash))).toBe(true);
+    expect(streamHash(ZERO_HASH, 0, expected.contentHash).equals(asBuffer(stored.stream_hash))).toBe(true);
+  });
 
   it('verifies an untouched log: every event, the sealed chain and the signed checkpoint', async () => {
     await writeLog();
@@ -359,7 +400,7 @@ async function forgeHashes(db: SqlExecutor): Promise<void> {
     data: unknown;
     metadata: unknown;
     recorded_at: string;
-    salt: Buffer;
+    salt: Uint8Array;
   }>(
     `SELECT event_id::text AS event_id, stream_id, stream_version::text AS stream_version, type, schema_version,
             data, metadata, recorded_at, salt
@@ -369,19 +410,16 @@ async function forgeHashes(db: SqlExecutor): Promise<void> {
   let chain = ZERO_HASH;
   await db.query(`DELETE FROM es_chain`);
   for (const [index, row] of rows.entries()) {
-    const digest = payloadDigest(row.salt, canonicalPlainJson(row.data));
-    const content = contentHash(
-      {
-        streamId: row.stream_id,
-        eventId: row.event_id,
-        type: row.type,
-        schemaVersion: row.schema_version,
-        metadata: row.metadata,
-        recordedAt: row.recorded_at,
-        payloadDigest: digest,
-      },
-      canonicalPlainJson(row.metadata),
-    );
+    const digest = payloadDigest(asBuffer(row.salt), canonicalPlainJson(row.data));
+    const content = contentHash({
+      streamId: row.stream_id,
+      eventId: row.event_id,
+      type: row.type,
+      schemaVersion: row.schema_version,
+      metadata: row.metadata,
+      recordedAt: row.recorded_at,
+      payloadDigest: digest,
+    });
     const hash = streamHash(streams.get(row.stream_id) ?? ZERO_HASH, Number(row.stream_version), content);
     streams.set(row.stream_id, hash);
     chain = chainHash(chain, hash);

@@ -51,25 +51,54 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      seq bigint NOT NULL,
      chain_hash bytea NOT NULL
    )`,
-  // The stream hashes of appended events: SHA-256(previous ‖ version as int8 ‖ content hash), see event-hash.ts.
-  `CREATE OR REPLACE FUNCTION es_stream_hashes(p_stream_id text, p_previous_version bigint, p_events jsonb)
-     RETURNS bytea[] LANGUAGE plpgsql AS $fn$
+  // The hash definitions of ADR 0060 in SQL: the canonical JSON of a value is its jsonb text (event-hash.ts
+  // reproduces it for adapters without PostgreSQL). STABLE, as their bodies are (jsonb output, convert_to): the
+  // planner inlines them only then, and verification runs them in the database at the speed of the expressions.
+  `CREATE OR REPLACE FUNCTION es_payload_digest(p_salt bytea, p_data jsonb) RETURNS bytea
+     LANGUAGE sql STABLE PARALLEL SAFE
+     AS $fn$ SELECT sha256(p_salt || convert_to(coalesce(p_data::text, 'null'), 'UTF8')) $fn$`,
+  `CREATE OR REPLACE FUNCTION es_content_hash(
+     p_stream_id text, p_event_id uuid, p_type text, p_schema_version integer, p_metadata jsonb,
+     p_recorded_at text, p_payload_digest bytea
+   ) RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE
+     AS $fn$ SELECT sha256(convert_to(jsonb_build_object(
+       'streamId', p_stream_id, 'eventId', p_event_id::text, 'type', p_type, 'schemaVersion', p_schema_version,
+       'metadata', p_metadata, 'recordedAt', p_recorded_at, 'payloadDigest', encode(p_payload_digest, 'hex')
+     )::text, 'UTF8')) $fn$`,
+  // Salts, payload digests, content hashes and stream hashes of events about to be appended after
+  // p_previous_version, in their order. Called under the stream lock: the previous stream hash cannot move.
+  `CREATE OR REPLACE FUNCTION es_seal_events(
+     p_stream_id text, p_previous_version bigint, p_events jsonb, p_recorded_at text,
+     OUT salts bytea[], OUT digests bytea[], OUT contents bytea[], OUT hashes bytea[]
+   ) LANGUAGE plpgsql AS $fn$
    DECLARE
      v_hash bytea;
-     v_hashes bytea[] := '{}';
    BEGIN
+     -- MATERIALIZED: one random salt per event, drawn once.
+     WITH salted AS MATERIALIZED (
+       SELECT e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, uuid_send(gen_random_uuid()) AS salt
+         FROM ROWS FROM (jsonb_to_recordset(p_events)
+                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
+              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
+     ), digested AS (
+       SELECT s.*, es_payload_digest(s.salt, s.data) AS digest FROM salted s
+     )
+     SELECT array_agg(d.salt ORDER BY d.ordinal), array_agg(d.digest ORDER BY d.ordinal),
+            array_agg(es_content_hash(p_stream_id, d.id, d.type, d.schema_version, d.metadata, p_recorded_at,
+                                      d.digest) ORDER BY d.ordinal)
+       INTO salts, digests, contents
+       FROM digested d;
      IF p_previous_version < 0 THEN
        v_hash := decode(repeat('00', 32), 'hex');
      ELSE
        SELECT e.stream_hash INTO v_hash FROM es_events e
         WHERE e.stream_id = p_stream_id AND e.stream_version = p_previous_version;
      END IF;
-     FOR v_i IN 0 .. jsonb_array_length(p_events) - 1 LOOP
-       v_hash := sha256(v_hash || int8send(p_previous_version + 1 + v_i)
-                        || decode(p_events -> v_i ->> 'content_hash', 'hex'));
-       v_hashes := v_hashes || v_hash;
+     hashes := '{}';
+     FOR v_i IN 1 .. coalesce(array_length(contents, 1), 0) LOOP
+       v_hash := sha256(v_hash || int8send(p_previous_version + v_i) || contents[v_i]);
+       hashes := hashes || v_hash;
      END LOOP;
-     RETURN v_hashes;
    END
    $fn$`,
   `CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq)`,
@@ -97,6 +126,9 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_ids uuid[];
      v_in_stream integer;
      v_elsewhere integer;
+     v_salts bytea[];
+     v_digests bytea[];
+     v_contents bytea[];
      v_hashes bytea[];
    BEGIN
      -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
@@ -115,18 +147,17 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      END IF;
 
      IF v_previous IS NOT NULL THEN
-       v_hashes := es_stream_hashes(p_stream_id, v_previous, p_events);
+       SELECT h.salts, h.digests, h.contents, h.hashes INTO v_salts, v_digests, v_contents, v_hashes
+         FROM es_seal_events(p_stream_id, v_previous, p_events, p_recorded_at) h;
        WITH inserted AS (
          INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                                 recorded_at, salt, payload_digest, content_hash, stream_hash)
          SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
-                p_recorded_at, decode(e.salt, 'hex'), decode(e.payload_digest, 'hex'),
-                decode(e.content_hash, 'hex'), v_hashes[e.ordinal]
+                p_recorded_at, v_salts[e.ordinal], v_digests[e.ordinal], v_contents[e.ordinal],
+                v_hashes[e.ordinal]
            FROM ROWS FROM (jsonb_to_recordset(p_events)
-                  AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb,
-                      salt text, payload_digest text, content_hash text))
-                WITH ORDINALITY AS e (id, type, schema_version, data, metadata, salt, payload_digest,
-                                      content_hash, ordinal)
+                  AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
+                WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
           ORDER BY e.ordinal
          ON CONFLICT (event_id) DO NOTHING
          RETURNING es_events.seq
@@ -185,18 +216,17 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
        RETURN;
      END IF;
 
-     v_hashes := es_stream_hashes(p_stream_id, v_version, p_events);
+     SELECT h.salts, h.digests, h.contents, h.hashes INTO v_salts, v_digests, v_contents, v_hashes
+         FROM es_seal_events(p_stream_id, v_version, p_events, p_recorded_at) h;
      WITH inserted AS (
        INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                               recorded_at, salt, payload_digest, content_hash, stream_hash)
        SELECT p_stream_id, v_version + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
-              p_recorded_at, decode(e.salt, 'hex'), decode(e.payload_digest, 'hex'),
-              decode(e.content_hash, 'hex'), v_hashes[e.ordinal]
+              p_recorded_at, v_salts[e.ordinal], v_digests[e.ordinal], v_contents[e.ordinal],
+              v_hashes[e.ordinal]
          FROM ROWS FROM (jsonb_to_recordset(p_events)
-                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb,
-                    salt text, payload_digest text, content_hash text))
-              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, salt, payload_digest,
-                                    content_hash, ordinal)
+                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
+              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
         ORDER BY e.ordinal
        RETURNING es_events.seq
      )

@@ -5,15 +5,6 @@
  */
 import type { SqlDatabase } from '../../database/sql-database.js';
 import {
-  asBuffer,
-  canonicalPlainJson,
-  chainHash,
-  contentHash,
-  payloadDigest,
-  streamHash,
-  ZERO_HASH,
-} from '../event-hash.js';
-import {
   CHECKPOINT_STREAM,
   type ChainCheckpoint,
   type ChainHead,
@@ -28,33 +19,53 @@ import { VISIBLE } from './postgres-event-chain.js';
 
 const VERIFY_PAGE_SIZE = 10_000;
 
+/** One event as verification sees it: every hash already recomputed and compared by the database. */
 interface VerifyRow {
   stream_id: string;
   stream_version: string;
   event_id: string;
   type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: unknown;
-  recorded_at: string;
-  tx_id: string;
-  seq: string;
-  salt: Buffer | null;
-  payload_digest: Buffer | null;
-  content_hash: Buffer | null;
-  stream_hash: Buffer | null;
+  position: GlobalPosition;
   erased_by: string | null;
   erased_at: string | null;
+  hashed: boolean;
+  payload_ok: boolean;
+  content_ok: boolean;
+  /** The stream hash follows from the stored predecessor's (or 32 zero bytes at version 0). */
+  stream_ok: boolean;
   chain_index: string | null;
-  chain_tx_id: string | null;
-  chain_seq: string | null;
-  chain_hash: Buffer | null;
+  chain_position: GlobalPosition | null;
+  /** The chain hash follows from the previous chain entry's and this event's stream hash. */
+  chain_ok: boolean | null;
+  /** Hex chain hash, only where a checkpoint needs it. */
+  chain_head: string | null;
 }
 
-interface StreamState {
-  version: number;
-  hash: Buffer;
-}
+/**
+ * Every link is checked in the database against its stored predecessor, which the same pass checks in turn:
+ * together that is recomputing the whole chain, without shipping payloads or hashes to the verifier.
+ */
+const VERIFY_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
+  lpad(e.tx_id::text, 20, '0') || '-' || lpad(e.seq::text, 20, '0') AS position,
+  e.erased_by::text AS erased_by, e.erased_at,
+  (e.content_hash IS NOT NULL AND e.stream_hash IS NOT NULL) AS hashed,
+  coalesce(e.salt IS NOT NULL AND es_payload_digest(e.salt, e.data) = e.payload_digest, false) AS payload_ok,
+  coalesce(es_content_hash(e.stream_id, e.event_id, e.type, e.schema_version, e.metadata, e.recorded_at,
+                           e.payload_digest) = e.content_hash, false) AS content_ok,
+  coalesce(e.stream_hash = sha256(
+    CASE WHEN e.stream_version = 0 THEN decode(repeat('00', 32), 'hex') ELSE p.stream_hash END
+    || int8send(e.stream_version) || e.content_hash), false) AS stream_ok,
+  c.chain_index::text AS chain_index,
+  lpad(c.tx_id::text, 20, '0') || '-' || lpad(c.seq::text, 20, '0') AS chain_position,
+  coalesce(c.chain_hash = sha256(
+    CASE WHEN c.chain_index = 0 THEN decode(repeat('00', 32), 'hex') ELSE pc.chain_hash END || e.stream_hash),
+    false) AS chain_ok,
+  CASE WHEN c.chain_index = ANY ($2::bigint[]) THEN encode(c.chain_hash, 'hex') END AS chain_head`;
+
+const VERIFY_FROM = `es_events e
+  LEFT JOIN es_events p ON p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
+  LEFT JOIN es_chain c ON c.event_id = e.event_id
+  LEFT JOIN es_chain pc ON pc.chain_index = c.chain_index - 1`;
 
 class Finding extends Error {
   constructor(readonly finding: TamperFinding) {
@@ -70,7 +81,7 @@ function finding(
 ): Finding {
   return new Finding({
     kind,
-    position: position ?? (row ? encodePosition(row.tx_id, row.seq) : null),
+    position: position ?? row?.position ?? null,
     eventId: row?.event_id ?? null,
     streamId: row?.stream_id ?? null,
     detail,
@@ -82,7 +93,8 @@ export async function verifyPostgresChain(
   options: VerifyOptions,
 ): Promise<VerificationReport> {
   const from = options.from ?? null;
-  const streams = new Map<string, StreamState>();
+  /** The last version seen of every stream. */
+  const streams = new Map<string, number>();
   const erasedSpans: ErasedSpan[] = [];
   let checked = 0;
   let unsealed = 0;
@@ -95,20 +107,16 @@ export async function verifyPostgresChain(
   );
   // Where to start: after `from`, trusting the chain hash stored there (the checkpoints anchor it).
   let nextIndex = 0;
-  let previousChain = ZERO_HASH;
   let after: { major: string; minor: string } | null = null;
   if (from) {
     const { major, minor } = decodePosition(from);
     after = { major: major.toString(), minor: minor.toString() };
-    const { rows } = await db.query<{ chain_index: string; chain_hash: Buffer }>(
-      `SELECT c.chain_index::text AS chain_index, c.chain_hash FROM es_chain c
+    const { rows } = await db.query<{ chain_index: string }>(
+      `SELECT c.chain_index::text AS chain_index FROM es_chain c
         WHERE (c.tx_id, c.seq) <= ($1::text::xid8, $2::text::bigint) ORDER BY c.chain_index DESC LIMIT 1`,
       [after.major, after.minor],
     );
-    if (rows[0]) {
-      nextIndex = Number(rows[0].chain_index) + 1;
-      previousChain = asBuffer(rows[0].chain_hash);
-    }
+    if (rows[0]) nextIndex = Number(rows[0].chain_index) + 1;
   }
   const total = Number(
     (
@@ -129,7 +137,7 @@ export async function verifyPostgresChain(
     list.push(checkpoint);
     expected.set(checkpoint.chainIndex, list);
   };
-  const checkCheckpoint = (checkpoint: ChainCheckpoint, hash: Buffer, position: GlobalPosition): void => {
+  const checkCheckpoint = (checkpoint: ChainCheckpoint, hash: string, position: GlobalPosition): void => {
     checkpointsChecked += 1;
     if (!options.checkSignature(checkpoint))
       throw new Finding({
@@ -139,7 +147,7 @@ export async function verifyPostgresChain(
         streamId: null,
         detail: `the checkpoint of ${checkpoint.at} at chain index ${checkpoint.chainIndex} has no valid signature (key ${checkpoint.keyId})`,
       });
-    if (hash.toString('hex') !== checkpoint.chainHead || position !== checkpoint.position)
+    if (hash !== checkpoint.chainHead || position !== checkpoint.position)
       throw new Finding({
         kind: 'checkpoint_mismatch',
         position: checkpoint.position,
@@ -157,8 +165,9 @@ export async function verifyPostgresChain(
   if (options.externalCheckpoint) {
     const external = options.externalCheckpoint;
     if (external.chainIndex < nextIndex) {
-      const { rows } = await db.query<{ chain_hash: Buffer; tx_id: string; seq: string }>(
-        `SELECT chain_hash, tx_id::text AS tx_id, seq::text AS seq FROM es_chain WHERE chain_index = $1`,
+      const { rows } = await db.query<{ chain_hash: string; tx_id: string; seq: string }>(
+        `SELECT encode(chain_hash, 'hex') AS chain_hash, tx_id::text AS tx_id, seq::text AS seq
+           FROM es_chain WHERE chain_index = $1`,
         [external.chainIndex],
       );
       const row = rows[0];
@@ -167,7 +176,7 @@ export async function verifyPostgresChain(
           `the checkpoint names chain index ${external.chainIndex}, which the log does not have`,
         );
       try {
-        checkCheckpoint(external, asBuffer(row.chain_hash), encodePosition(row.tx_id, row.seq));
+        checkCheckpoint(external, row.chain_hash, encodePosition(row.tx_id, row.seq));
       } catch (error) {
         if (error instanceof Finding) return report(error.finding);
         throw error;
@@ -200,34 +209,29 @@ export async function verifyPostgresChain(
 
   try {
     for (;;) {
+      const wanted = [...expected.keys()].map(String);
       const { rows } = await db.query<VerifyRow>(
-        `SELECT e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
-                e.schema_version, e.data, e.metadata, e.recorded_at, e.tx_id::text AS tx_id, e.seq::text AS seq,
-                e.salt, e.payload_digest, e.content_hash, e.stream_hash, e.erased_by::text AS erased_by,
-                e.erased_at, c.chain_index::text AS chain_index, c.tx_id::text AS chain_tx_id,
-                c.seq::text AS chain_seq, c.chain_hash
-           FROM es_events e LEFT JOIN es_chain c ON c.event_id = e.event_id
-          WHERE ${VISIBLE} ${after ? 'AND (e.tx_id, e.seq) > ($2::text::xid8, $3::text::bigint)' : ''}
+        `SELECT ${VERIFY_COLUMNS} FROM ${VERIFY_FROM}
+          WHERE ${VISIBLE} ${after ? 'AND (e.tx_id, e.seq) > ($3::text::xid8, $4::text::bigint)' : ''}
           ORDER BY e.tx_id, e.seq LIMIT $1`,
-        after ? [VERIFY_PAGE_SIZE, after.major, after.minor] : [VERIFY_PAGE_SIZE],
+        after ? [VERIFY_PAGE_SIZE, wanted, after.major, after.minor] : [VERIFY_PAGE_SIZE, wanted],
       );
       if (rows.length === 0) break;
-      for (const row of rows) {
-        row.salt = asBuffer(row.salt);
-        row.payload_digest = asBuffer(row.payload_digest);
-        row.content_hash = asBuffer(row.content_hash);
-        row.stream_hash = asBuffer(row.stream_hash);
-        row.chain_hash = asBuffer(row.chain_hash);
-      }
-      await loadStreamHeads(rows);
       for (const row of rows) {
         if (checkEvent(row)) await missingFromLog(row);
         checked += 1;
       }
-      const last = rows.at(-1)!;
-      after = { major: last.tx_id, minor: last.seq };
+      const { major, minor } = decodePosition(rows.at(-1)!.position);
+      after = { major: major.toString(), minor: minor.toString() };
       options.onProgress?.(checked, Math.max(total, checked));
       if (rows.length < VERIFY_PAGE_SIZE) break;
+    }
+    if (sealedThrough) {
+      const { rows: head } = await db.query<{ chain_hash: string }>(
+        `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
+        [(sealedThrough as ChainHead).chainIndex],
+      );
+      sealedThrough = { ...(sealedThrough as ChainHead), chainHead: head[0]?.chain_hash ?? '' };
     }
     if (nextIndex < sealedCount) await missingFromLog(null);
     for (const [index] of expected) {
@@ -261,38 +265,10 @@ export async function verifyPostgresChain(
   }
   return report(null);
 
-  /** With `from`, a stream first met past version 0 continues from its stored hash (trusted, as the chain). */
-  async function loadStreamHeads(rows: VerifyRow[]): Promise<void> {
-    if (!from) return;
-    const wanted = new Map<string, number>();
-    for (const row of rows)
-      if (!streams.has(row.stream_id) && !wanted.has(row.stream_id))
-        wanted.set(row.stream_id, Number(row.stream_version) - 1);
-    const earlier = [...wanted].filter(([, version]) => version >= 0);
-    if (earlier.length === 0) return;
-    const { rows: heads } = await db.query<{
-      stream_id: string;
-      stream_version: string;
-      stream_hash: Buffer;
-    }>(
-      `SELECT e.stream_id, e.stream_version::text AS stream_version, e.stream_hash
-         FROM es_events e JOIN unnest($1::text[], $2::bigint[]) AS w (stream_id, stream_version)
-           ON e.stream_id = w.stream_id AND e.stream_version = w.stream_version`,
-      [earlier.map(([id]) => id), earlier.map(([, version]) => version)],
-    );
-    for (const head of heads)
-      if (head.stream_hash)
-        streams.set(head.stream_id, {
-          version: Number(head.stream_version),
-          hash: asBuffer(head.stream_hash),
-        });
-  }
-
   /** Checks one event; true when the sealed chain expected another one here (looked up by missingFromLog). */
   function checkEvent(row: VerifyRow): boolean {
-    const position = encodePosition(row.tx_id, row.seq);
+    const position = row.position;
     const version = Number(row.stream_version);
-    const state = streams.get(row.stream_id) ?? { version: -1, hash: ZERO_HASH };
     // First the global order, which names the exact position where the log left the sealed chain.
     if (row.chain_index === null) {
       if (nextIndex < sealedCount)
@@ -303,23 +279,21 @@ export async function verifyPostgresChain(
         );
     } else {
       if (Number(row.chain_index) !== nextIndex) return true;
-      if (row.chain_tx_id !== row.tx_id || row.chain_seq !== row.seq)
-        throw finding(
-          'reordered',
-          row,
-          `event ${row.event_id} moved from position ${encodePosition(row.chain_tx_id!, row.chain_seq!)}`,
-        );
+      if (row.chain_position !== position)
+        throw finding('reordered', row, `event ${row.event_id} moved from position ${row.chain_position}`);
     }
-    if (version !== state.version + 1) {
+    const last = streams.get(row.stream_id);
+    // Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain.
+    const expectedVersion = last === undefined ? (from ? version : 0) : last + 1;
+    if (version !== expectedVersion)
       throw finding(
-        version > state.version + 1 ? 'removed' : 'reordered',
+        version > expectedVersion ? 'removed' : 'reordered',
         row,
-        version > state.version + 1
-          ? `${row.stream_id} jumps from version ${state.version} to ${version}: events are missing`
-          : `${row.stream_id} version ${version} comes after version ${state.version}`,
+        version > expectedVersion
+          ? `${row.stream_id} jumps from version ${expectedVersion - 1} to ${version}: events are missing`
+          : `${row.stream_id} version ${version} comes after version ${expectedVersion - 1}`,
       );
-    }
-    if (!row.payload_digest || !row.content_hash || !row.stream_hash)
+    if (!row.hashed)
       throw finding(
         'inserted',
         row,
@@ -345,55 +319,38 @@ export async function verifyPostgresChain(
           erasedAt: row.erased_at ?? '',
         });
       erasers.add(row.erased_by);
-    } else if (
-      !row.salt ||
-      !payloadDigest(row.salt, canonicalPlainJson(row.data)).equals(row.payload_digest)
-    ) {
+    } else if (!row.payload_ok) {
       throw finding('changed_payload', row, `the payload of event ${row.event_id} (${row.type}) was changed`);
     }
-    const content = contentHash(
-      {
-        streamId: row.stream_id,
-        eventId: row.event_id,
-        type: row.type,
-        schemaVersion: row.schema_version,
-        metadata: row.metadata,
-        recordedAt: row.recorded_at,
-        payloadDigest: row.payload_digest,
-      },
-      canonicalPlainJson(row.metadata),
-    );
-    if (!content.equals(row.content_hash))
+    if (!row.content_ok)
       throw finding(
         'changed_event',
         row,
         `the envelope or metadata of event ${row.event_id} (${row.type}) were changed`,
       );
-    const computed = streamHash(state.hash, version, content);
-    if (!computed.equals(row.stream_hash))
+    if (!row.stream_ok)
       throw finding(
         'broken_chain',
         row,
         `the stream hash of ${row.stream_id}@${version} does not follow from its predecessor`,
       );
-    streams.set(row.stream_id, { version, hash: computed });
+    streams.set(row.stream_id, version);
 
     if (row.chain_index === null) {
       unsealed += 1;
     } else {
-      const index = Number(row.chain_index);
-      previousChain = chainHash(previousChain, row.stream_hash);
-      if (!row.chain_hash || !previousChain.equals(row.chain_hash))
+      const index = nextIndex;
+      if (!row.chain_ok)
         throw finding(
           'broken_chain',
           row,
           `the global chain hash at index ${index} does not follow from its predecessor`,
         );
-      sealedThrough = { chainIndex: index, position, chainHead: previousChain.toString('hex') };
+      sealedThrough = { chainIndex: index, position, chainHead: '' };
       nextIndex += 1;
       const checkpoints = expected.get(index);
       if (checkpoints) {
-        for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, previousChain, position);
+        for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, row.chain_head ?? '', position);
         expected.delete(index);
       }
     }

@@ -4,11 +4,10 @@
  * transactions are visible, so sealing follows readAll instead of serializing every append on one lock.
  */
 import type { SqlDatabase, SqlExecutor } from '../../database/sql-database.js';
-import { asBuffer, chainHash, sealEvent, ZERO_HASH } from '../event-hash.js';
+import { asBuffer, chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
 import type { ChainHead, LegacyEventRewriter } from '../event-log-integrity.js';
 import type { RecordedEvent } from '../event-store.port.js';
 import { encodePosition } from '../global-position.js';
-import { streamHash } from '../event-hash.js';
 
 /** Arbitrary constant key of the advisory lock held while sealing: one sealer at a time. */
 const SEAL_LOCK_KEY = 7_310_482_915_337_002n;
@@ -127,7 +126,6 @@ interface LegacyRow {
   recorded_at: string;
   tx_id: string;
   seq: string;
-  stream_hash: Buffer | null;
 }
 
 /**
@@ -158,77 +156,79 @@ async function hashLegacyStream(
   rewriters: readonly LegacyEventRewriter[],
 ): Promise<number> {
   await tx.query(`SELECT 1 FROM es_streams WHERE stream_id = $1 FOR UPDATE`, [streamId]);
-  const { rows } = await tx.query<LegacyRow>(
-    `SELECT e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
-            e.schema_version, e.data, e.metadata, e.recorded_at, e.tx_id::text AS tx_id, e.seq::text AS seq,
-            e.stream_hash
+  if (rewriters.length > 0) {
+    const { rows } = await tx.query<LegacyRow>(
+      `SELECT e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
+              e.schema_version, e.data, e.metadata, e.recorded_at, e.tx_id::text AS tx_id, e.seq::text AS seq
+         FROM es_events e WHERE e.stream_id = $1 AND e.stream_hash IS NULL ORDER BY e.stream_version`,
+      [streamId],
+    );
+    for (const row of rows) {
+      const event: RecordedEvent = {
+        id: row.event_id,
+        type: row.type,
+        schemaVersion: row.schema_version,
+        data: row.data,
+        metadata: (row.metadata ?? {}) as unknown as RecordedEvent['metadata'],
+        streamId: row.stream_id,
+        streamVersion: Number(row.stream_version),
+        position: encodePosition(row.tx_id, row.seq),
+        recordedAt: row.recorded_at,
+      };
+      let data: unknown = row.data;
+      let rewritten = false;
+      for (const rewrite of rewriters) {
+        const next = await rewrite({ ...event, data }, tx);
+        if (next !== undefined) {
+          data = next;
+          rewritten = true;
+        }
+      }
+      if (rewritten)
+        await tx.query(`UPDATE es_events SET data = $2::jsonb WHERE event_id = $1`, [
+          row.event_id,
+          JSON.stringify(data),
+        ]);
+    }
+  }
+  // Salts, digests and content hashes in SQL (the definitions es_append uses); one salt drawn per event.
+  const { affectedRows } = await tx.query(
+    `UPDATE es_events e
+        SET salt = s.salt, payload_digest = es_payload_digest(s.salt, e.data),
+            content_hash = es_content_hash(e.stream_id, e.event_id, e.type, e.schema_version, e.metadata,
+                                           e.recorded_at, es_payload_digest(s.salt, e.data))
+       FROM (SELECT event_id, uuid_send(gen_random_uuid()) AS salt
+               FROM es_events WHERE stream_id = $1 AND stream_hash IS NULL) s
+      WHERE e.event_id = s.event_id`,
+    [streamId],
+  );
+  if (affectedRows === 0) return 0;
+  const { rows } = await tx.query<{
+    event_id: string;
+    stream_version: string;
+    content_hash: Buffer;
+    stream_hash: Buffer | null;
+  }>(
+    `SELECT e.event_id::text AS event_id, e.stream_version::text AS stream_version, e.content_hash, e.stream_hash
        FROM es_events e WHERE e.stream_id = $1 ORDER BY e.stream_version`,
     [streamId],
   );
   let previous = ZERO_HASH;
-  const updates: {
-    id: string;
-    data: string | null;
-    salt: string;
-    digest: string;
-    content: string;
-    hash: string;
-  }[] = [];
+  const ids: string[] = [];
+  const hashes: string[] = [];
   for (const row of rows) {
     if (row.stream_hash) {
       previous = asBuffer(row.stream_hash);
       continue;
     }
-    const metadata = row.metadata ?? {};
-    const event: RecordedEvent = {
-      id: row.event_id,
-      type: row.type,
-      schemaVersion: row.schema_version,
-      data: row.data,
-      metadata: metadata as unknown as RecordedEvent['metadata'],
-      streamId: row.stream_id,
-      streamVersion: Number(row.stream_version),
-      position: encodePosition(row.tx_id, row.seq),
-      recordedAt: row.recorded_at,
-    };
-    let data: unknown = row.data;
-    let rewritten = false;
-    for (const rewrite of rewriters) {
-      const next = await rewrite({ ...event, data }, tx);
-      if (next !== undefined) {
-        data = next;
-        rewritten = true;
-      }
-    }
-    const seal = sealEvent(streamId, { ...event, data, metadata }, row.recorded_at);
-    previous = streamHash(previous, event.streamVersion, seal.contentHash);
-    updates.push({
-      id: row.event_id,
-      data: rewritten ? JSON.stringify(data) : null,
-      salt: seal.salt.toString('hex'),
-      digest: seal.payloadDigest.toString('hex'),
-      content: seal.contentHash.toString('hex'),
-      hash: previous.toString('hex'),
-    });
+    previous = streamHash(previous, Number(row.stream_version), asBuffer(row.content_hash));
+    ids.push(row.event_id);
+    hashes.push(previous.toString('hex'));
   }
-  if (updates.length === 0) return 0;
   await tx.query(
-    `UPDATE es_events e
-        SET data = CASE WHEN u.rewritten THEN u.data::jsonb ELSE e.data END,
-            salt = decode(u.salt, 'hex'), payload_digest = decode(u.digest, 'hex'),
-            content_hash = decode(u.content, 'hex'), stream_hash = decode(u.hash, 'hex')
-       FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[])
-            AS u (event_id, data, rewritten, salt, digest, content, hash)
-      WHERE e.event_id = u.event_id`,
-    [
-      updates.map((u) => u.id),
-      updates.map((u) => u.data),
-      updates.map((u) => u.data !== null),
-      updates.map((u) => u.salt),
-      updates.map((u) => u.digest),
-      updates.map((u) => u.content),
-      updates.map((u) => u.hash),
-    ],
+    `UPDATE es_events e SET stream_hash = decode(u.hash, 'hex')
+       FROM unnest($1::uuid[], $2::text[]) AS u (event_id, hash) WHERE e.event_id = u.event_id`,
+    [ids, hashes],
   );
-  return updates.length;
+  return ids.length;
 }

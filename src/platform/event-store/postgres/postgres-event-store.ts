@@ -27,7 +27,6 @@ import {
   type SubscribeAllOptions,
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
-import { sealEvent } from '../event-hash.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
@@ -46,8 +45,8 @@ export interface PostgresEventStoreOptions {
   /** Applied to events written before the hash chain, in the transaction that hashes them at init. */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
   /**
-   * Benchmarks only: append through this function (the append of before the chain, installed by the benchmark)
-   * without hashing, to measure what the chain costs in the same run. Never set in the service.
+   * Benchmarks only: append through this function (the append of before the chain, installed by the benchmark),
+   * to measure what the chain costs in the same run. Never set in the service.
    */
   readonly unchainedAppendFunction?: string;
 }
@@ -151,28 +150,18 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
-    const unchained = this.unchainedAppendFunction;
-    const payload = events.map((event) => {
-      const base = {
-        id: event.id,
-        type: event.type,
-        schema_version: event.schemaVersion,
-        data: event.data,
-        // The stored metadata is the whole object (optional fields included), exactly what the hash covers.
-        metadata: event.metadata,
-      };
-      if (unchained) return base;
-      const seal = sealEvent(streamId, event, recordedAt);
-      return {
-        ...base,
-        salt: seal.salt.toString('hex'),
-        payload_digest: seal.payloadDigest.toString('hex'),
-        content_hash: seal.contentHash.toString('hex'),
-      };
-    });
+    // The hashes are computed by es_append (es_seal_events), under the stream lock, in one round trip.
+    const payload = events.map((event) => ({
+      id: event.id,
+      type: event.type,
+      schema_version: event.schemaVersion,
+      data: event.data,
+      // The whole metadata object (optional fields included), exactly what the content hash covers.
+      metadata: event.metadata,
+    }));
     const { rows } = await executor.query<AppendRow>(
       `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
-         FROM ${unchained ?? 'es_append'}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
+         FROM ${this.unchainedAppendFunction ?? 'es_append'}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
       [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
     const row = rows[0];
