@@ -96,6 +96,7 @@ export async function verifyPostgresChain(
   /** The last version seen of every stream. */
   const streams = new Map<string, number>();
   const erasedSpans: ErasedSpan[] = [];
+  const spanOfStream = new Map<string, number>();
   let checked = 0;
   let unsealed = 0;
   let sealedThrough: ChainHead | null = null;
@@ -300,15 +301,13 @@ export async function verifyPostgresChain(
         `event ${row.event_id} carries no hashes: it was not written by an append`,
       );
     if (row.erased_by) {
-      const span = erasedSpans.at(-1);
-      if (
-        span &&
-        span.streamId === row.stream_id &&
-        span.erasedBy === row.erased_by &&
-        span.toVersion === version - 1
-      )
-        erasedSpans[erasedSpans.length - 1] = { ...span, toVersion: version, toPosition: position };
-      else
+      // One span per stream and erasure while its versions follow each other, however interleaved the log.
+      const open = spanOfStream.get(row.stream_id);
+      const span = open === undefined ? undefined : erasedSpans[open];
+      if (span && span.erasedBy === row.erased_by && span.toVersion === version - 1)
+        erasedSpans[open!] = { ...span, toVersion: version, toPosition: position };
+      else {
+        spanOfStream.set(row.stream_id, erasedSpans.length);
         erasedSpans.push({
           streamId: row.stream_id,
           fromVersion: version,
@@ -318,6 +317,7 @@ export async function verifyPostgresChain(
           erasedBy: row.erased_by,
           erasedAt: row.erased_at ?? '',
         });
+      }
       erasers.add(row.erased_by);
     } else if (!row.payload_ok) {
       throw finding('changed_payload', row, `the payload of event ${row.event_id} (${row.type}) was changed`);
