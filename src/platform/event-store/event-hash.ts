@@ -1,5 +1,5 @@
 /**
- * What an event's hashes commit to (ADR 0060). PostgreSQL computes them in SQL (es_seal_events, so appends and
+ * What an event's hashes commit to (ADR 0060). PostgreSQL computes them in SQL (es_append, so appends and
  * verification cost no JavaScript); this is the same definition for adapters without PostgreSQL (EventStoreDB)
  * and for tests, checked against PostgreSQL by test/integration/platform/event-log-chain.test.ts.
  *

@@ -65,40 +65,18 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
        'streamId', p_stream_id, 'eventId', p_event_id::text, 'type', p_type, 'schemaVersion', p_schema_version,
        'metadata', p_metadata, 'recordedAt', p_recorded_at, 'payloadDigest', encode(p_payload_digest, 'hex')
      )::text, 'UTF8')) $fn$`,
-  // Salts, payload digests, content hashes and stream hashes of events about to be appended after
-  // p_previous_version, in their order. Called under the stream lock: the previous stream hash cannot move.
-  `CREATE OR REPLACE FUNCTION es_seal_events(
-     p_stream_id text, p_previous_version bigint, p_events jsonb, p_recorded_at text,
-     OUT salts bytea[], OUT digests bytea[], OUT contents bytea[], OUT hashes bytea[]
-   ) LANGUAGE plpgsql AS $fn$
+  // The stream hashes of events appended after p_previous_version whose content hashes are p_contents.
+  `CREATE OR REPLACE FUNCTION es_stream_chain(p_previous bytea, p_previous_version bigint, p_contents bytea[])
+     RETURNS bytea[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
    DECLARE
-     v_hash bytea;
+     v_hash bytea := p_previous;
+     v_hashes bytea[] := '{}';
    BEGIN
-     -- MATERIALIZED: one random salt per event, drawn once.
-     WITH salted AS MATERIALIZED (
-       SELECT e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, uuid_send(gen_random_uuid()) AS salt
-         FROM ROWS FROM (jsonb_to_recordset(p_events)
-                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
-              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
-     ), digested AS (
-       SELECT s.*, es_payload_digest(s.salt, s.data) AS digest FROM salted s
-     )
-     SELECT array_agg(d.salt ORDER BY d.ordinal), array_agg(d.digest ORDER BY d.ordinal),
-            array_agg(es_content_hash(p_stream_id, d.id, d.type, d.schema_version, d.metadata, p_recorded_at,
-                                      d.digest) ORDER BY d.ordinal)
-       INTO salts, digests, contents
-       FROM digested d;
-     IF p_previous_version < 0 THEN
-       v_hash := decode(repeat('00', 32), 'hex');
-     ELSE
-       SELECT e.stream_hash INTO v_hash FROM es_events e
-        WHERE e.stream_id = p_stream_id AND e.stream_version = p_previous_version;
-     END IF;
-     hashes := '{}';
-     FOR v_i IN 1 .. coalesce(array_length(contents, 1), 0) LOOP
-       v_hash := sha256(v_hash || int8send(p_previous_version + v_i) || contents[v_i]);
-       hashes := hashes || v_hash;
+     FOR v_i IN 1 .. coalesce(array_length(p_contents, 1), 0) LOOP
+       v_hash := sha256(v_hash || int8send(p_previous_version + v_i) || p_contents[v_i]);
+       v_hashes[v_i] := v_hash;
      END LOOP;
+     RETURN v_hashes;
    END
    $fn$`,
   `CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq)`,
@@ -126,29 +104,50 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_ids uuid[];
      v_in_stream integer;
      v_elsewhere integer;
-     v_salts bytea[];
-     v_digests bytea[];
-     v_contents bytea[];
+     v_event jsonb;
+     v_salt bytea;
+     v_digest bytea;
+     v_salts bytea[] := '{}';
+     v_digests bytea[] := '{}';
+     v_contents bytea[] := '{}';
      v_hashes bytea[];
+     v_previous_hash bytea;
    BEGIN
+     -- Each event's salt, payload digest and content hash (ADR 0060), in plain expressions: measured, a query
+     -- or a function call per append here cost more than the hashing itself.
+     FOR v_i IN 1 .. v_count LOOP
+       v_event := p_events -> (v_i - 1);
+       v_salt := uuid_send(gen_random_uuid());
+       v_digest := es_payload_digest(v_salt, v_event -> 'data');
+       v_salts[v_i] := v_salt;
+       v_digests[v_i] := v_digest;
+       v_contents[v_i] := es_content_hash(p_stream_id, (v_event ->> 'id')::uuid, v_event ->> 'type',
+                                          (v_event ->> 'schema_version')::integer, v_event -> 'metadata',
+                                          p_recorded_at, v_digest);
+     END LOOP;
+
      -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
      -- for no_stream), then insert the events unless one of their ids is already stored.
      IF p_expected_mode = 1 THEN
        INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, v_count - 1)
        ON CONFLICT (stream_id) DO NOTHING
-       RETURNING -1 INTO v_previous;
+       RETURNING -1, decode(repeat('00', 32), 'hex') INTO v_previous, v_previous_hash;
      ELSE
+       -- The previous stream hash comes with the lock, in the same statement.
        UPDATE es_streams s SET version = s.version + v_count
         WHERE s.stream_id = p_stream_id AND NOT s.deleted
           AND (p_expected_mode = 0
                OR (p_expected_mode = 2 AND s.version >= 0)
                OR (p_expected_mode = 3 AND s.version = p_expected_version))
-       RETURNING s.version - v_count INTO v_previous;
+       RETURNING s.version - v_count,
+                 CASE WHEN s.version - v_count < 0 THEN decode(repeat('00', 32), 'hex')
+                      ELSE (SELECT e.stream_hash FROM es_events e
+                             WHERE e.stream_id = s.stream_id AND e.stream_version = s.version - v_count) END
+         INTO v_previous, v_previous_hash;
      END IF;
 
      IF v_previous IS NOT NULL THEN
-       SELECT h.salts, h.digests, h.contents, h.hashes INTO v_salts, v_digests, v_contents, v_hashes
-         FROM es_seal_events(p_stream_id, v_previous, p_events, p_recorded_at) h;
+       v_hashes := es_stream_chain(v_previous_hash, v_previous, v_contents);
        WITH inserted AS (
          INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                                 recorded_at, salt, payload_digest, content_hash, stream_hash)
@@ -216,8 +215,13 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
        RETURN;
      END IF;
 
-     SELECT h.salts, h.digests, h.contents, h.hashes INTO v_salts, v_digests, v_contents, v_hashes
-         FROM es_seal_events(p_stream_id, v_version, p_events, p_recorded_at) h;
+     IF v_version < 0 THEN
+       v_previous_hash := decode(repeat('00', 32), 'hex');
+     ELSE
+       SELECT e.stream_hash INTO v_previous_hash FROM es_events e
+        WHERE e.stream_id = p_stream_id AND e.stream_version = v_version;
+     END IF;
+     v_hashes := es_stream_chain(v_previous_hash, v_version, v_contents);
      WITH inserted AS (
        INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                               recorded_at, salt, payload_digest, content_hash, stream_hash)

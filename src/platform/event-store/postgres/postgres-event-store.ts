@@ -150,7 +150,7 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
-    // The hashes are computed by es_append (es_seal_events), under the stream lock, in one round trip.
+    // The hashes are computed by es_append under the stream lock, in the same round trip.
     const payload = events.map((event) => ({
       id: event.id,
       type: event.type,
