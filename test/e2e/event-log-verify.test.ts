@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openSqlDatabase } from '../../src/platform/database/open-sql-database.js';
 import type { SqlDatabase } from '../../src/platform/database/sql-database.js';
 import { GENERATED_KEY_FILE } from '../../src/platform/event-store/checkpoint-signer.js';
+import { EventLogSealer } from '../../src/platform/event-store/event-log-sealer.js';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import {
@@ -137,7 +138,7 @@ describe.each(SQL_KINDS)('events verify and events checkpoint on %s', (kind: Tes
 });
 
 describe('the public key route and /health/ready', () => {
-  it('serves the key that verifies the checkpoints, and shows the last verified checkpoint', async () => {
+  it('serves the key that verifies the checkpoints; the sealer signs and verifies, /health/ready shows it', async () => {
     const service = await startTestService('pglite');
     try {
       const key = await service.app.inject({ method: 'GET', url: '/.well-known/event-log-key' });
@@ -152,14 +153,35 @@ describe('the public key route and /health/ready', () => {
         event_log: { verified: unknown };
       }>();
       expect(before.event_log).toEqual({ verified: null });
+
+      // The service's sealer: it seals and verifies at once, signs a checkpoint once an interval has passed.
+      let now = Date.parse('2026-11-28T06:00:00.000Z');
       const evidence = service.context.tamperEvidence;
-      const checkpoint = await evidence.checkpoint();
-      await evidence.verifySinceLastVerified();
+      const sealer = new EventLogSealer({
+        tamperEvidence: evidence,
+        clock: { now: () => new Date(now) },
+        background: service.context.background,
+        storage: service.context.storage,
+        config: { checkpointIntervalMs: 60_000 },
+        log: () => undefined,
+      });
+      await service.context.storage.eventStore.append(
+        'sealer-widget',
+        newEvents('sealer-cmd', [{ type: 'WidgetTuned', data: { step: 1 } }], testMetadata({})),
+        { expectedVersion: 'no_stream' },
+      );
+      await sealer.sweepOnce();
+      expect(await evidence.latestCheckpoint()).toBeNull();
+      expect(evidence.lastVerified).toMatchObject({ ok: true, checkpoint: null });
+      now += 60_000;
+      await sealer.sweepOnce();
+      const checkpoint = await evidence.latestCheckpoint();
+      expect(checkpoint).not.toBeNull();
       const after = (await service.app.inject({ method: 'GET', url: '/health/ready' })).json<{
         event_log: { verified: { ok: boolean; checkpoint: { chain_index: number } | null } };
       }>();
       expect(after.event_log.verified.ok).toBe(true);
-      if (checkpoint) expect(after.event_log.verified.checkpoint?.chain_index).toBe(checkpoint.chainIndex);
+      expect(after.event_log.verified.checkpoint?.chain_index).toBe(checkpoint!.chainIndex);
     } finally {
       await service.dispose();
     }

@@ -23,7 +23,8 @@ export interface EventLogSealerPorts {
  * which /health/ready shows. Every instance may run it: sealing and checkpoints are idempotent.
  */
 export class EventLogSealer extends PeriodicSweep {
-  private lastCheckpointAt = 0;
+  /** The first checkpoint comes one interval after start: a restart loop does not fill the log with them. */
+  private lastCheckpointAt: number;
 
   constructor(private readonly context: EventLogSealerPorts) {
     super(SEAL_INTERVAL_MS, 'event-log-sealer', {
@@ -31,6 +32,7 @@ export class EventLogSealer extends PeriodicSweep {
       readStore: context.storage.readStore,
       log: context.log,
     });
+    this.lastCheckpointAt = context.clock.now().getTime();
   }
 
   protected async sweep(): Promise<number> {
