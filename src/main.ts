@@ -83,14 +83,12 @@ async function main(): Promise<void> {
   if (closing) return; // a projection found damaged storage meanwhile: the service is stopping
   // The service's own sweepers join the modules' workers in one lifecycle (started now, stopped by app.close):
   // expired reservations are released; trials end after 14 days and failed creation recoveries are retried.
-  app
-    .get(BackgroundWorkers)
-    .register(
-      new ReservationSweeper(context),
-      // Seals the log into its global chain, signs checkpoints, verifies since the last one (/health/ready).
-      new EventLogSealer(context),
-      new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
-    );
+  app.get(BackgroundWorkers).register(
+    new ReservationSweeper(context),
+    // Seals the log into its global chain, signs checkpoints, verifies since the last one (/health/ready).
+    new EventLogSealer(context),
+    new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
+  );
   const demo: DemoAccount | null = config.seedDemo
     ? await seedDemoAccount(context.storage.eventStore, app.get(CommandBus))
     : null;
