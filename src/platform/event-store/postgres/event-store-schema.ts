@@ -61,10 +61,10 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      p_stream_id text, p_event_id uuid, p_type text, p_schema_version integer, p_metadata jsonb,
      p_recorded_at text, p_payload_digest bytea
    ) RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE
-     AS $fn$ SELECT sha256(convert_to(jsonb_build_object(
-       'streamId', p_stream_id, 'eventId', p_event_id::text, 'type', p_type, 'schemaVersion', p_schema_version,
-       'metadata', p_metadata, 'recordedAt', p_recorded_at, 'payloadDigest', encode(p_payload_digest, 'hex')
-     )::text, 'UTF8')) $fn$`,
+     AS $fn$ SELECT sha256(convert_to(concat_ws(',',
+       to_json(p_stream_id)::text, p_event_id::text, to_json(p_type)::text, p_schema_version::text,
+       coalesce(p_metadata::text, 'null'), to_json(p_recorded_at)::text, encode(p_payload_digest, 'hex')
+     ), 'UTF8')) $fn$`,
   // The stream hashes of events appended after p_previous_version whose content hashes are p_contents.
   `CREATE OR REPLACE FUNCTION es_stream_chain(p_previous bytea, p_previous_version bigint, p_contents bytea[])
      RETURNS bytea[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$

@@ -25,42 +25,55 @@ interface VerifyRow {
   stream_version: string;
   event_id: string;
   type: string;
-  position: GlobalPosition;
+  tx_id: string;
+  seq: string;
   erased_by: string | null;
   erased_at: string | null;
-  hashed: boolean;
-  payload_ok: boolean;
-  content_ok: boolean;
-  /** The stream hash follows from the stored predecessor's (or 32 zero bytes at version 0). */
-  stream_ok: boolean;
+  /** The CHECK bits that hold (one column: fewer to parse per row). */
+  checks: number;
   chain_index: string | null;
-  chain_position: GlobalPosition | null;
-  /** The chain hash follows from the previous chain entry's and this event's stream hash. */
-  chain_ok: boolean | null;
   /** Hex chain hash, only where a checkpoint needs it. */
   chain_head: string | null;
+  /** Set once the position is needed (findings, spans, the last event of a page). */
+  position?: GlobalPosition;
 }
+
+/** What the database checked of each event, as bits of `checks`. */
+const CHECK = {
+  hashed: 1,
+  payload: 2,
+  content: 4,
+  /** The stream hash follows from the stored predecessor's (or 32 zero bytes at version 0). */
+  stream: 8,
+  /** The chain hash follows from the previous chain entry's and this event's stream hash. */
+  chain: 16,
+  /** The sealed position is the event's position. */
+  chainPosition: 32,
+} as const;
 
 /**
  * Every link is checked in the database against its stored predecessor, which the same pass checks in turn:
  * together that is recomputing the whole chain, without shipping payloads or hashes to the verifier.
  */
 const VERIFY_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
-  lpad(e.tx_id::text, 20, '0') || '-' || lpad(e.seq::text, 20, '0') AS position,
-  e.erased_by::text AS erased_by, e.erased_at,
-  (e.content_hash IS NOT NULL AND e.stream_hash IS NOT NULL) AS hashed,
-  coalesce(e.salt IS NOT NULL AND es_payload_digest(e.salt, e.data) = e.payload_digest, false) AS payload_ok,
-  coalesce(es_content_hash(e.stream_id, e.event_id, e.type, e.schema_version, e.metadata, e.recorded_at,
-                           e.payload_digest) = e.content_hash, false) AS content_ok,
-  coalesce(e.stream_hash = sha256(
-    CASE WHEN e.stream_version = 0 THEN decode(repeat('00', 32), 'hex') ELSE p.stream_hash END
-    || int8send(e.stream_version) || e.content_hash), false) AS stream_ok,
+  e.tx_id::text AS tx_id, e.seq::text AS seq, e.erased_by::text AS erased_by, e.erased_at,
+  (CASE WHEN e.content_hash IS NOT NULL AND e.stream_hash IS NOT NULL THEN ${CHECK.hashed} ELSE 0 END
+   + CASE WHEN e.salt IS NOT NULL AND es_payload_digest(e.salt, e.data) = e.payload_digest THEN ${CHECK.payload} ELSE 0 END
+   + CASE WHEN es_content_hash(e.stream_id, e.event_id, e.type, e.schema_version, e.metadata, e.recorded_at,
+                               e.payload_digest) = e.content_hash THEN ${CHECK.content} ELSE 0 END
+   + CASE WHEN e.stream_hash = sha256(
+       CASE WHEN e.stream_version = 0 THEN decode(repeat('00', 32), 'hex') ELSE p.stream_hash END
+       || int8send(e.stream_version) || e.content_hash) THEN ${CHECK.stream} ELSE 0 END
+   + CASE WHEN c.chain_hash = sha256(
+       CASE WHEN c.chain_index = 0 THEN decode(repeat('00', 32), 'hex') ELSE pc.chain_hash END || e.stream_hash)
+       THEN ${CHECK.chain} ELSE 0 END
+   + CASE WHEN c.tx_id = e.tx_id AND c.seq = e.seq THEN ${CHECK.chainPosition} ELSE 0 END) AS checks,
   c.chain_index::text AS chain_index,
-  lpad(c.tx_id::text, 20, '0') || '-' || lpad(c.seq::text, 20, '0') AS chain_position,
-  coalesce(c.chain_hash = sha256(
-    CASE WHEN c.chain_index = 0 THEN decode(repeat('00', 32), 'hex') ELSE pc.chain_hash END || e.stream_hash),
-    false) AS chain_ok,
   CASE WHEN c.chain_index = ANY ($2::bigint[]) THEN encode(c.chain_hash, 'hex') END AS chain_head`;
+
+function positionOf(row: VerifyRow): GlobalPosition {
+  return (row.position ??= encodePosition(row.tx_id, row.seq));
+}
 
 const VERIFY_FROM = `es_events e
   LEFT JOIN es_events p ON p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
@@ -81,7 +94,7 @@ function finding(
 ): Finding {
   return new Finding({
     kind,
-    position: position ?? row?.position ?? null,
+    position: position ?? (row ? positionOf(row) : null),
     eventId: row?.event_id ?? null,
     streamId: row?.stream_id ?? null,
     detail,
@@ -100,6 +113,8 @@ export async function verifyPostgresChain(
   let checked = 0;
   let unsealed = 0;
   let sealedThrough: ChainHead | null = null;
+  /** The last sealed event checked (its position is written out once, at the end). */
+  let lastSealed: { index: number; row: VerifyRow } | null = null;
   let checkpointsChecked = 0;
   let lastVerifiedCheckpoint: ChainCheckpoint | null = null;
 
@@ -209,30 +224,37 @@ export async function verifyPostgresChain(
   }
 
   try {
-    for (;;) {
-      const wanted = [...expected.keys()].map(String);
-      const { rows } = await db.query<VerifyRow>(
-        `SELECT ${VERIFY_COLUMNS} FROM ${VERIFY_FROM}
-          WHERE ${VISIBLE} ${after ? 'AND (e.tx_id, e.seq) > ($3::text::xid8, $4::text::bigint)' : ''}
-          ORDER BY e.tx_id, e.seq LIMIT $1`,
-        after ? [VERIFY_PAGE_SIZE, wanted, after.major, after.minor] : [VERIFY_PAGE_SIZE, wanted],
-      );
+    const readPage = (start: typeof after): Promise<VerifyRow[]> =>
+      db
+        .query<VerifyRow>(
+          `SELECT ${VERIFY_COLUMNS} FROM ${VERIFY_FROM}
+            WHERE ${VISIBLE} ${start ? 'AND (e.tx_id, e.seq) > ($3::text::xid8, $4::text::bigint)' : ''}
+            ORDER BY e.tx_id, e.seq LIMIT $1`,
+          [VERIFY_PAGE_SIZE, [...expected.keys()].map(String), ...(start ? [start.major, start.minor] : [])],
+        )
+        .then((result) => result.rows);
+    let next: Promise<VerifyRow[]> | null = readPage(after);
+    while (next) {
+      const rows: VerifyRow[] = await next;
       if (rows.length === 0) break;
+      const last = rows.at(-1)!;
+      after = { major: last.tx_id, minor: last.seq };
+      // The database reads the next page while this one is checked.
+      next = rows.length < VERIFY_PAGE_SIZE ? null : readPage(after);
+      next?.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
       for (const row of rows) {
         if (checkEvent(row)) await missingFromLog(row);
         checked += 1;
       }
-      const { major, minor } = decodePosition(rows.at(-1)!.position);
-      after = { major: major.toString(), minor: minor.toString() };
       options.onProgress?.(checked, Math.max(total, checked));
-      if (rows.length < VERIFY_PAGE_SIZE) break;
     }
-    if (sealedThrough) {
+    if (lastSealed) {
+      const { index, row } = lastSealed as { index: number; row: VerifyRow };
       const { rows: head } = await db.query<{ chain_hash: string }>(
         `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
-        [(sealedThrough as ChainHead).chainIndex],
+        [index],
       );
-      sealedThrough = { ...(sealedThrough as ChainHead), chainHead: head[0]?.chain_hash ?? '' };
+      sealedThrough = { chainIndex: index, position: positionOf(row), chainHead: head[0]?.chain_hash ?? '' };
     }
     if (nextIndex < sealedCount) await missingFromLog(null);
     for (const [index] of expected) {
@@ -268,7 +290,7 @@ export async function verifyPostgresChain(
 
   /** Checks one event; true when the sealed chain expected another one here (looked up by missingFromLog). */
   function checkEvent(row: VerifyRow): boolean {
-    const position = row.position;
+    const checks = row.checks;
     const version = Number(row.stream_version);
     // First the global order, which names the exact position where the log left the sealed chain.
     if (row.chain_index === null) {
@@ -280,8 +302,12 @@ export async function verifyPostgresChain(
         );
     } else {
       if (Number(row.chain_index) !== nextIndex) return true;
-      if (row.chain_position !== position)
-        throw finding('reordered', row, `event ${row.event_id} moved from position ${row.chain_position}`);
+      if (!(checks & CHECK.chainPosition))
+        throw finding(
+          'reordered',
+          row,
+          `event ${row.event_id} is no longer at the position it was sealed at`,
+        );
     }
     const last = streams.get(row.stream_id);
     // Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain.
@@ -294,7 +320,7 @@ export async function verifyPostgresChain(
           ? `${row.stream_id} jumps from version ${expectedVersion - 1} to ${version}: events are missing`
           : `${row.stream_id} version ${version} comes after version ${expectedVersion - 1}`,
       );
-    if (!row.hashed)
+    if (!(checks & CHECK.hashed))
       throw finding(
         'inserted',
         row,
@@ -305,30 +331,30 @@ export async function verifyPostgresChain(
       const open = spanOfStream.get(row.stream_id);
       const span = open === undefined ? undefined : erasedSpans[open];
       if (span && span.erasedBy === row.erased_by && span.toVersion === version - 1)
-        erasedSpans[open!] = { ...span, toVersion: version, toPosition: position };
+        erasedSpans[open!] = { ...span, toVersion: version, toPosition: positionOf(row) };
       else {
         spanOfStream.set(row.stream_id, erasedSpans.length);
         erasedSpans.push({
           streamId: row.stream_id,
           fromVersion: version,
           toVersion: version,
-          fromPosition: position,
-          toPosition: position,
+          fromPosition: positionOf(row),
+          toPosition: positionOf(row),
           erasedBy: row.erased_by,
           erasedAt: row.erased_at ?? '',
         });
       }
       erasers.add(row.erased_by);
-    } else if (!row.payload_ok) {
+    } else if (!(checks & CHECK.payload)) {
       throw finding('changed_payload', row, `the payload of event ${row.event_id} (${row.type}) was changed`);
     }
-    if (!row.content_ok)
+    if (!(checks & CHECK.content))
       throw finding(
         'changed_event',
         row,
         `the envelope or metadata of event ${row.event_id} (${row.type}) were changed`,
       );
-    if (!row.stream_ok)
+    if (!(checks & CHECK.stream))
       throw finding(
         'broken_chain',
         row,
@@ -340,17 +366,18 @@ export async function verifyPostgresChain(
       unsealed += 1;
     } else {
       const index = nextIndex;
-      if (!row.chain_ok)
+      if (!(checks & CHECK.chain))
         throw finding(
           'broken_chain',
           row,
           `the global chain hash at index ${index} does not follow from its predecessor`,
         );
-      sealedThrough = { chainIndex: index, position, chainHead: '' };
+      lastSealed = { index, row };
       nextIndex += 1;
       const checkpoints = expected.get(index);
       if (checkpoints) {
-        for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, row.chain_head ?? '', position);
+        for (const checkpoint of checkpoints)
+          checkCheckpoint(checkpoint, row.chain_head ?? '', positionOf(row));
         expected.delete(index);
       }
     }
