@@ -224,29 +224,68 @@ export async function verifyPostgresChain(
   }
 
   try {
-    const readPage = (start: typeof after): Promise<VerifyRow[]> =>
-      db
+    // The sealed region is read in ranges cut at every VERIFY_PAGE_SIZE-th sealed position, two in flight (the
+    // server checks them on two backends); what lies past the last cut is paged as it comes. The ranges cover
+    // the positions contiguously whatever the rows are, so an inserted or moved row falls into one of them.
+    type Bound = { major: string; minor: string };
+    const { rows: cuts } = await db.query<{ tx_id: string; seq: string }>(
+      `SELECT tx_id::text AS tx_id, seq::text AS seq FROM es_chain
+        WHERE chain_index >= $1 AND (chain_index - $1) % $2 = $2 - 1 ORDER BY tx_id, seq`,
+      [nextIndex, VERIFY_PAGE_SIZE],
+    );
+    const bounds: Bound[] = cuts.map((cut) => ({ major: cut.tx_id, minor: cut.seq }));
+    const wanted = [...expected.keys()].map(String);
+    const readRange = (start: Bound | null, end: Bound | null): Promise<VerifyRow[]> => {
+      const params: unknown[] = [end ? null : VERIFY_PAGE_SIZE, wanted];
+      const conditions = [VISIBLE];
+      if (start) {
+        params.push(start.major, start.minor);
+        conditions.push(
+          `(e.tx_id, e.seq) > ($${params.length - 1}::text::xid8, $${params.length}::text::bigint)`,
+        );
+      }
+      if (end) {
+        params.push(end.major, end.minor);
+        conditions.push(
+          `(e.tx_id, e.seq) <= ($${params.length - 1}::text::xid8, $${params.length}::text::bigint)`,
+        );
+      }
+      const reading = db
         .query<VerifyRow>(
           `SELECT ${VERIFY_COLUMNS} FROM ${VERIFY_FROM}
-            WHERE ${VISIBLE} ${start ? 'AND (e.tx_id, e.seq) > ($3::text::xid8, $4::text::bigint)' : ''}
-            ORDER BY e.tx_id, e.seq LIMIT $1`,
-          [VERIFY_PAGE_SIZE, [...expected.keys()].map(String), ...(start ? [start.major, start.minor] : [])],
+            WHERE ${conditions.join(' AND ')} ORDER BY e.tx_id, e.seq LIMIT $1`,
+          params,
         )
         .then((result) => result.rows);
-    let next: Promise<VerifyRow[]> | null = readPage(after);
-    while (next) {
-      const rows: VerifyRow[] = await next;
-      if (rows.length === 0) break;
-      const last = rows.at(-1)!;
-      after = { major: last.tx_id, minor: last.seq };
-      // The database reads the next page while this one is checked.
-      next = rows.length < VERIFY_PAGE_SIZE ? null : readPage(after);
-      next?.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
+      reading.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
+      return reading;
+    };
+    const ranges: Array<[Bound | null, Bound]> = bounds.map((end, i) => [
+      i === 0 ? after : bounds[i - 1]!,
+      end,
+    ]);
+    const inFlight = ranges.slice(0, 2).map(([start, end]) => readRange(start, end));
+    const check = async (rows: VerifyRow[]): Promise<void> => {
       for (const row of rows) {
         if (checkEvent(row)) await missingFromLog(row);
         checked += 1;
       }
       options.onProgress?.(checked, Math.max(total, checked));
+    };
+    for (let i = 0; i < ranges.length; i += 1) {
+      const rows = await inFlight[i]!;
+      if (i + 2 < ranges.length) inFlight.push(readRange(...ranges[i + 2]!));
+      await check(rows);
+    }
+    // Past the last cut: the rest of the sealed chain and what is not sealed yet, page by page.
+    after = bounds.at(-1) ?? after;
+    for (;;) {
+      const rows = await readRange(after, null);
+      if (rows.length === 0) break;
+      const last = rows.at(-1)!;
+      after = { major: last.tx_id, minor: last.seq };
+      await check(rows);
+      if (rows.length < VERIFY_PAGE_SIZE) break;
     }
     if (lastSealed) {
       const { index, row } = lastSealed as { index: number; row: VerifyRow };
