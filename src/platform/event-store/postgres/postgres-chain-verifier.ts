@@ -229,8 +229,9 @@ export async function verifyPostgresChain(
     // the positions contiguously whatever the rows are, so an inserted or moved row falls into one of them.
     type Bound = { major: string; minor: string };
     const { rows: cuts } = await db.query<{ tx_id: string; seq: string }>(
-      `SELECT tx_id::text AS tx_id, seq::text AS seq FROM es_chain
-        WHERE chain_index >= $1 AND (chain_index - $1) % $2 = $2 - 1 ORDER BY tx_id, seq`,
+      // Ordered by the columns, not by their text (the aliases): '99999' sorts after '151777'.
+      `SELECT c.tx_id::text AS tx_id, c.seq::text AS seq FROM es_chain c
+        WHERE c.chain_index >= $1 AND (c.chain_index - $1) % $2 = $2 - 1 ORDER BY c.tx_id, c.seq`,
       [nextIndex, VERIFY_PAGE_SIZE],
     );
     const bounds: Bound[] = cuts.map((cut) => ({ major: cut.tx_id, minor: cut.seq }));
