@@ -9,6 +9,13 @@ import { ProjectionMaintenance } from '../src/platform/projections/projection-ma
 import { ProjectionRunner } from '../src/platform/projections/projection-runner.js';
 import { PostgresReadStore } from '../src/platform/read-store/postgres/postgres-read-store.js';
 import type { BenchTarget, Measurement } from './bench-support.js';
+import { UNCHAINED_APPEND_FUNCTION, UNCHAINED_APPEND_SQL } from './unchained-append.js';
+import { CheckpointSigner } from '../src/platform/event-store/checkpoint-signer.js';
+import { systemClock } from '../src/platform/clock/clock.js';
+import { TamperEvidence } from '../src/platform/event-store/tamper-evidence.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const METADATA = {
   actor: 'account:bench',
@@ -43,19 +50,52 @@ export async function benchPlatform(target: BenchTarget, events: number): Promis
   const streams = Math.max(1, Math.floor(events / 10));
   const run = randomUUID().slice(0, 8);
 
-  // Single-event appends: one command, one event, one round trip each; sequential, one client.
+  // The append of before the hash chain, on the same tables: what the chain costs, measured in the same run.
+  await db.exec(UNCHAINED_APPEND_SQL);
+  const unchained = new PostgresEventStore(db, { unchainedAppendFunction: UNCHAINED_APPEND_FUNCTION });
+
+  // Single-event appends: one command, one event, one round trip each; sequential, one client. Chained and
+  // unchained appends alternate in chunks of 500, so drift of a noisy machine falls on both alike.
   const singles = Math.floor(events / 2);
   const versions = new Map<string, number>();
-  let started = performance.now();
-  for (let i = 0; i < singles; i++) {
-    const stream = `bench-${run}-s${i % streams}`;
-    const expected = versions.get(stream);
-    const result = await store.append(stream, [benchEvent(`${run}-single-${i}`, 0, stream)], {
-      expectedVersion: expected ?? 'no_stream',
-    });
-    versions.set(stream, result.nextExpectedVersion);
+  let singleSeconds = 0;
+  let unchainedSingleSeconds = 0;
+  const CHUNK = 500;
+  for (let chunk = 0; chunk < singles; chunk += CHUNK) {
+    // Which leg goes first alternates too: measured, the first of a pair ran some percent slower.
+    const legs = [
+      ['bench', store],
+      ['plain', unchained],
+    ] as const;
+    for (const [prefix, appender] of (chunk / CHUNK) % 2 === 0 ? legs : [...legs].reverse()) {
+      const chunkStarted = performance.now();
+      for (let i = chunk; i < Math.min(singles, chunk + CHUNK); i++) {
+        const stream = `${prefix}-${run}-s${i % streams}`;
+        const expected = versions.get(stream);
+        const result = await appender.append(
+          stream,
+          [benchEvent(`${run}-${prefix}-single-${i}`, 0, stream)],
+          {
+            expectedVersion: expected ?? 'no_stream',
+          },
+        );
+        versions.set(stream, result.nextExpectedVersion);
+      }
+      const seconds = (performance.now() - chunkStarted) / 1000;
+      if (prefix === 'bench') singleSeconds += seconds;
+      else unchainedSingleSeconds += seconds;
+    }
   }
-  const singleSeconds = (performance.now() - started) / 1000;
+  let started: number;
+  results.push({
+    target: target.name,
+    name: 'single-event appends with the hash chain',
+    value: Math.round(singles / singleSeconds),
+    unit: 'events/s',
+    baseline: Math.round(singles / unchainedSingleSeconds),
+    baselineName: 'the same appends without hashing',
+    ratio: unchainedSingleSeconds / singleSeconds,
+  });
 
   started = performance.now();
   for (let i = 0; i < singles; i++) {
@@ -87,15 +127,76 @@ export async function benchPlatform(target: BenchTarget, events: number): Promis
     ratio: rawSingleSeconds / singleSeconds,
   });
 
-  // Batches of 100 events per append.
+  // Batches of 100 events per append, chained and unchained alternating.
   const batches = Math.floor(events / 2 / 100);
-  started = performance.now();
+  let batchSeconds = 0;
+  let unchainedBatchSeconds = 0;
   for (let b = 0; b < batches; b++) {
-    const stream = `bench-${run}-b${b}`;
-    const batch = Array.from({ length: 100 }, (_, i) => benchEvent(`${run}-batch-${b}`, i, stream));
-    await store.append(stream, batch, { expectedVersion: 'no_stream' });
+    const legs = [
+      ['bench', store],
+      ['plain', unchained],
+    ] as const;
+    for (const [prefix, appender] of b % 2 === 0 ? legs : [...legs].reverse()) {
+      const stream = `${prefix}-${run}-b${b}`;
+      const batch = Array.from({ length: 100 }, (_, i) =>
+        benchEvent(`${run}-${prefix}-batch-${b}`, i, stream),
+      );
+      const batchStarted = performance.now();
+      await appender.append(stream, batch, { expectedVersion: 'no_stream' });
+      const seconds = (performance.now() - batchStarted) / 1000;
+      if (prefix === 'bench') batchSeconds += seconds;
+      else unchainedBatchSeconds += seconds;
+    }
   }
-  const batchSeconds = (performance.now() - started) / 1000;
+  results.push({
+    target: target.name,
+    name: 'appends in batches of 100 with the hash chain',
+    value: Math.round((batches * 100) / batchSeconds),
+    unit: 'events/s',
+    baseline: Math.round((batches * 100) / unchainedBatchSeconds),
+    baselineName: 'the same appends without hashing',
+    ratio: unchainedBatchSeconds / batchSeconds,
+  });
+  // The unchained events carry no hashes: they leave before the log is sealed and verified.
+  await db.query(`DELETE FROM es_events WHERE stream_id LIKE $1`, [`plain-${run}-%`]);
+  await db.query(`DELETE FROM es_streams WHERE stream_id LIKE $1`, [`plain-${run}-%`]);
+
+  // Sealing and verifying everything appended above (the chained events), beside reading them through readAll.
+  const keyDir = mkdtempSync(join(tmpdir(), 'bench-key-'));
+  const evidence = new TamperEvidence(store, CheckpointSigner.load({ dataDir: keyDir }), systemClock);
+  started = performance.now();
+  const sealed = await evidence.seal();
+  const sealSeconds = (performance.now() - started) / 1000;
+  await evidence.checkpoint();
+  started = performance.now();
+  const report = await evidence.verify();
+  const verifySeconds = (performance.now() - started) / 1000;
+  rmSync(keyDir, { recursive: true, force: true });
+  if (!report.ok) throw new Error(`the benchmark log does not verify: ${JSON.stringify(report.finding)}`);
+  started = performance.now();
+  let readForVerify = 0;
+  for (let after = null as Awaited<ReturnType<typeof store.headPosition>>; ;) {
+    const page = await store.readAll({ after, limit: 10_000 });
+    if (page.length === 0) break;
+    readForVerify += page.length;
+    after = page.at(-1)!.position;
+  }
+  const readForVerifySeconds = (performance.now() - started) / 1000;
+  results.push({
+    target: target.name,
+    name: `sealing the global chain (${(sealed?.chainIndex ?? -1) + 1} events)`,
+    value: Math.round(((sealed?.chainIndex ?? -1) + 1) / sealSeconds),
+    unit: 'events/s',
+  });
+  results.push({
+    target: target.name,
+    name: `events verify (${report.eventsChecked} events)`,
+    value: Math.round(report.eventsChecked / verifySeconds),
+    unit: 'events/s',
+    baseline: Math.round(readForVerify / readForVerifySeconds),
+    baselineName: 'readAll of the same events, pages of 10,000',
+    ratio: readForVerifySeconds / readForVerify / (verifySeconds / report.eventsChecked),
+  });
 
   started = performance.now();
   for (let b = 0; b < batches; b++) {

@@ -18,6 +18,7 @@ import { APP_CONFIG } from './platform/config/app-config.js';
 import { CLOCK } from './platform/clock/clock.js';
 import { EVENT_STORE } from './platform/event-store/event-store.port.js';
 import { HealthController } from './platform/http/health.controller.js';
+import { EventLogKeyController } from './platform/http/event-log-key.controller.js';
 import { READ_STORE } from './platform/read-store/read-store.port.js';
 import { SERVICE_LOG, ServiceContext } from './platform/service-context.js';
 import { REPORT_FILES } from './exposure/exposure-ports.js';
@@ -103,7 +104,7 @@ export class AppModule {
         OperatorsModule,
         ...extra,
       ],
-      controllers: [HealthController, CallerIpController],
+      controllers: [HealthController, CallerIpController, EventLogKeyController],
       // Every route passes the one guard; a route without an access rule is refused.
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -14,6 +14,7 @@ import { serviceComposition } from './composition/service-composition.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { describeThrown } from './platform/errors/describe-thrown.js';
 import { BackgroundWorkers } from './platform/scheduling/background-workers.js';
+import { EventLogSealer } from './platform/event-store/event-log-sealer.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
 import { ServiceContext } from './platform/service-context.js';
 import {
@@ -84,12 +85,12 @@ async function main(): Promise<void> {
   if (closing) return; // a projection found damaged storage meanwhile: the service is stopping
   // The service's own sweepers join the modules' workers in one lifecycle (started now, stopped by app.close):
   // expired reservations are released; trials end after 14 days and failed creation recoveries are retried.
-  app
-    .get(BackgroundWorkers)
-    .register(
-      new ReservationSweeper(context),
-      new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
-    );
+  app.get(BackgroundWorkers).register(
+    new ReservationSweeper(context),
+    // Seals the log into its global chain, signs checkpoints, verifies since the last one (/health/ready).
+    new EventLogSealer(context),
+    new OrganizationSweeper(context, app.get(OrganizationWorkspace)),
+  );
   // The first start of an empty store creates the first operator; the CLI reads its credential from DATA_DIR.
   const firstOperator = await createFirstOperator(app.get(CommandBus), context.storage.eventStore);
   if (firstOperator !== null) await writeCredentialFile(config.operatorCredentialFile, firstOperator);

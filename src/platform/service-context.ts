@@ -10,7 +10,6 @@ import { ProjectionRunner } from './projections/projection-runner.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.port.js';
 import type { CredentialStore } from './auth/credentials/credential-store.port.js';
 import { sqlAppendAlongside } from './event-sourcing/sql-append-alongside.js';
-import type { LegacyEventRewriter } from './event-store/postgres/postgres-event-store.js';
 import {
   openStorage,
   type FeatureStorage,
@@ -18,6 +17,9 @@ import {
   type Storage,
 } from './storage/open-storage.js';
 import { BackgroundChecks } from './health/background-checks.js';
+import { CheckpointSigner } from './event-store/checkpoint-signer.js';
+import type { LegacyEventRewriter } from './event-store/event-log-integrity.js';
+import { TamperEvidence } from './event-store/tamper-evidence.js';
 import { ForegroundActivity } from './scheduling/foreground-activity.js';
 
 /** Longest a projection batch waits for requests in flight before it is applied anyway. */
@@ -153,6 +155,22 @@ export class ServiceContext {
     return this.foreground.parked(() =>
       this.projections.waitFor(projections, position, this.config.projectionWaitMs),
     );
+  }
+
+  private tamperEvidenceInstance: TamperEvidence | undefined;
+
+  /** Sealing, signed checkpoints and verification of the log; the signing key is loaded (or generated) on first use. */
+  get tamperEvidence(): TamperEvidence {
+    this.tamperEvidenceInstance ??= new TamperEvidence(
+      this.storage.eventStore,
+      CheckpointSigner.load({
+        dataDir: this.config.dataDir,
+        keyFile: this.config.eventLogSigningKey.file,
+        keyPem: this.config.eventLogSigningKey.pem,
+      }),
+      this.clock,
+    );
+    return this.tamperEvidenceInstance;
   }
 
   get observations(): FeatureStorage['observations'] {

@@ -440,7 +440,9 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       await store.append(deleted, deletedEvents, { expectedVersion: 'no_stream' });
       await store.append(kept, newEvents(1), { expectedVersion: 'no_stream' });
 
-      await store.deleteStream(deleted);
+      await store.eraseStream(deleted, { by: randomUUID(), at: new Date().toISOString() });
+      // Erasing again changes nothing.
+      await store.eraseStream(deleted, { by: randomUUID(), at: new Date().toISOString() });
 
       expect(await store.readStream(deleted)).toEqual([]);
       expect(await store.streamVersion(deleted)).toBeNull();

@@ -316,6 +316,7 @@ const ORGANIZATION_REQUESTS: Readonly<Record<string, RouteRequest>> = authMatrix
 const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'GET /health/live': { status: 200 },
   'GET /health/ready': { status: 200 },
+  'GET /.well-known/event-log-key': { status: 200 },
   'GET /api/v2/common/caller-ip': { status: 200 },
   'GET /api/v2/common/credits': { status: 200 },
   'POST /api/v2/auth/login': {

@@ -1112,6 +1112,14 @@ describe('scope state table', () => {
     expect(cases.some((c) => c.id === caseId)).toBe(false);
     const audit = await store.readStream(exposureAuditStreamId(other.organizationId));
     expect(audit.map((e) => e.type)).toEqual(['ScopeErased']);
+    // The erased streams keep their envelopes and hashes: the log still verifies, each stream an erased span
+    // recorded by the ScopeErased event (ADR 0062).
+    const verification = await service.context.tamperEvidence.verify();
+    expect(verification.finding).toBeNull();
+    const erasedStreams = new Set(verification.erasedSpans.map((span) => span.streamId));
+    expect(erasedStreams).toContain(spaceStreamId(scopeId));
+    expect(erasedStreams).toContain(caseStreamId(caseId));
+    expect(new Set(verification.erasedSpans.map((span) => span.erasedBy))).toEqual(new Set([audit[0]!.id]));
     expect(JSON.stringify(audit)).not.toContain('personal note');
     expect(JSON.stringify(audit)).not.toContain('evidence to erase');
     expect(JSON.stringify(audit)).not.toContain('To erase');

@@ -126,6 +126,7 @@ describe('The OpenAPI document tells the truth', () => {
       .map(({ key }) => key)
       .sort();
     expect(publicRoutes).toEqual([
+      'GET /.well-known/event-log-key',
       'GET /api/v2/auth/sso/{orgId}/callback',
       'GET /api/v2/auth/sso/{orgId}/start',
       'GET /api/v2/common/caller-ip',

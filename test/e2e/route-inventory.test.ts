@@ -137,6 +137,7 @@ const EXPECTED_ROUTES = [
   'POST /api/v2/data/search/more session data.search',
   'POST /api/v2/data/enrich/vulnerabilities session data.enrich',
   'POST /api/v2/data/enrich/badges session data.enrich',
+  'GET /.well-known/event-log-key public service.health',
   'GET /health/live public service.health',
   'GET /health/ready public service.health',
   'POST /api/v2/auth/keys session keys.manage',

@@ -20,7 +20,9 @@ describe('EventStoreDB metadata mapping of attribution (ADR 68)', () => {
       data: {},
       metadata,
     };
-    const stored = JSON.parse(JSON.stringify(storedMetadata(event, '2026-01-01T00:00:00.000Z'))) as unknown;
+    const stored = JSON.parse(
+      JSON.stringify(storedMetadata('s', event, '2026-01-01T00:00:00.000Z')),
+    ) as unknown;
     return toRecordedEvent(
       {
         streamId: 's',

@@ -9,6 +9,7 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { eventIdFor } from '../../platform/event-store/event-id.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import { spaceDecider, spaceStreamId } from '../../organizations/domain/space.js';
@@ -84,8 +85,10 @@ export class EraseScopeHandler implements ICommandHandler<EraseScope> {
       )),
       spaceStream,
     ].sort();
+    // Each erased event names the audit record below as its erasure (the record's id is deterministic).
+    const erasure = { by: eventIdFor(`erase:${scope.id}`, 0), at: this.clock.now().toISOString() };
     for (const streamId of streams) {
-      await this.eventStore.deleteStream(streamId);
+      await this.eventStore.eraseStream(streamId, erasure);
       this.writer.forget(streamId);
     }
     // An audit record, not a decision: no decider; its id is deterministic, so a repeated pass adds nothing.

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { RecordedEvent } from '../event-store/event-store.port.js';
 import { isGlobalPosition, type GlobalPosition } from '../event-store/global-position.js';
 import { action, type CliRuntime } from './cli-runtime.js';
+import { registerIntegrityCommands } from './event-integrity.commands.js';
 
 /** One event as an auditor reads it: when, what, who did it, on whose behalf, and why. */
 export function describeEvent(event: RecordedEvent): string {
@@ -130,4 +131,6 @@ export function registerEventCommands(program: Command, runtime: CliRuntime): vo
         return 0;
       }),
     );
+
+  registerIntegrityCommands(events, runtime);
 }

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseOperatorCredential } from '../auth/operator-credentials.js';
 import { DEFAULT_PASSWORD_COST } from '../auth/passwords.js';
+import { parseSigningKey } from '../event-store/checkpoint-signer.js';
 
 /** Where the first start writes the first operator's credential, in DATA_DIR (mode 0600). */
 export const OPERATOR_CREDENTIAL_FILE = 'operator-credential';
@@ -81,6 +83,13 @@ export interface AppConfig {
    */
   readonly operatorCredential: string | undefined;
   readonly operatorCredentialFile: string;
+  /**
+   * The Ed25519 key that signs event-log checkpoints: KEY_FILE (a PKCS#8 PEM file) or EVENT_LOG_SIGNING_KEY (the
+   * PEM itself); both unset, one is generated at first start in DATA_DIR (mode 0600). Checked at start-up.
+   */
+  readonly eventLogSigningKey: { readonly file: string | undefined; readonly pem: string | undefined };
+  /** How often the service signs a checkpoint when the log moved (CHECKPOINT_INTERVAL_MS, default 5 min; 0: never). */
+  readonly checkpointIntervalMs: number;
 }
 
 export interface SmtpConfig {
@@ -243,6 +252,27 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const operatorCredentialFile = operatorCredentialFileRaw
     ? resolve(cwd, operatorCredentialFileRaw)
     : join(dataDir, OPERATOR_CREDENTIAL_FILE);
+  const keyFileRaw = text('KEY_FILE');
+  const keyFile = keyFileRaw && !isAbsolute(keyFileRaw) ? resolve(cwd, keyFileRaw) : keyFileRaw;
+  const keyPem = text('EVENT_LOG_SIGNING_KEY');
+  if (keyFile && keyPem) problems.push('KEY_FILE and EVENT_LOG_SIGNING_KEY are both set; give one');
+  try {
+    if (keyPem) parseSigningKey(keyPem);
+    else if (keyFile) parseSigningKey(readFileSync(keyFile, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    problems.push(
+      `${keyPem ? 'EVENT_LOG_SIGNING_KEY' : `KEY_FILE (${keyFile})`} is not an Ed25519 private key in PEM: ${reason}`,
+    );
+  }
+  const checkpointIntervalMs = parseInteger(
+    'CHECKPOINT_INTERVAL_MS',
+    text('CHECKPOINT_INTERVAL_MS'),
+    300_000,
+    0,
+    7 * 24 * 3_600_000,
+    problems,
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -270,6 +300,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtp,
     operatorCredential,
     operatorCredentialFile,
+    eventLogSigningKey: { file: keyFile, pem: keyPem },
+    checkpointIntervalMs,
   };
 }
 

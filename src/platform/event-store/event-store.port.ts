@@ -2,7 +2,10 @@
  * The event store port. Adapters: PostgreSQL (PGlite embedded or a server) and EventStoreDB.
  * Every adapter passes the same contract suite (test/contract/event-store.contract.ts).
  */
+import type { EventLogIntegrity } from './event-log-integrity.js';
 import type { GlobalPosition } from './global-position.js';
+
+export type { LegacyEventRewriter } from './event-log-integrity.js';
 
 /** Who acted, on whose behalf, and why: carried by every event. */
 export interface EventMetadata {
@@ -51,6 +54,12 @@ export interface RecordedEvent<TType extends string = string, TData = unknown> e
   readonly position: GlobalPosition;
   /** ISO-8601, from the injected clock of the writer. */
   readonly recordedAt: string;
+}
+
+/** Who erased a stream and when: an event id of the log (usually the erasure's audit record) and an ISO time. */
+export interface StreamErasure {
+  readonly by: string;
+  readonly at: string;
 }
 
 /**
@@ -134,8 +143,16 @@ export interface EventStore {
    */
   subscribeAll(options: SubscribeAllOptions): AsyncIterable<RecordedEvent>;
 
-  /** Erases a stream: its events disappear for readStream, readAll, subscriptions and replays. */
-  deleteStream(streamId: string): Promise<void>;
+  /**
+   * Erases a stream: its events disappear for readStream, readAll, subscriptions and replays, and later appends
+   * are refused with StreamDeleted. Their payloads are removed but their envelopes and hashes stay, marked as
+   * erased by `erasure.by` (the id of the event that records the erasure) at `erasure.at`, so the hash chain
+   * stays whole (ADR 0062). Idempotent.
+   */
+  eraseStream(streamId: string, erasure: StreamErasure): Promise<void>;
+
+  /** The hash chain and its verification, when the adapter keeps one (PostgreSQL). */
+  readonly integrity?: EventLogIntegrity;
 
   close(): Promise<void>;
 }

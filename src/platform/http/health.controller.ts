@@ -62,7 +62,30 @@ export class HealthController {
       catalogue,
       checks,
       projections,
+      event_log: this.eventLogStatus(),
       background: this.context.background.publicView(),
+    };
+  }
+
+  /** The last verification of the log by the sealer (shown, not counted: tampering does not stop serving). */
+  private eventLogStatus(): { verified: Record<string, unknown> | null } {
+    const verified = this.context.storage.eventStore.integrity
+      ? this.context.tamperEvidence.lastVerified
+      : null;
+    if (!verified) return { verified: null };
+    const checkpoint = verified.checkpoint;
+    return {
+      verified: {
+        ok: verified.ok,
+        at: verified.at,
+        checkpoint: checkpoint && {
+          position: checkpoint.position,
+          chain_index: checkpoint.chainIndex,
+          chain_head: checkpoint.chainHead,
+          signed_at: checkpoint.at,
+        },
+        ...(verified.finding ? { finding: verified.finding } : {}),
+      },
     };
   }
 }

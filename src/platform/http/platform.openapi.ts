@@ -32,6 +32,35 @@ const CATALOGUE_INDEX = object(
   { detail: string() },
 );
 
+/**
+ * What /health/ready shows of the event log's verification (ADR 0061): shown, not counted in readiness;
+ * `verified` is null until the sealer verified the log once.
+ */
+export const EVENT_LOG_STATUS = object(
+  {
+    verified: nullable(
+      object(
+        {
+          ok: boolean({
+            description: 'false: the last verification found tampering (`events verify` names it)',
+          }),
+          at: string({ format: 'date-time', description: 'when this instance last verified the log' }),
+          checkpoint: nullable(
+            object({
+              position: string(),
+              chain_index: integer({ minimum: 0 }),
+              chain_head: string(),
+              signed_at: string({ format: 'date-time' }),
+            }),
+          ),
+        },
+        { finding: string({ description: 'the kind and position of the first finding' }) },
+      ),
+    ),
+  },
+  {},
+);
+
 export const READINESS = component(
   'Readiness',
   object({
@@ -52,6 +81,7 @@ export const READINESS = component(
         { last_error: string() },
       ),
     ),
+    event_log: EVENT_LOG_STATUS,
     background: mapOf(
       object(
         { ok: boolean() },
@@ -78,4 +108,16 @@ export const READINESS = component(
 export const CALLER_IP = component(
   'CallerIp',
   object({ ip: string({ description: 'the address this request came from, as the service saw it' }) }),
+);
+
+export const EVENT_LOG_KEY = component(
+  'EventLogKey',
+  object({
+    algorithm: oneOfStrings(['Ed25519']),
+    key_id: string({
+      description: 'first 16 hex digits of the SHA-256 of the public key (DER), as in checkpoints',
+    }),
+    public_key: string({ description: 'the public key, SPKI PEM' }),
+    checkpoint_stream: string({ description: 'the event stream the signed checkpoints are appended to' }),
+  }),
 );

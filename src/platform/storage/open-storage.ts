@@ -4,16 +4,12 @@ import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../clock/clock.js';
 import { openSqlDatabase, type OpenedDatabase } from '../database/open-sql-database.js';
 import type { SqlDatabase } from '../database/sql-database.js';
-import type { EventStore } from '../event-store/event-store.port.js';
-import {
-  PostgresEventStore,
-  type LegacyEventRewriter,
-} from '../event-store/postgres/postgres-event-store.js';
+import type { EventStore, LegacyEventRewriter } from '../event-store/event-store.port.js';
+import { PostgresEventStore } from '../event-store/postgres/postgres-event-store.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import { PostgresRateLimiter } from '../rate-limit/postgres-rate-limiter.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.port.js';
 import { PostgresReadStore } from '../read-store/postgres/postgres-read-store.js';
-import { applyLegacyEventRewriters } from './legacy-event-rewrites.js';
 
 /**
  * The stores the features keep beside the platform's own (the observation index, the catalogue, export and
@@ -72,7 +68,7 @@ export interface OpenStorageOptions {
   readonly ownerName?: string;
   /** Notes for the operator (a stale lock taken over). */
   readonly log?: (message: string) => void;
-  /** Rewrites of events written before the hash chain (PostgresEventStoreOptions.legacyEventRewriters). */
+  /** Rewrite events written before the hash chain, before they are hashed (PostgresEventStoreOptions). */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
 
@@ -106,8 +102,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       });
     }
     closers.push(() => eventStore.close());
-    await eventStore.init();
-
+    // Before the event store's init: the legacy rewriters it runs move credential material into this store.
     let credentials: CredentialStore;
     if (opened) {
       credentials = new PostgresCredentialStore(opened.db);
@@ -117,12 +112,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     }
     closers.push(() => credentials.close());
     await credentials.init();
-    // The owner of an embedded database ran them when it opened it: a client (the CLI beside the service) need not.
-    const rewrites = opened?.role !== 'client' ? (options.legacyEventRewriters ?? []) : [];
-    if (opened && eventStore instanceof PostgresEventStore && rewrites.length > 0) {
-      const moved = await applyLegacyEventRewriters(opened.db, rewrites);
-      if (moved > 0) options.log?.(`moved credential material out of ${moved} stored events`);
-    }
+    await eventStore.init();
 
     let readStore: ReadStore;
     if (config.mongodbUrl) {

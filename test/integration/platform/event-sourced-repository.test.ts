@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WrongExpectedVersion } from '../../../src/platform/event-store/event-store.port.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
@@ -172,7 +173,7 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     const reader = new EventSourcedRepository(storage.eventStore, storage.readStore, { snapshotEvery: 10 });
     expect(await reader.load(stream, counter)).toEqual({ state: { total: 25 }, version: 24 });
 
-    await storage.eventStore.deleteStream(stream);
+    await storage.eventStore.eraseStream(stream, { by: randomUUID(), at: new Date().toISOString() });
     const afterErasure = new EventSourcedRepository(storage.eventStore, storage.readStore, {
       snapshotEvery: 10,
     });

@@ -2,6 +2,7 @@
  * StreamDecision.alongside (ADR 65): a write that commits with a decision's append. On the SQL event store it
  * runs in the append's transaction (both or neither); without a shared transaction it runs first, then the append.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SqlExecutor } from '../../../src/platform/database/sql-database.js';
 import { StreamDeleted } from '../../../src/platform/event-store/event-store.port.js';
@@ -86,7 +87,7 @@ describe.each(SQL_KINDS)('writes alongside a decision on %s', (kind) => {
       context: null,
       envelope: envelope(),
     });
-    await storage.eventStore.deleteStream(stream);
+    await storage.eventStore.eraseStream(stream, { by: randomUUID(), at: new Date().toISOString() });
     transactional.forget(stream);
     const failed = `${stream}-failed`;
     await expect(

@@ -100,8 +100,7 @@ describe('upcasters of credential-bearing events', () => {
     expect(JSON.stringify(state)).not.toContain(codeHash);
   });
 
-  it('the migration names the event types it reads and leaves other events alone', async () => {
-    expect(moveAccountCredentialsOutOfTheLog.eventTypes).toEqual(['PasswordSet', 'ApiKeyIssued']);
+  it('the migration leaves events with nothing to move alone', async () => {
     const untouched = recorded('PasswordSet', { credentialId: 'password-1' }, 'account-a1', 2);
     // No transaction is touched when there is nothing to move.
     const noTransaction = { query: () => Promise.reject(new Error('no write expected')) };

@@ -2,6 +2,7 @@
  * Mapping between the EventStore port and EventStoreDB's records: expected revisions, positions, event ids,
  * the metadata written, erasure records.
  */
+import { sealEvent } from '../event-hash.js';
 import {
   ANY,
   type AppendExpectedRevision,
@@ -57,6 +58,10 @@ export interface StoredMetadata {
   readonly surface?: EventSurface;
   readonly requestId?: string;
   readonly reason?: string;
+  /** Hex salt, payload digest and content hash of the event (event-hash.ts, ADR 0060). */
+  readonly salt: string;
+  readonly payloadDigest: string;
+  readonly contentHash: string;
 }
 
 export function toExpectedRevision(expected: ExpectedVersion): AppendExpectedRevision {
@@ -110,9 +115,11 @@ export function erasedStreamOf(record: EsdbRecord): string | null {
   return null;
 }
 
-export function storedMetadata(event: NewEvent, recordedAt: string): StoredMetadata {
+export function storedMetadata(streamId: string, event: NewEvent, recordedAt: string): StoredMetadata {
   const m = event.metadata;
+  const seal = sealEvent(streamId, event, recordedAt);
   return {
+    ...m,
     $correlationId: m.correlationId,
     $causationId: m.causationId,
     eventId: event.id,
@@ -124,6 +131,9 @@ export function storedMetadata(event: NewEvent, recordedAt: string): StoredMetad
     correlationId: m.correlationId,
     causationId: m.causationId,
     ...attributionOf(m),
+    salt: seal.salt.toString('hex'),
+    payloadDigest: seal.payloadDigest.toString('hex'),
+    contentHash: seal.contentHash.toString('hex'),
   };
 }
 

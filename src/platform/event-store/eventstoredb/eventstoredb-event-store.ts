@@ -32,14 +32,17 @@
  *   when the subscription errors or ends, it resubscribes from the last position it has processed, with a
  *   capped exponential backoff, and drops anything at or before that position, so it never re-delivers or
  *   skips. It ends when the AbortSignal fires (or the consumer stops iterating) and cancels the gRPC call.
- * - Erasure: EventStoreDB keeps the events of deleted streams in $all until a scavenge runs. `deleteStream`
+ * - Erasure: EventStoreDB keeps the events of deleted streams in $all until a scavenge runs. `eraseStream`
  *   therefore first records the stream in the adapter-owned stream `_erased-streams` (a regular, non-system
  *   stream so it needs no admin rights) and then tombstones the stream (a hard delete: it can never be
  *   written again, reads fail with StreamDeleted). readAll / subscribeAll / headPosition filter events of
  *   erased streams through an in-memory set that is loaded at init, updated on delete, refreshed
  *   incrementally (before each readAll / headPosition, at most once a second while a subscription runs) and
  *   whenever the log itself shows a new erasure record. Recording first means a crash between the two
- *   steps never leaves a stream visible; a retried deleteStream finishes the tombstone.
+ *   steps never leaves a stream visible; a retried eraseStream finishes the tombstone.
+ * - Tamper evidence: each event's metadata carries its salt, payload digest and content hash (event-hash.ts).
+ *   EventStoreDB cannot keep a payload whose stream is tombstoned, and this adapter keeps no stream or global
+ *   chain: `integrity` is undefined and `events verify` says so (ADR 0060).
  */
 import {
   AccessDeniedError,
@@ -69,6 +72,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamErasure,
   StreamDeleted,
   type SubscribeAllOptions,
   WrongExpectedVersion,
@@ -157,7 +161,7 @@ export class EventStoreDbEventStore implements EventStore {
         type: event.type,
         // JSON.stringify(undefined) is not JSON: store null instead.
         data: (event.data ?? null) as never,
-        metadata: storedMetadata(event, recordedAt) as unknown as Record<string, unknown>,
+        metadata: storedMetadata(streamId, event, recordedAt) as unknown as Record<string, unknown>,
       }),
     );
 
@@ -329,7 +333,7 @@ export class EventStoreDbEventStore implements EventStore {
     return this.subscription(options.after, options.signal);
   }
 
-  async deleteStream(streamId: string): Promise<void> {
+  async eraseStream(streamId: string, erasure: StreamErasure): Promise<void> {
     if (streamId === ERASED_STREAMS_STREAM) throw new Error(`${ERASED_STREAMS_STREAM} cannot be deleted`);
     // 1. Record the erasure (idempotent: deterministic event id): $all readers hide the stream from now on.
     await this.client.appendToStream(
@@ -337,7 +341,7 @@ export class EventStoreDbEventStore implements EventStore {
       jsonEvent({
         id: uuidV5(`erased:${streamId}`, ADAPTER_NAMESPACE),
         type: STREAM_ERASED_EVENT,
-        data: { streamId, erasedAt: this.clock().toISOString() },
+        data: { streamId, erasedAt: erasure.at, erasedBy: erasure.by },
       }),
       { expectedRevision: ANY },
     );

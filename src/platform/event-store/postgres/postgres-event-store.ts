@@ -23,16 +23,15 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamErasure,
   type SubscribeAllOptions,
 } from '../event-store.port.js';
-import { attributionOf } from '../attribution.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
+import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
+import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
+import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
+import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
-/**
- * Rewrites the data of one event written before the hash chain, in the transaction that hashes it (secrets moved
- * out of the log, ADR 65): the new data, or undefined when the event stays as it is. Applied once per event.
- */
-export type LegacyEventRewriter = (event: RecordedEvent, tx: SqlExecutor) => Promise<unknown | undefined>;
 
 export interface PostgresEventStoreOptions {
   /** Source of `recordedAt`; defaults to the system clock. */
@@ -44,12 +43,15 @@ export interface PostgresEventStoreOptions {
    * the request that appended answer first. It must resolve on its own (bounded); none by default.
    */
   readonly wakeGate?: () => Promise<void>;
-  /** Applied to the events written before the hash chain (LegacyEventRewriter). */
+  /** Applied to events written before the hash chain, in the transaction that hashes them at init. */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
+  /**
+   * Benchmarks only: append through this function (the append of before the chain, installed by the benchmark),
+   * to measure what the chain costs in the same run. Never set in the service.
+   */
+  readonly unchainedAppendFunction?: string;
 }
 
-/** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
-const SCHEMA_LOCK_KEY = 7_310_482_915_337_001n;
 const SUBSCRIPTION_PAGE_SIZE = 500;
 const RETRY_INITIAL_DELAY_MS = 50;
 const RETRY_MAX_DELAY_MS = 2_000;
@@ -57,152 +59,8 @@ const RETRY_MAX_DELAY_MS = 2_000;
 /** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
 const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
 
-const SCHEMA_STATEMENTS: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS es_streams (
-     stream_id text PRIMARY KEY,
-     -- version of the last event; -1 while the stream has none
-     version bigint NOT NULL,
-     deleted boolean NOT NULL DEFAULT false
-   )`,
-  `CREATE TABLE IF NOT EXISTS es_events (
-     seq bigint GENERATED ALWAYS AS IDENTITY,
-     tx_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
-     stream_id text NOT NULL,
-     stream_version bigint NOT NULL,
-     event_id uuid PRIMARY KEY,
-     type text NOT NULL,
-     schema_version integer NOT NULL,
-     data jsonb,
-     metadata jsonb NOT NULL,
-     -- text, not timestamptz: the writer's ISO string comes back byte for byte
-     recorded_at text NOT NULL,
-     UNIQUE (stream_id, stream_version)
-   )`,
-  `CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq)`,
-  // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
-  // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
-  // beat RETURNS TABLE.
-  `CREATE OR REPLACE FUNCTION es_append(
-     p_stream_id text,
-     p_expected_mode smallint,
-     p_expected_version bigint,
-     p_events jsonb,
-     p_recorded_at text,
-     OUT outcome text,
-     OUT last_version bigint,
-     OUT last_tx_id text,
-     OUT last_seq text
-   ) LANGUAGE plpgsql AS $fn$
-   DECLARE
-     v_count integer := jsonb_array_length(p_events);
-     v_previous bigint;
-     v_inserted integer;
-     v_last_seq bigint;
-     v_version bigint;
-     v_deleted boolean;
-     v_ids uuid[];
-     v_in_stream integer;
-     v_elsewhere integer;
-   BEGIN
-     -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
-     -- for no_stream), then insert the events unless one of their ids is already stored.
-     IF p_expected_mode = 1 THEN
-       INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, v_count - 1)
-       ON CONFLICT (stream_id) DO NOTHING
-       RETURNING -1 INTO v_previous;
-     ELSE
-       UPDATE es_streams s SET version = s.version + v_count
-        WHERE s.stream_id = p_stream_id AND NOT s.deleted
-          AND (p_expected_mode = 0
-               OR (p_expected_mode = 2 AND s.version >= 0)
-               OR (p_expected_mode = 3 AND s.version = p_expected_version))
-       RETURNING s.version - v_count INTO v_previous;
-     END IF;
-
-     IF v_previous IS NOT NULL THEN
-       WITH inserted AS (
-         INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
-         SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, p_recorded_at
-           FROM ROWS FROM (jsonb_to_recordset(p_events)
-                  AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
-                WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
-          ORDER BY e.ordinal
-         ON CONFLICT (event_id) DO NOTHING
-         RETURNING es_events.seq
-       )
-       SELECT count(*), max(inserted.seq) INTO v_inserted, v_last_seq FROM inserted;
-
-       IF v_inserted = v_count THEN
-         outcome := 'ok';
-         last_version := v_previous + v_count;
-         last_tx_id := pg_current_xact_id()::text;
-         last_seq := v_last_seq::text;
-         RETURN;
-       END IF;
-       -- Some ids were already stored. We hold the stream lock, so the rows past v_previous are exactly ours:
-       -- undo them and let the checks below tell a retry from a conflict.
-       DELETE FROM es_events e WHERE e.stream_id = p_stream_id AND e.stream_version > v_previous;
-       UPDATE es_streams s SET version = v_previous WHERE s.stream_id = p_stream_id;
-     END IF;
-
-     -- Slow path: a missing, deleted or moved-on stream, or a retry. Every check runs under the stream lock.
-     SELECT s.version, s.deleted INTO v_version, v_deleted
-       FROM es_streams s WHERE s.stream_id = p_stream_id FOR UPDATE;
-     IF NOT FOUND THEN
-       INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, -1) ON CONFLICT (stream_id) DO NOTHING;
-       SELECT s.version, s.deleted INTO v_version, v_deleted
-         FROM es_streams s WHERE s.stream_id = p_stream_id FOR UPDATE;
-     END IF;
-     last_version := v_version;
-
-     IF v_deleted THEN
-       outcome := 'deleted';
-       RETURN;
-     END IF;
-
-     -- Checked before the expected version: a retried command must succeed even though the stream moved on.
-     v_ids := ARRAY(SELECT (x ->> 'id')::uuid FROM jsonb_array_elements(p_events) x);
-     SELECT count(*) FILTER (WHERE e.stream_id = p_stream_id), count(*) FILTER (WHERE e.stream_id <> p_stream_id)
-       INTO v_in_stream, v_elsewhere
-       FROM es_events e WHERE e.event_id = ANY (v_ids);
-     IF v_elsewhere > 0 THEN
-       outcome := 'event_id_in_other_stream';
-       RETURN;
-     END IF;
-     IF v_in_stream = v_count THEN
-       outcome := 'idempotent';
-       SELECT e.stream_version, e.tx_id::text, e.seq::text INTO last_version, last_tx_id, last_seq
-         FROM es_events e WHERE e.event_id = ANY (v_ids)
-        ORDER BY e.stream_version DESC LIMIT 1;
-       RETURN;
-     END IF;
-     IF v_in_stream > 0
-        OR (p_expected_mode = 1 AND v_version <> -1)
-        OR (p_expected_mode = 2 AND v_version < 0)
-        OR (p_expected_mode = 3 AND v_version IS DISTINCT FROM p_expected_version) THEN
-       outcome := 'conflict';
-       RETURN;
-     END IF;
-
-     WITH inserted AS (
-       INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata, recorded_at)
-       SELECT p_stream_id, v_version + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata, p_recorded_at
-         FROM ROWS FROM (jsonb_to_recordset(p_events)
-                AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
-              WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
-        ORDER BY e.ordinal
-       RETURNING es_events.seq
-     )
-     SELECT max(inserted.seq) INTO v_last_seq FROM inserted;
-
-     UPDATE es_streams s SET version = v_version + v_count WHERE s.stream_id = p_stream_id;
-     outcome := 'ok';
-     last_version := v_version + v_count;
-     last_tx_id := pg_current_xact_id()::text;
-     last_seq := v_last_seq::text;
-   END
-   $fn$`,
-];
+/** Erased events keep their rows (and hashes) for the chain, but no reader sees them. */
+const NOT_ERASED = `e.erased_at IS NULL`;
 
 const EVENT_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
   e.schema_version, e.data, e.metadata, e.recorded_at, e.tx_id::text AS tx_id, e.seq::text AS seq`;
@@ -217,7 +75,7 @@ interface EventRow {
   type: string;
   schema_version: number;
   data: unknown;
-  metadata: Partial<EventMetadata> | null;
+  metadata: (Partial<EventMetadata> & Record<string, unknown>) | null;
   recorded_at: string;
   tx_id: string;
   seq: string;
@@ -236,6 +94,8 @@ export class PostgresEventStore implements EventStore {
   private readonly clock: () => Date;
   private readonly pollIntervalMs: number;
   private readonly wakeGate: (() => Promise<void>) | undefined;
+  private readonly legacyEventRewriters: readonly LegacyEventRewriter[];
+  private readonly unchainedAppendFunction: string | undefined;
   /** Aborted by close(): ends every subscription of this instance. */
   private readonly closing = new AbortController();
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
@@ -252,7 +112,15 @@ export class PostgresEventStore implements EventStore {
     this.clock = options.clock ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.wakeGate = options.wakeGate;
+    this.legacyEventRewriters = options.legacyEventRewriters ?? [];
+    this.unchainedAppendFunction = options.unchainedAppendFunction;
   }
+
+  readonly integrity: EventLogIntegrity = {
+    seal: () => sealVisibleEvents(this.db),
+    sealedHead: () => sealedHead(this.db),
+    verify: (options) => verifyPostgresChain(this.db, options),
+  };
 
   async init(): Promise<void> {
     await this.db.transaction(async (tx) => {
@@ -260,6 +128,8 @@ export class PostgresEventStore implements EventStore {
       await tx.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`);
       for (const statement of SCHEMA_STATEMENTS) await tx.query(statement);
     });
+    // A log written before the chain: hashed once (after the rewriters), then sealed. Idempotent.
+    if ((await hashLegacyEvents(this.db, this.legacyEventRewriters)) > 0) await this.integrity.seal();
   }
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
@@ -280,24 +150,20 @@ export class PostgresEventStore implements EventStore {
   ): Promise<AppendResult> {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
+    const recordedAt = this.clock().toISOString();
+    // The hashes are computed by es_append under the stream lock, in the same round trip.
     const payload = events.map((event) => ({
       id: event.id,
       type: event.type,
       schema_version: event.schemaVersion,
       data: event.data,
-      metadata: {
-        actor: event.metadata.actor,
-        payer: event.metadata.payer,
-        scope: event.metadata.scope,
-        correlationId: event.metadata.correlationId,
-        causationId: event.metadata.causationId,
-        ...attributionOf(event.metadata),
-      },
+      // The whole metadata object (optional fields included), exactly what the content hash covers.
+      metadata: event.metadata,
     }));
     const { rows } = await executor.query<AppendRow>(
       `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
-         FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
-      [streamId, mode, version, JSON.stringify(payload), this.clock().toISOString()],
+         FROM ${this.unchainedAppendFunction ?? 'es_append'}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
+      [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
     const row = rows[0];
     if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
@@ -323,7 +189,7 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const { rows } = await this.db.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM es_events e
-        WHERE e.stream_id = $1 AND e.stream_version >= $2::bigint
+        WHERE e.stream_id = $1 AND e.stream_version >= $2::bigint AND ${NOT_ERASED}
         ORDER BY e.stream_version
         LIMIT $3::bigint`,
       [streamId, options.fromVersion ?? 0, options.maxCount ?? null],
@@ -368,7 +234,7 @@ export class PostgresEventStore implements EventStore {
   private async readPage(options: ReadAllOptions): Promise<RecordedEvent[]> {
     if (options.after === null) {
       const { rows } = await this.db.query<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id, e.seq LIMIT $1`,
+        `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} AND ${NOT_ERASED} ORDER BY e.tx_id, e.seq LIMIT $1`,
         [options.limit],
       );
       return rows.map(toRecordedEvent);
@@ -377,7 +243,7 @@ export class PostgresEventStore implements EventStore {
     // xid8 has no cast from bigint on PostgreSQL 15: go through text.
     const { rows } = await this.db.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM es_events e
-        WHERE ${VISIBLE} AND (e.tx_id, e.seq) > ($1::text::xid8, $2::text::bigint)
+        WHERE ${VISIBLE} AND ${NOT_ERASED} AND (e.tx_id, e.seq) > ($1::text::xid8, $2::text::bigint)
         ORDER BY e.tx_id, e.seq LIMIT $3`,
       [major.toString(), minor.toString(), options.limit],
     );
@@ -387,7 +253,8 @@ export class PostgresEventStore implements EventStore {
   async readLast(limit: number): Promise<RecordedEvent[]> {
     assertPositiveLimit(limit);
     const { rows } = await this.db.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} ORDER BY e.tx_id DESC, e.seq DESC LIMIT $1`,
+      `SELECT ${EVENT_COLUMNS} FROM es_events e WHERE ${VISIBLE} AND ${NOT_ERASED}
+        ORDER BY e.tx_id DESC, e.seq DESC LIMIT $1`,
       [limit],
     );
     return rows.map(toRecordedEvent).reverse();
@@ -396,7 +263,7 @@ export class PostgresEventStore implements EventStore {
   async headPosition(): Promise<GlobalPosition | null> {
     const { rows } = await this.db.query<{ tx_id: string; seq: string }>(
       `SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM es_events e
-        WHERE ${VISIBLE} ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
+        WHERE ${VISIBLE} AND ${NOT_ERASED} ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
     );
     const row = rows[0];
     return row ? encodePosition(row.tx_id, row.seq) : null;
@@ -406,7 +273,8 @@ export class PostgresEventStore implements EventStore {
     // No VISIBLE filter: a committed event above the snapshot xmin is hidden from readers only until the
     // older transaction ends, and a reader that then reaches it has seen everything committed before.
     const { rows } = await this.db.query<{ tx_id: string; seq: string }>(
-      `SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM es_events e ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
+      `SELECT e.tx_id::text AS tx_id, e.seq::text AS seq FROM es_events e WHERE ${NOT_ERASED}
+        ORDER BY e.tx_id DESC, e.seq DESC LIMIT 1`,
     );
     const row = rows[0];
     return row ? encodePosition(row.tx_id, row.seq) : null;
@@ -444,15 +312,20 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  async deleteStream(streamId: string): Promise<void> {
+  async eraseStream(streamId: string, erasure: StreamErasure): Promise<void> {
     await this.db.transaction(async (tx) => {
-      // Marking first takes the stream lock, so an append in flight finishes before the delete reads events.
+      // Marking first takes the stream lock, so an append in flight finishes before the erasure reads events.
       await tx.query(
         `INSERT INTO es_streams (stream_id, version, deleted) VALUES ($1, -1, true)
          ON CONFLICT (stream_id) DO UPDATE SET deleted = true`,
         [streamId],
       );
-      await tx.query(`DELETE FROM es_events WHERE stream_id = $1`, [streamId]);
+      // The payload and its salt go; the envelope, the digest and the hashes stay for the chain.
+      await tx.query(
+        `UPDATE es_events SET data = NULL, salt = NULL, erased_by = $2::uuid, erased_at = $3
+          WHERE stream_id = $1 AND erased_at IS NULL`,
+        [streamId, erasure.by, erasure.at],
+      );
     });
   }
 
@@ -518,19 +391,19 @@ function encodeExpectedVersion(expected: ExpectedVersion): { mode: number; versi
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
-  const metadata = row.metadata ?? {};
+  const { actor, payer, scope, correlationId, causationId, ...optional } = row.metadata ?? {};
   return {
     id: row.event_id,
     type: row.type,
     schemaVersion: row.schema_version,
     data: row.data,
     metadata: {
-      actor: metadata.actor ?? '',
-      payer: metadata.payer ?? '',
-      scope: metadata.scope ?? null,
-      correlationId: metadata.correlationId ?? '',
-      causationId: metadata.causationId ?? '',
-      ...attributionOf(metadata),
+      ...optional,
+      actor: actor ?? '',
+      payer: payer ?? '',
+      scope: scope ?? null,
+      correlationId: correlationId ?? '',
+      causationId: causationId ?? '',
     },
     streamId: row.stream_id,
     streamVersion: Number(row.stream_version),

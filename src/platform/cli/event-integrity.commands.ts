@@ -1,0 +1,180 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { ChainCheckpoint, VerificationReport } from '../event-store/event-log-integrity.js';
+import { isGlobalPosition, type GlobalPosition } from '../event-store/global-position.js';
+import { action, type CliRuntime } from './cli-runtime.js';
+import { startProgress } from './progress.js';
+
+/** Exit code of a log that does not verify (as `projections verify` for a differing read model). */
+const TAMPERED_EXIT_CODE = 4;
+
+/** A checkpoint as `events checkpoint --json` prints it, for keeping outside the service. */
+export function checkpointAsJson(checkpoint: ChainCheckpoint, publicKeyPem: string): Record<string, unknown> {
+  return {
+    position: checkpoint.position,
+    chain_index: checkpoint.chainIndex,
+    chain_head: checkpoint.chainHead,
+    at: checkpoint.at,
+    key_id: checkpoint.keyId,
+    signature: checkpoint.signature,
+    public_key: publicKeyPem,
+  };
+}
+
+/** Reads a checkpoint kept outside (the JSON `events checkpoint --json` printed). */
+export function parseCheckpointFile(path: string): ChainCheckpoint {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`--checkpoint ${path}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  const { position, chain_index, chain_head, at, key_id, signature } = raw;
+  if (
+    typeof position !== 'string' ||
+    !isGlobalPosition(position) ||
+    typeof chain_index !== 'number' ||
+    !Number.isSafeInteger(chain_index) ||
+    typeof chain_head !== 'string' ||
+    typeof at !== 'string' ||
+    typeof key_id !== 'string' ||
+    typeof signature !== 'string'
+  )
+    throw new Error(`--checkpoint ${path} is not a checkpoint printed by \`events checkpoint --json\``);
+  return { position, chainIndex: chain_index, chainHead: chain_head, at, keyId: key_id, signature };
+}
+
+export function reportAsJson(report: VerificationReport, keyId: string): Record<string, unknown> {
+  return {
+    ok: report.ok,
+    from: report.from,
+    events_checked: report.eventsChecked,
+    sealed_through: report.sealedThrough && {
+      position: report.sealedThrough.position,
+      chain_index: report.sealedThrough.chainIndex,
+      chain_head: report.sealedThrough.chainHead,
+    },
+    unsealed: report.unsealed,
+    erased_spans: report.erasedSpans.map((span) => ({
+      stream: span.streamId,
+      from_version: span.fromVersion,
+      to_version: span.toVersion,
+      from_position: span.fromPosition,
+      to_position: span.toPosition,
+      erased_by: span.erasedBy,
+      erased_at: span.erasedAt,
+    })),
+    checkpoints_checked: report.checkpointsChecked,
+    last_verified_checkpoint: report.lastVerifiedCheckpoint && {
+      position: report.lastVerifiedCheckpoint.position,
+      chain_index: report.lastVerifiedCheckpoint.chainIndex,
+      chain_head: report.lastVerifiedCheckpoint.chainHead,
+      at: report.lastVerifiedCheckpoint.at,
+    },
+    key_id: keyId,
+    finding: report.finding && {
+      kind: report.finding.kind,
+      position: report.finding.position,
+      event_id: report.finding.eventId,
+      stream: report.finding.streamId,
+      detail: report.finding.detail,
+    },
+  };
+}
+
+function formatReport(report: VerificationReport): string {
+  const lines: string[] = [];
+  if (report.finding) {
+    const f = report.finding;
+    lines.push(`TAMPERED: ${f.kind.replace(/_/g, ' ')} at position ${f.position ?? 'unknown'}`);
+    lines.push(`  ${f.detail}`);
+    lines.push(`  (${report.eventsChecked} events verified before it)`);
+  } else {
+    const through = report.sealedThrough;
+    lines.push(
+      `verified: ${report.eventsChecked} events${report.from ? ` after ${report.from}` : ''}` +
+        (through ? `, sealed through position ${through.position} (chain index ${through.chainIndex})` : '') +
+        (report.unsealed ? `, ${report.unsealed} not sealed yet` : ''),
+    );
+    if (through) lines.push(`  chain head ${through.chainHead}`);
+  }
+  const last = report.lastVerifiedCheckpoint;
+  lines.push(
+    `checkpoints: ${report.checkpointsChecked} checked` +
+      (last ? `, last verified: chain index ${last.chainIndex} signed ${last.at}` : ''),
+  );
+  if (report.erasedSpans.length > 0) {
+    lines.push(`erased (not tampering): ${report.erasedSpans.length} span(s)`);
+    for (const span of report.erasedSpans)
+      lines.push(
+        `  ${span.streamId} versions ${span.fromVersion}-${span.toVersion} (positions ${span.fromPosition}..${span.toPosition}) erased by event ${span.erasedBy} at ${span.erasedAt}`,
+      );
+  }
+  return lines.join('\n');
+}
+
+/** `events verify` and `events checkpoint` (ADR 0061). */
+export function registerIntegrityCommands(events: Command, runtime: CliRuntime): void {
+  events
+    .command('verify')
+    .description(
+      'verify the log against its hash chain and signed checkpoints; names the first position where an event was changed, removed, inserted or reordered (exit code 4)',
+    )
+    .option('--from <position>', 'verify only the events after this global position')
+    .option(
+      '--checkpoint <file>',
+      'a checkpoint kept outside (from `events checkpoint --json`) the log must match',
+    )
+    .option('--json', 'machine-readable report')
+    .action(
+      action(runtime, async (options: { from?: string; checkpoint?: string; json?: boolean }) => {
+        if (options.from !== undefined && !isGlobalPosition(options.from))
+          throw new Error('--from must be a global position');
+        const external = options.checkpoint ? parseCheckpointFile(options.checkpoint) : undefined;
+        const evidence = (await runtime.open()).tamperEvidence;
+        const progress = startProgress('verifying the event log', {
+          json: Boolean(options.json),
+          unit: 'events',
+        });
+        const report = await evidence.verify({
+          from: (options.from as GlobalPosition | undefined) ?? null,
+          ...(external ? { externalCheckpoint: external } : {}),
+          onProgress: (checked, total) => progress.update(checked, { total }),
+        });
+        progress.stop();
+        runtime.print(Boolean(options.json), reportAsJson(report, evidence.signer.keyId), () =>
+          formatReport(report),
+        );
+        return report.ok ? 0 : TAMPERED_EXIT_CODE;
+      }),
+    );
+
+  events
+    .command('checkpoint')
+    .description(
+      'seal the log and print its latest signed checkpoint (signing a new one when the log moved), to keep outside the service',
+    )
+    .option('--json', 'the checkpoint as JSON, with the public key that verifies it')
+    .action(
+      action(runtime, async (options: { json?: boolean }) => {
+        const evidence = (await runtime.open()).tamperEvidence;
+        const checkpoint = await evidence.checkpoint();
+        if (!checkpoint) {
+          process.stderr.write('the event log is empty: nothing to sign yet\n');
+          return 5;
+        }
+        const json = checkpointAsJson(checkpoint, evidence.signer.publicKeyPem);
+        runtime.print(Boolean(options.json), json, () =>
+          [
+            `checkpoint at position ${checkpoint.position} (chain index ${checkpoint.chainIndex})`,
+            `  chain head ${checkpoint.chainHead}`,
+            `  signed ${checkpoint.at} by key ${checkpoint.keyId}: ${checkpoint.signature}`,
+            'keep the --json output outside the service; `events verify --checkpoint <file>` proves the log still matches it',
+          ].join('\n'),
+        );
+        return 0;
+      }),
+    );
+}
