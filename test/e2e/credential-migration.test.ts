@@ -173,13 +173,13 @@ describe.each(SQL_KINDS)('moving credential material out of a log written before
     await running.close();
     // Today's main kept no hash chain: its log is the table without the chain's columns (ADR 60 adds them at
     // init and hashes the events it finds, after the rewriters).
-    await withDatabase(dataDir, database, (db) =>
-      db.query(
+    await withDatabase(dataDir, database, async (db) => {
+      await db.query(
         `ALTER TABLE es_events DROP COLUMN salt, DROP COLUMN payload_digest, DROP COLUMN content_hash,
-           DROP COLUMN stream_hash, DROP COLUMN erased_by, DROP COLUMN erased_at;
-         DROP TABLE es_chain`,
-      ),
-    );
+           DROP COLUMN stream_hash, DROP COLUMN erased_by, DROP COLUMN erased_at`,
+      );
+      await db.query(`DROP TABLE es_chain`);
+    });
     running = await start(dataDir, database?.url);
     const after = running.context;
     const migrated = await allEvents(after);
