@@ -32,7 +32,6 @@ import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
-
 export interface PostgresEventStoreOptions {
   /** Source of `recordedAt`; defaults to the system clock. */
   readonly clock?: () => Date;
