@@ -201,7 +201,7 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
     }
   });
 
-  it('credit state and usage as_of equal what GET /auth/credits and /auth/credits/usage answered then', async () => {
+  it('credit state and usage as_of equal what GET /auth/credits and /auth/credits/usage answered then, and /common/credits through a key', async () => {
     const account = await h.account({ plan: 'free' });
     const { key } = await h.bus.execute(new IssueApiKey(account.accountId, 'audit', operator()));
     const read = async (path: string, query = '') => {
@@ -242,6 +242,15 @@ describe.each(['pglite', 'postgres'] as const)('auditor reading tools on %s', (k
         const pastState = await read('', query);
         expect(withoutAsOf(pastState)).toEqual(state);
         expect(pastState.as_of).toMatchObject({ requested: asOf });
+        // The same state for the API consumer, through its key (GET /common/credits).
+        const throughKey = await service.app.inject({
+          method: 'GET',
+          url: `/api/v2/common/credits${query}`,
+          headers: { 'x-api-key': key },
+        });
+        expect(throughKey.statusCode).toBe(200);
+        expect(withoutAsOf(json(throughKey.body))).toEqual(state);
+        expect(json(throughKey.body).as_of).toEqual(pastState.as_of);
         expect(withoutAsOf(await read('/usage', query))).toEqual(usage);
       }
     }

@@ -44,7 +44,9 @@ export class PersonalCreditsController {
   @Access({ surface: 'personal_api', permission: 'credits.read' })
   @ApiOperation({ summary: 'Credit state of the account that owns the key or token' })
   @ApiJson(200, CREDIT_STATE)
-  state(@CurrentPrincipal() principal: Principal): Promise<CreditStateView> {
-    return this.credits.creditState(principal.accountId);
+  @ApiErrors(404, 422)
+  @ApiQueryParams(AS_OF_PARAMETER)
+  state(@CurrentPrincipal() principal: Principal, @Query('as_of') asOf?: unknown): Promise<CreditStateView> {
+    return this.credits.creditState(principal.accountId, asOf);
   }
 }
