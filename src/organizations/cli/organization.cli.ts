@@ -76,44 +76,48 @@ export function registerOrganizationCommands(program: Command, runtime: CliRunti
       }),
     );
 
-  organizations
-    .command('status')
-    .description("an organization's status, restriction and the action that lifts it")
-    .argument('<orgId>', 'organization id')
-    .option('--as-of <time|position>', 'as it was then: replayed from the log (ISO-8601 time or position)')
-    .option('--json', 'machine-readable output')
-    .action(
-      action(runtime, async (organizationId: string, options: { json?: boolean; asOf?: string }) => {
-        const state = await load(await runtime.open(), organizationId, options.asOf);
-        runtime.print(Boolean(options.json), statusView(organizationId, state), () =>
-          describeStatus(organizationId, state),
-        );
-      }),
-    );
+  /** A read of one organization's stream, now or folded to a moment of the log (--as-of). */
+  const readCommand = (
+    name: string,
+    description: string,
+    show: (organizationId: string, state: OrganizationState, json: boolean) => void,
+  ) =>
+    organizations
+      .command(name)
+      .description(description)
+      .argument('<orgId>', 'organization id')
+      .option('--as-of <time|position>', 'as it was then: replayed from the log (ISO-8601 time or position)')
+      .option('--json', 'machine-readable output')
+      .action(
+        action(runtime, async (organizationId: string, options: { json?: boolean; asOf?: string }) => {
+          const state = await load(await runtime.open(), organizationId, options.asOf);
+          show(organizationId, state, Boolean(options.json));
+        }),
+      );
 
-  organizations
-    .command('members')
-    .description("an organization's members and roles, now or as it was then (--as-of)")
-    .argument('<orgId>', 'organization id')
-    .option('--as-of <time|position>', 'as it was then: replayed from the log (ISO-8601 time or position)')
-    .option('--json', 'machine-readable output')
-    .action(
-      action(runtime, async (organizationId: string, options: { json?: boolean; asOf?: string }) => {
-        const state = await load(await runtime.open(), organizationId, options.asOf);
-        const members = Object.entries(state.members)
-          .map(([accountId, member]) => ({
-            account_id: accountId,
-            role: member.role,
-            added_at: member.addedAt,
-          }))
-          .sort((a, b) => (a.added_at < b.added_at ? -1 : a.added_at > b.added_at ? 1 : 0));
-        runtime.print(Boolean(options.json), { organization_id: organizationId, members }, () =>
-          members
-            .map((member) => `${member.account_id}  ${member.role}  since ${member.added_at}`)
-            .join('\n'),
-        );
-      }),
-    );
+  readCommand(
+    'status',
+    "an organization's status, restriction and the action that lifts it",
+    (organizationId, state, json) =>
+      runtime.print(json, statusView(organizationId, state), () => describeStatus(organizationId, state)),
+  );
+
+  readCommand(
+    'members',
+    "an organization's members and roles, now or as it was then (--as-of)",
+    (organizationId, state, json) => {
+      const members = Object.entries(state.members)
+        .map(([accountId, member]) => ({
+          account_id: accountId,
+          role: member.role,
+          added_at: member.addedAt,
+        }))
+        .sort((a, b) => (a.added_at < b.added_at ? -1 : a.added_at > b.added_at ? 1 : 0));
+      runtime.print(json, { organization_id: organizationId, members }, () =>
+        members.map((member) => `${member.account_id}  ${member.role}  since ${member.added_at}`).join('\n'),
+      );
+    },
+  );
 
   const operatorCommand = (
     name: string,
