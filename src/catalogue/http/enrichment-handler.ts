@@ -24,7 +24,6 @@ export const VULNERABILITY_ENRICHMENT_RATE: RateLimitRule = {
   limit: 60,
   windowSeconds: 60,
 };
-export const MAX_ENRICHMENT_CPES = 8;
 /** A badge batch answers within this (a lookup still running then reads `unavailable`). */
 export const BADGE_BATCH_DEADLINE_MS = 10_000;
 /**

@@ -1,13 +1,15 @@
 import { ValidateBy } from 'class-validator';
 import { Omittable } from '../../platform/http/validation.js';
 import { MAX_BADGE_ITEMS } from '../badges/badges.js';
-import { MAX_ENRICHMENT_CPES } from './enrichment-handler.js';
 
 /**
  * Enrichment bodies: the pipe refuses unknown fields and checks each field's shape here, with one problem per
  * mistake. The contract's rules on the values (reference or cpes, CPE syntax, the badge items) are applied by
  * parseVulnerabilityRequest and validateBadgeItems. The documented schemas are enrichment.openapi.ts's.
  */
+
+/** CPE names one vulnerability enrichment takes (the body's limit, so it lives with the body). */
+export const MAX_ENRICHMENT_CPES = 8;
 
 /** One validator, one problem: a field is never refused twice for one mistake. */
 function Holds(name: string, test: (value: unknown) => boolean, problem: string): PropertyDecorator {

@@ -18,7 +18,7 @@ import {
   MAX_BADGE_KEY_BYTES,
   MAX_BADGE_VALUE_BYTES,
 } from '../badges/badges.js';
-import { MAX_ENRICHMENT_CPES } from './enrichment-handler.js';
+import { MAX_ENRICHMENT_CPES } from './enrichment.dtos.js';
 
 /** Request and response documents of enrichment (contract: Vulnerability enrichment, Badge enrichment). */
 
