@@ -8,55 +8,11 @@ import { afterAll, describe } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { MongoCredentialStore } from '../../src/platform/auth/credentials/mongodb-credential-store.js';
 import { credentialStoreContract } from './credential-store.contract.js';
-import { reasonOf, withTimeout } from '../support/external-services.js';
+import { resolveMongoTarget } from '../support/external-services.js';
 
 const LABEL = 'mongodb';
-const IMAGE = 'mongo:7';
-const RUNTIME_DETECTION_TIMEOUT_MS = 5_000;
-const CONTAINER_START_TIMEOUT_MS = 180_000;
 
-type Target = { readonly url: string; stop(): Promise<void> } | { readonly skipped: string };
-
-async function resolveTarget(): Promise<Target> {
-  const url = process.env.MONGODB_URL;
-  if (url) return { url, stop: async () => undefined };
-
-  let testcontainers: typeof import('testcontainers');
-  try {
-    testcontainers = await import('testcontainers');
-    await withTimeout(
-      testcontainers.getContainerRuntimeClient(),
-      RUNTIME_DETECTION_TIMEOUT_MS,
-      'container runtime detection',
-    );
-  } catch (error) {
-    return { skipped: `no MONGODB_URL and no container runtime (${reasonOf(error)})` };
-  }
-
-  let started: { stop(): Promise<unknown> } | undefined;
-  try {
-    const { GenericContainer, Wait } = testcontainers;
-    const container = await withTimeout(
-      new GenericContainer(IMAGE)
-        .withExposedPorts(27017)
-        .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
-        .withStartupTimeout(CONTAINER_START_TIMEOUT_MS)
-        .start(),
-      CONTAINER_START_TIMEOUT_MS + 5_000,
-      `starting ${IMAGE}`,
-    );
-    started = container;
-    const containerUrl = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`;
-    return { url: containerUrl, stop: async () => void (await container.stop()) };
-  } catch (error) {
-    await started?.stop().catch(() => undefined);
-    return {
-      skipped: `no MONGODB_URL, and the container runtime could not start ${IMAGE} (${reasonOf(error)})`,
-    };
-  }
-}
-
-const target = await resolveTarget();
+const target = await resolveMongoTarget({ replicaSet: false });
 
 if ('skipped' in target) {
   announceSkip(`MongoDB credential store contract leg skipped: ${target.skipped}`);
