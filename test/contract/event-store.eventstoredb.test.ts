@@ -6,11 +6,10 @@
 import { afterAll, describe } from '@jest/globals';
 import { EventStoreDbEventStore } from '../../src/platform/event-store/eventstoredb/eventstoredb-event-store.js';
 import { eventStoreContract, type EventStoreUnderTest } from './event-store.contract.js';
-import { reasonOf, withTimeout } from '../support/external-services.js';
+import { containerRuntime, reasonOf, withTimeout } from '../support/external-services.js';
 
 const LABEL = 'eventstoredb';
 const IMAGE = 'docker.eventstore.com/eventstore/eventstore:24.10';
-const RUNTIME_DETECTION_TIMEOUT_MS = 5_000;
 const CONTAINER_START_TIMEOUT_MS = 180_000;
 
 type Target = { readonly url: string; stop(): Promise<void> } | { readonly skipped: string };
@@ -19,17 +18,9 @@ async function resolveTarget(): Promise<Target> {
   const url = process.env.EVENTSTORE_URL;
   if (url) return { url, stop: async () => undefined };
 
-  let testcontainers: typeof import('testcontainers');
-  try {
-    testcontainers = await import('testcontainers');
-    await withTimeout(
-      testcontainers.getContainerRuntimeClient(),
-      RUNTIME_DETECTION_TIMEOUT_MS,
-      'container runtime detection',
-    );
-  } catch (error) {
-    return { skipped: `no EVENTSTORE_URL and no container runtime (${reasonOf(error)})` };
-  }
+  const runtime = await containerRuntime('EVENTSTORE_URL');
+  if ('skipped' in runtime) return runtime;
+  const { testcontainers } = runtime;
 
   try {
     const { GenericContainer, Wait } = testcontainers;

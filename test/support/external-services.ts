@@ -17,6 +17,26 @@ export function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * testcontainers, once a container runtime answers (within 5 s: detection must not hang a suite), or why the leg
+ * that needed it (no `variable` set either) is skipped.
+ */
+export async function containerRuntime(
+  variable: string,
+): Promise<{ readonly testcontainers: typeof import('testcontainers') } | { readonly skipped: string }> {
+  try {
+    const testcontainers = await import('testcontainers');
+    await withTimeout(
+      testcontainers.getContainerRuntimeClient(),
+      RUNTIME_DETECTION_TIMEOUT_MS,
+      'container runtime detection',
+    );
+    return { testcontainers };
+  } catch (error) {
+    return { skipped: `no ${variable} and no container runtime (${reasonOf(error)})` };
+  }
+}
+
 /** A MongoDB server for a contract leg, or why there is none (the leg is then registered with describe.skip). */
 export type MongoTarget = { readonly url: string; stop(): Promise<void> } | { readonly skipped: string };
 
@@ -34,17 +54,9 @@ export async function resolveMongoTarget(options: { readonly replicaSet: boolean
   const url = process.env.MONGODB_URL;
   if (url) return { url, stop: async () => undefined };
 
-  let testcontainers: typeof import('testcontainers');
-  try {
-    testcontainers = await import('testcontainers');
-    await withTimeout(
-      testcontainers.getContainerRuntimeClient(),
-      RUNTIME_DETECTION_TIMEOUT_MS,
-      'container runtime detection',
-    );
-  } catch (error) {
-    return { skipped: `no MONGODB_URL and no container runtime (${reasonOf(error)})` };
-  }
+  const runtime = await containerRuntime('MONGODB_URL');
+  if ('skipped' in runtime) return runtime;
+  const { testcontainers } = runtime;
 
   let started: { stop(): Promise<unknown> } | undefined;
   try {
