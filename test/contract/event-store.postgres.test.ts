@@ -351,21 +351,27 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
       expectedVersion = (await store.append(streamId, newEvents(10), { expectedVersion }))
         .nextExpectedVersion;
     };
+    // A terminated backend stays in pg_stat_activity until it has exited: remember whom we killed,
+    // so that waiting for a reconnection never mistakes a dying backend for a live one.
+    const killed: number[] = [];
     const terminateSubscriberBackends = async (): Promise<number> => {
-      const { rows } = await testDb.db.query<{ terminated: number }>(
-        `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS terminated
-           FROM pg_stat_activity WHERE application_name = $1`,
-        [applicationName],
+      const { rows } = await testDb.db.query<{ pid: number }>(
+        `WITH subscriber AS MATERIALIZED (
+           SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND NOT (pid = ANY($2::int[])))
+         SELECT pid FROM subscriber WHERE pg_terminate_backend(pid)`,
+        [applicationName, killed],
       );
-      return rows[0]!.terminated;
+      killed.push(...rows.map((row) => row.pid));
+      return rows.length;
     };
 
     const waitForSubscriberBackend = async (): Promise<void> => {
       // Its reads back off up to 2 s after failures in a row: far more than that.
       for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
         const { rows } = await testDb.db.query<{ connected: number }>(
-          'SELECT count(*)::int AS connected FROM pg_stat_activity WHERE application_name = $1',
-          [applicationName],
+          `SELECT count(*)::int AS connected FROM pg_stat_activity
+            WHERE application_name = $1 AND NOT (pid = ANY($2::int[]))`,
+          [applicationName, killed],
         );
         if (rows[0]!.connected > 0) return;
         await delay(10);
