@@ -1,7 +1,7 @@
 /**
- * What an event's hashes commit to (ADR 0060). PostgreSQL computes them in SQL (es_append, so appends and
- * verification cost no JavaScript); this is the same definition for adapters without PostgreSQL (EventStoreDB)
- * and for tests, checked against PostgreSQL by test/integration/platform/event-log-chain.test.ts.
+ * What an event's hashes commit to (ADR 0060, 0081). Every adapter's append computes salt, payload digest and
+ * content hash here (sealEvent); PostgreSQL chains the stream hashes under its stream lock, and keeps the same
+ * definitions in SQL for logs written before the chain, held equal by test/integration/platform/event-log-chain.test.ts.
  *
  * - canonical JSON = PostgreSQL's jsonb text of the value: keys sorted by byte length then bytes, `", "` and
  *   `": "` separators, numbers in plain decimal notation (1e21 is 1000000000000000000000).
@@ -14,7 +14,7 @@
  *   the previous hash of version 0 is 32 zero bytes.
  * - chain hash = SHA-256(previous chain hash ‖ stream hash), in global order; 32 zero bytes before the first.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 
 export const HASH_BYTES = 32;
 export const SALT_BYTES = 16;
@@ -82,10 +82,59 @@ export function canonicalPlainJson(value: unknown): string {
   }
 }
 
-/** What storage keeps of a value: JSON.parse(JSON.stringify(value)), then canonical. */
+/** Keys in jsonb's order; ASCII keys (nearly all) compare as JavaScript strings do, the rest by UTF-8 bytes. */
+function sortKeys(keys: string[]): string[] {
+  // eslint-disable-next-line no-control-regex
+  return keys.some((key) => /[^\u0000-\u007f]/.test(key))
+    ? keys.sort(compareKeys)
+    : keys.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The jsonb text of what storage keeps of a value (JSON.parse(JSON.stringify(value))), written in one pass:
+ * the same omissions as JSON.stringify (undefined, functions and symbols in objects; null for them in
+ * arrays and for non-finite numbers), toJSON honoured, boxed primitives unwrapped.
+ */
+function canonicalStored(value: unknown, key: string): string | undefined {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  )
+    value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? plainDecimal(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        const items: string[] = [];
+        for (let i = 0; i < value.length; i += 1) items.push(canonicalStored(value[i], String(i)) ?? 'null');
+        return `[${items.join(', ')}]`;
+      }
+      const record = value as Record<string, unknown>;
+      const members: string[] = [];
+      for (const name of sortKeys(Object.keys(record))) {
+        const member = canonicalStored(record[name], name);
+        if (member !== undefined) members.push(`${JSON.stringify(name)}: ${member}`);
+      }
+      return `{${members.join(', ')}}`;
+    }
+    default:
+      return undefined; // undefined, functions, symbols: left out, as JSON.stringify does
+  }
+}
+
+/** What storage keeps of a value (JSON.parse(JSON.stringify(value))), as canonical JSON. */
 export function canonicalJson(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text === undefined ? 'null' : canonicalPlainJson(JSON.parse(text));
+  return canonicalStored(value, '') ?? 'null';
 }
 
 /** bytea comes back as a Buffer from pg and as a Uint8Array from PGlite: one type for both, without a copy. */
@@ -96,12 +145,31 @@ export function asBuffer(bytes: Uint8Array | null): Buffer | null {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** Salts are cut from a pool refilled 1,024 at a time: one randomFillSync call instead of one per event. */
+const SALT_POOL_SIZE = 1_024;
+const saltPool = Buffer.allocUnsafe(SALT_BYTES * SALT_POOL_SIZE);
+let saltsLeft = 0;
+
 export function newSalt(): Buffer {
-  return randomBytes(SALT_BYTES);
+  if (saltsLeft === 0) {
+    randomFillSync(saltPool);
+    saltsLeft = SALT_POOL_SIZE;
+  }
+  saltsLeft -= 1;
+  // A copy: the pool is overwritten by the next refill.
+  return Buffer.from(saltPool.subarray(saltsLeft * SALT_BYTES, (saltsLeft + 1) * SALT_BYTES));
 }
 
 export function payloadDigest(salt: Buffer, canonicalData: string): Buffer {
-  return createHash('sha256').update(salt).update(canonicalData, 'utf8').digest();
+  const bytes = Buffer.allocUnsafe(salt.length + Buffer.byteLength(canonicalData, 'utf8'));
+  salt.copy(bytes, 0);
+  bytes.write(canonicalData, salt.length, 'utf8');
+  return sha256(bytes);
+}
+
+/** One-shot SHA-256 (crypto.hash): cheaper than createHash().update().digest() for short inputs. */
+function sha256(bytes: Buffer | string): Buffer {
+  return hash('sha256', bytes, 'buffer');
 }
 
 export function contentHash(envelope: HashedEnvelope): Buffer {
@@ -116,17 +184,34 @@ export function contentHash(envelope: HashedEnvelope): Buffer {
     JSON.stringify(envelope.recordedAt),
     envelope.payloadDigest.toString('hex'),
   ].join(',');
-  return createHash('sha256').update(text, 'utf8').digest();
+  return sha256(text);
 }
 
+function int64(value: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigInt64BE(BigInt(value));
+  return bytes;
+}
+
+/** Reused inputs of the two chain hashes (filled and hashed synchronously): no allocation per link. */
+const streamLinkInput = Buffer.alloc(HASH_BYTES + 8 + HASH_BYTES);
+const chainLinkInput = Buffer.alloc(HASH_BYTES + HASH_BYTES);
+
 export function streamHash(previous: Buffer, streamVersion: number, content: Buffer): Buffer {
-  const version = Buffer.allocUnsafe(8);
-  version.writeBigInt64BE(BigInt(streamVersion));
-  return createHash('sha256').update(previous).update(version).update(content).digest();
+  if (previous.length !== HASH_BYTES || content.length !== HASH_BYTES)
+    return sha256(Buffer.concat([previous, int64(streamVersion), content])); // stored bytes of a wrong size
+  previous.copy(streamLinkInput, 0);
+  streamLinkInput.writeBigInt64BE(BigInt(streamVersion), HASH_BYTES);
+  content.copy(streamLinkInput, HASH_BYTES + 8);
+  return sha256(streamLinkInput);
 }
 
 export function chainHash(previous: Buffer, stream: Buffer): Buffer {
-  return createHash('sha256').update(previous).update(stream).digest();
+  if (previous.length !== HASH_BYTES || stream.length !== HASH_BYTES)
+    return sha256(Buffer.concat([previous, stream]));
+  previous.copy(chainLinkInput, 0);
+  stream.copy(chainLinkInput, HASH_BYTES);
+  return sha256(chainLinkInput);
 }
 
 /** The hashes an adapter stores beside a new event (the stream hash is chained by the adapter). */

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { systemClock } from '../../../src/platform/clock/clock.js';
 import type { SqlExecutor } from '../../../src/platform/database/sql-database.js';
 import { CheckpointSigner } from '../../../src/platform/event-store/checkpoint-signer.js';
@@ -111,7 +112,7 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     return all;
   }
 
-  it('hashes as event-hash.ts defines for adapters without PostgreSQL: jsonb text, byte for byte', async () => {
+  it('hashes as event-hash.ts defines, and as the SQL definitions (legacy hashing) recompute: jsonb text, byte for byte', async () => {
     const tricky: unknown[] = [
       { b: 1, a: 2, aa: [1, 2.5, -0, 1e21, 1.5e-7, 123456789012345680000, -5e-324], '': null },
       { é: 'ünïcode ✓ 😀', z: '"quoted" \\ back\nslash\t\u0001\u001f\u007f', nested: { y: [], x: {} } },
@@ -147,6 +148,48 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     expect(expected.payloadDigest.equals(asBuffer(stored.payload_digest))).toBe(true);
     expect(expected.contentHash.equals(asBuffer(stored.content_hash))).toBe(true);
     expect(streamHash(ZERO_HASH, 0, expected.contentHash).equals(asBuffer(stored.stream_hash))).toBe(true);
+    // The appending process computed these; the SQL definitions (hashing a log written before the chain)
+    // must agree with it.
+    const { rows: recomputed } = await testDb.db.query<{ payload: boolean; content: boolean }>(
+      `SELECT es_payload_digest(salt, data) = payload_digest AS payload,
+              es_content_hash(stream_id, event_id, type, schema_version, metadata, recorded_at, payload_digest)
+                = content_hash AS content
+         FROM es_events WHERE stream_id = 'hash-definition'`,
+    );
+    expect(recomputed[0]).toEqual({ payload: true, content: true });
+  });
+
+  it('canonical JSON is the jsonb text for any JSON value, and any payload appended verifies (fast-check)', async () => {
+    // What jsonb refuses (NUL characters, lone surrogates) never reaches a hash: the append fails first.
+    const storable = fc.jsonValue().filter((value) => {
+      const text = JSON.stringify(value);
+      return !text.includes('\\u0000') && !/\\ud[89a-f]/i.test(text);
+    });
+    await fc.assert(
+      fc.asyncProperty(storable, async (value) => {
+        const { rows } = await testDb.db.query<{ text: string }>('SELECT $1::jsonb::text AS text', [
+          JSON.stringify(value),
+        ]);
+        expect(canonicalJson(value)).toBe(rows[0]!.text);
+      }),
+      { numRuns: 300 },
+    );
+    let version = -1;
+    await fc.assert(
+      fc.asyncProperty(storable, storable, async (data, extra) => {
+        const plain = event('Arbitrary', data);
+        const metadata = { ...plain.metadata, extra };
+        const appended: NewEvent = { ...plain, metadata };
+        await store.append('arbitrary', [appended], {
+          expectedVersion: version < 0 ? 'no_stream' : version,
+        });
+        version += 1;
+      }),
+      { numRuns: 100 },
+    );
+    const report = await evidence.verify();
+    expect(report.finding).toBeNull();
+    expect(report.eventsChecked).toBe(100);
   });
 
   it('verifies an untouched log: every event, the sealed chain and the signed checkpoint', async () => {
@@ -166,6 +209,31 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     );
     const report = await evidence.verify();
     expect(report.ok).toBe(false);
+    expect(report.finding).toMatchObject({
+      kind: 'changed_payload',
+      position: purchase.position,
+      eventId: purchase.id,
+    });
+  });
+
+  it('recomputes every hash itself: hash functions replaced in the database do not hide a change', async () => {
+    const { purchase } = await writeLog();
+    // An attacker with write access changes a payload and an actor, and redefines the database's hash
+    // functions to answer what is stored: a verification computing in the database would find nothing.
+    await testDb.db.query(
+      `UPDATE es_events SET data = jsonb_set(data, '{amount}', '70000'),
+                            metadata = jsonb_set(metadata, '{actor}', '"operator:mallory"')
+        WHERE event_id = $1`,
+      [purchase.id],
+    );
+    await testDb.db
+      .query(`CREATE OR REPLACE FUNCTION es_payload_digest(p_salt bytea, p_data jsonb) RETURNS bytea
+      LANGUAGE sql STABLE AS $fn$ SELECT payload_digest FROM es_events WHERE salt = p_salt $fn$`);
+    await testDb.db.query(`CREATE OR REPLACE FUNCTION es_content_hash(
+        p_stream_id text, p_event_id uuid, p_type text, p_schema_version integer, p_metadata jsonb,
+        p_recorded_at text, p_payload_digest bytea) RETURNS bytea
+      LANGUAGE sql STABLE AS $fn$ SELECT content_hash FROM es_events WHERE event_id = p_event_id $fn$`);
+    const report = await evidence.verify();
     expect(report.finding).toMatchObject({
       kind: 'changed_payload',
       position: purchase.position,

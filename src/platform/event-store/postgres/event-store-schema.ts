@@ -6,6 +6,12 @@
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
 export const SCHEMA_LOCK_KEY = 7_310_482_915_337_001n;
 
+/** Per event in es_append's p_seals: salt (16 bytes), payload digest, content hash (32 bytes each). */
+export const SEAL_BYTES = 80;
+const SEAL_COLUMNS = `substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 1 FOR 16),
+                substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 17 FOR 32),
+                substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 49 FOR 32)`;
+
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS es_streams (
      stream_id text PRIMARY KEY,
@@ -65,30 +71,24 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
        to_json(p_stream_id)::text, p_event_id::text, to_json(p_type)::text, p_schema_version::text,
        coalesce(p_metadata::text, 'null'), to_json(p_recorded_at)::text, encode(p_payload_digest, 'hex')
      ), 'UTF8')) $fn$`,
-  // The stream hashes of events appended after p_previous_version whose content hashes are p_contents.
-  `CREATE OR REPLACE FUNCTION es_stream_chain(p_previous bytea, p_previous_version bigint, p_contents bytea[])
-     RETURNS bytea[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
-   DECLARE
-     v_hash bytea := p_previous;
-     v_hashes bytea[] := '{}';
-   BEGIN
-     FOR v_i IN 1 .. coalesce(array_length(p_contents, 1), 0) LOOP
-       v_hash := sha256(v_hash || int8send(p_previous_version + v_i) || p_contents[v_i]);
-       v_hashes[v_i] := v_hash;
-     END LOOP;
-     RETURN v_hashes;
-   END
-   $fn$`,
+  // Stream hashes are chained inside es_append now (a function call per append cost more than the hashing).
+  `DROP FUNCTION IF EXISTS es_stream_chain(bytea, bigint, bytea[])`,
   `CREATE INDEX IF NOT EXISTS es_events_global_order ON es_events (tx_id, seq)`,
+  // es_append's earlier signature computed salts, digests and content hashes in SQL; the append now brings
+  // them (ADR 0081). Instances sharing a database upgrade together, as for any schema change.
+  `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text)`,
   // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
   // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
-  // beat RETURNS TABLE.
+  // beat RETURNS TABLE. p_seals holds each event's salt (16 bytes), payload digest and content hash (32 bytes
+  // each), computed by the appending process (event-hash.ts, the definitions es_payload_digest and
+  // es_content_hash hold in SQL); only the stream hashes need the stream lock, and are chained here.
   `CREATE OR REPLACE FUNCTION es_append(
      p_stream_id text,
      p_expected_mode smallint,
      p_expected_version bigint,
      p_events jsonb,
      p_recorded_at text,
+     p_seals bytea,
      OUT outcome text,
      OUT last_version bigint,
      OUT last_tx_id text,
@@ -104,34 +104,18 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_ids uuid[];
      v_in_stream integer;
      v_elsewhere integer;
-     v_event jsonb;
-     v_salt bytea;
-     v_digest bytea;
-     v_salts bytea[] := '{}';
-     v_digests bytea[] := '{}';
-     v_contents bytea[] := '{}';
-     v_hashes bytea[];
-     v_previous_hash bytea;
+     v_hash bytea;
+     v_hashes bytea[] := '{}';
    BEGIN
-     -- Each event's salt, payload digest and content hash (ADR 0060), in plain expressions: measured, a query
-     -- or a function call per append here cost more than the hashing itself.
-     FOR v_i IN 1 .. v_count LOOP
-       v_event := p_events -> (v_i - 1);
-       v_salt := uuid_send(gen_random_uuid());
-       v_digest := es_payload_digest(v_salt, v_event -> 'data');
-       v_salts[v_i] := v_salt;
-       v_digests[v_i] := v_digest;
-       v_contents[v_i] := es_content_hash(p_stream_id, (v_event ->> 'id')::uuid, v_event ->> 'type',
-                                          (v_event ->> 'schema_version')::integer, v_event -> 'metadata',
-                                          p_recorded_at, v_digest);
-     END LOOP;
-
+     IF length(p_seals) IS DISTINCT FROM v_count * ${SEAL_BYTES} THEN
+       RAISE EXCEPTION 'es_append: % seals for % events', length(p_seals), v_count;
+     END IF;
      -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
      -- for no_stream), then insert the events unless one of their ids is already stored.
      IF p_expected_mode = 1 THEN
        INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, v_count - 1)
        ON CONFLICT (stream_id) DO NOTHING
-       RETURNING -1, decode(repeat('00', 32), 'hex') INTO v_previous, v_previous_hash;
+       RETURNING -1, decode(repeat('00', 32), 'hex') INTO v_previous, v_hash;
      ELSE
        -- The previous stream hash comes with the lock, in the same statement.
        UPDATE es_streams s SET version = s.version + v_count
@@ -143,17 +127,20 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
                  CASE WHEN s.version - v_count < 0 THEN decode(repeat('00', 32), 'hex')
                       ELSE (SELECT e.stream_hash FROM es_events e
                              WHERE e.stream_id = s.stream_id AND e.stream_version = s.version - v_count) END
-         INTO v_previous, v_previous_hash;
+         INTO v_previous, v_hash;
      END IF;
 
      IF v_previous IS NOT NULL THEN
-       v_hashes := es_stream_chain(v_previous_hash, v_previous, v_contents);
+       FOR v_i IN 1 .. v_count LOOP
+         v_hash := sha256(v_hash || int8send(v_previous + v_i)
+                          || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
+         v_hashes[v_i] := v_hash;
+       END LOOP;
        WITH inserted AS (
          INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                                 recorded_at, salt, payload_digest, content_hash, stream_hash)
          SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
-                p_recorded_at, v_salts[e.ordinal], v_digests[e.ordinal], v_contents[e.ordinal],
-                v_hashes[e.ordinal]
+                p_recorded_at, ${SEAL_COLUMNS}, v_hashes[e.ordinal]
            FROM ROWS FROM (jsonb_to_recordset(p_events)
                   AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
                 WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
@@ -216,18 +203,22 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      END IF;
 
      IF v_version < 0 THEN
-       v_previous_hash := decode(repeat('00', 32), 'hex');
+       v_hash := decode(repeat('00', 32), 'hex');
      ELSE
-       SELECT e.stream_hash INTO v_previous_hash FROM es_events e
+       SELECT e.stream_hash INTO v_hash FROM es_events e
         WHERE e.stream_id = p_stream_id AND e.stream_version = v_version;
      END IF;
-     v_hashes := es_stream_chain(v_previous_hash, v_version, v_contents);
+     v_hashes := '{}';
+     FOR v_i IN 1 .. v_count LOOP
+       v_hash := sha256(v_hash || int8send(v_version + v_i)
+                        || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
+       v_hashes[v_i] := v_hash;
+     END LOOP;
      WITH inserted AS (
        INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                               recorded_at, salt, payload_digest, content_hash, stream_hash)
        SELECT p_stream_id, v_version + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
-              p_recorded_at, v_salts[e.ordinal], v_digests[e.ordinal], v_contents[e.ordinal],
-              v_hashes[e.ordinal]
+              p_recorded_at, ${SEAL_COLUMNS}, v_hashes[e.ordinal]
          FROM ROWS FROM (jsonb_to_recordset(p_events)
                 AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
               WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)

@@ -15,11 +15,16 @@ import {
   type VerifyOptions,
 } from '../event-log-integrity.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
+import { asBuffer, chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
 import { VISIBLE } from './postgres-event-chain.js';
 
 const VERIFY_PAGE_SIZE = 10_000;
 
-/** One event as verification sees it: every hash already recomputed and compared by the database. */
+/**
+ * One event as verification reads it: the envelope, what the database found of its payload digest and content
+ * hash, and the stored content and stream hashes in hex, from which the stream and global chains are
+ * recomputed here (ADR 0081).
+ */
 interface VerifyRow {
   stream_id: string;
   stream_version: string;
@@ -31,54 +36,54 @@ interface VerifyRow {
   erased_at: string | null;
   /** The CHECK bits that hold (one column: fewer to parse per row). */
   checks: number;
-  chain_index: string | null;
-  /** Hex chain hash, only where a checkpoint needs it. */
-  chain_head: string | null;
+  content_hash: Uint8Array | null;
+  stream_hash: Uint8Array | null;
+  /** The stored stream hash of the predecessor, read only when verifying from a position. */
+  previous_stream_hash?: Uint8Array | null;
   /** Set once the position is needed (findings, spans, the last event of a page). */
   position?: GlobalPosition;
 }
 
-/** What the database checked of each event, as bits of `checks`. */
-const CHECK = {
-  hashed: 1,
-  payload: 2,
-  content: 4,
-  /** The stream hash follows from the stored predecessor's (or 32 zero bytes at version 0). */
-  stream: 8,
-  /** The chain hash follows from the previous chain entry's and this event's stream hash. */
-  chain: 16,
-  /** The sealed position is the event's position. */
-  chainPosition: 32,
-} as const;
+/** One entry of the sealed global chain, read in chain order beside the events. */
+interface ChainRow {
+  chain_index: string;
+  event_id: string;
+  tx_id: string;
+  seq: string;
+  chain_hash: Uint8Array;
+}
+
+/** What the database recomputed of each event, as bits of `checks`. */
+const CHECK = { payload: 1, content: 2 } as const;
 
 /**
- * Every link is checked in the database against its stored predecessor, which the same pass checks in turn:
- * together that is recomputing the whole chain, without shipping payloads or hashes to the verifier.
+ * The payload digest and content hash of ADR 0060, recomputed where the payloads are, in parallel on two
+ * backends; stream and chain hashes are recomputed by the verifier, which holds the state they chain.
+ * Built-in functions and operators only, named by their pg_catalog schema: none of the service's own SQL
+ * functions (an attacker with write access to the database can replace those, and a search_path put before
+ * pg_catalog could shadow unqualified names).
  */
+const PAYLOAD_DIGEST = `pg_catalog.sha256(e.salt OPERATOR(pg_catalog.||)
+  pg_catalog.convert_to(coalesce(e.data::text, 'null'), 'UTF8'))`;
+const CONTENT_HASH = `pg_catalog.sha256(pg_catalog.convert_to(pg_catalog.concat_ws(',',
+  pg_catalog.to_json(e.stream_id)::text, e.event_id::text, pg_catalog.to_json(e.type)::text,
+  e.schema_version::text, coalesce(e.metadata::text, 'null'), pg_catalog.to_json(e.recorded_at)::text,
+  pg_catalog.encode(e.payload_digest, 'hex')), 'UTF8'))`;
+
 const VERIFY_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e.event_id::text AS event_id, e.type,
   e.tx_id::text AS tx_id, e.seq::text AS seq, e.erased_by::text AS erased_by, e.erased_at,
-  (CASE WHEN e.content_hash IS NOT NULL AND e.stream_hash IS NOT NULL THEN ${CHECK.hashed} ELSE 0 END
-   + CASE WHEN e.salt IS NOT NULL AND es_payload_digest(e.salt, e.data) = e.payload_digest THEN ${CHECK.payload} ELSE 0 END
-   + CASE WHEN es_content_hash(e.stream_id, e.event_id, e.type, e.schema_version, e.metadata, e.recorded_at,
-                               e.payload_digest) = e.content_hash THEN ${CHECK.content} ELSE 0 END
-   + CASE WHEN e.stream_hash = sha256(
-       CASE WHEN e.stream_version = 0 THEN decode(repeat('00', 32), 'hex') ELSE p.stream_hash END
-       || int8send(e.stream_version) || e.content_hash) THEN ${CHECK.stream} ELSE 0 END
-   + CASE WHEN c.chain_hash = sha256(
-       CASE WHEN c.chain_index = 0 THEN decode(repeat('00', 32), 'hex') ELSE pc.chain_hash END || e.stream_hash)
-       THEN ${CHECK.chain} ELSE 0 END
-   + CASE WHEN c.tx_id = e.tx_id AND c.seq = e.seq THEN ${CHECK.chainPosition} ELSE 0 END) AS checks,
-  c.chain_index::text AS chain_index,
-  CASE WHEN c.chain_index = ANY ($2::bigint[]) THEN encode(c.chain_hash, 'hex') END AS chain_head`;
+  (CASE WHEN e.salt IS NOT NULL AND (${PAYLOAD_DIGEST} OPERATOR(pg_catalog.=) e.payload_digest)
+        THEN ${CHECK.payload} ELSE 0 END
+   + CASE WHEN (${CONTENT_HASH} OPERATOR(pg_catalog.=) e.content_hash) THEN ${CHECK.content} ELSE 0 END) AS checks,
+  e.content_hash, e.stream_hash`;
+
+/** Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain. */
+const PREVIOUS_STREAM_HASH = `, (SELECT p.stream_hash FROM es_events p
+   WHERE p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1) AS previous_stream_hash`;
 
 function positionOf(row: VerifyRow): GlobalPosition {
   return (row.position ??= encodePosition(row.tx_id, row.seq));
 }
-
-const VERIFY_FROM = `es_events e
-  LEFT JOIN es_events p ON p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
-  LEFT JOIN es_chain c ON c.event_id = e.event_id
-  LEFT JOIN es_chain pc ON pc.chain_index = c.chain_index - 1`;
 
 class Finding extends Error {
   constructor(readonly finding: TamperFinding) {
@@ -106,15 +111,15 @@ export async function verifyPostgresChain(
   options: VerifyOptions,
 ): Promise<VerificationReport> {
   const from = options.from ?? null;
-  /** The last version seen of every stream. */
-  const streams = new Map<string, number>();
+  /** The last version seen of every stream, and its stream hash as recomputed here. */
+  const streams = new Map<string, { version: number; hash: Buffer }>();
   const erasedSpans: ErasedSpan[] = [];
   const spanOfStream = new Map<string, number>();
   let checked = 0;
   let unsealed = 0;
   let sealedThrough: ChainHead | null = null;
   /** The last sealed event checked (its position is written out once, at the end). */
-  let lastSealed: { index: number; row: VerifyRow } | null = null;
+  let lastSealed: { index: number; row: VerifyRow; chainHead: Buffer } | null = null;
   let checkpointsChecked = 0;
   let lastVerifiedCheckpoint: ChainCheckpoint | null = null;
 
@@ -134,6 +139,16 @@ export async function verifyPostgresChain(
     );
     if (rows[0]) nextIndex = Number(rows[0].chain_index) + 1;
   }
+  /** The global chain hash through nextIndex - 1: recomputed from here on, the stored one trusted before. */
+  let chainHeadBefore = ZERO_HASH;
+  if (nextIndex > 0) {
+    const { rows } = await db.query<{ chain_hash: string }>(
+      `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
+      [nextIndex - 1],
+    );
+    chainHeadBefore = Buffer.from(rows[0]!.chain_hash, 'hex');
+  }
+  const chain = new ChainCursor(db, nextIndex, sealedCount);
   const total = Number(
     (
       await db.query<{ n: string }>(
@@ -235,9 +250,8 @@ export async function verifyPostgresChain(
       [nextIndex, VERIFY_PAGE_SIZE],
     );
     const bounds: Bound[] = cuts.map((cut) => ({ major: cut.tx_id, minor: cut.seq }));
-    const wanted = [...expected.keys()].map(String);
     const readRange = (start: Bound | null, end: Bound | null): Promise<VerifyRow[]> => {
-      const params: unknown[] = [end ? null : VERIFY_PAGE_SIZE, wanted];
+      const params: unknown[] = [end ? null : VERIFY_PAGE_SIZE];
       const conditions = [VISIBLE];
       if (start) {
         params.push(start.major, start.minor);
@@ -253,7 +267,7 @@ export async function verifyPostgresChain(
       }
       const reading = db
         .query<VerifyRow>(
-          `SELECT ${VERIFY_COLUMNS} FROM ${VERIFY_FROM}
+          `SELECT ${VERIFY_COLUMNS}${from ? PREVIOUS_STREAM_HASH : ''} FROM es_events e
             WHERE ${conditions.join(' AND ')} ORDER BY e.tx_id, e.seq LIMIT $1`,
           params,
         )
@@ -267,8 +281,9 @@ export async function verifyPostgresChain(
     ]);
     const inFlight = ranges.slice(0, 2).map(([start, end]) => readRange(start, end));
     const check = async (rows: VerifyRow[]): Promise<void> => {
+      await chain.ensure(rows.length);
       for (const row of rows) {
-        if (checkEvent(row)) await missingFromLog(row);
+        if (!checkEvent(row)) await chainMismatch(row);
         checked += 1;
       }
       options.onProgress?.(checked, Math.max(total, checked));
@@ -289,12 +304,8 @@ export async function verifyPostgresChain(
       if (rows.length < VERIFY_PAGE_SIZE) break;
     }
     if (lastSealed) {
-      const { index, row } = lastSealed as { index: number; row: VerifyRow };
-      const { rows: head } = await db.query<{ chain_hash: string }>(
-        `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
-        [index],
-      );
-      sealedThrough = { chainIndex: index, position: positionOf(row), chainHead: head[0]?.chain_hash ?? '' };
+      const { index, row, chainHead } = lastSealed as { index: number; row: VerifyRow; chainHead: Buffer };
+      sealedThrough = { chainIndex: index, position: positionOf(row), chainHead: chainHead.toString('hex') };
     }
     if (nextIndex < sealedCount) await missingFromLog(null);
     for (const [index] of expected) {
@@ -328,21 +339,17 @@ export async function verifyPostgresChain(
   }
   return report(null);
 
-  /** Checks one event; true when the sealed chain expected another one here (looked up by missingFromLog). */
+  /**
+   * Checks one event and recomputes its hashes; false when the sealed chain expected another event here
+   * (chainMismatch tells which finding that is).
+   */
   function checkEvent(row: VerifyRow): boolean {
-    const checks = row.checks;
     const version = Number(row.stream_version);
     // First the global order, which names the exact position where the log left the sealed chain.
-    if (row.chain_index === null) {
-      if (nextIndex < sealedCount)
-        throw finding(
-          'inserted',
-          row,
-          `event ${row.event_id} stands where the sealed chain has another event`,
-        );
-    } else {
-      if (Number(row.chain_index) !== nextIndex) return true;
-      if (!(checks & CHECK.chainPosition))
+    const sealed = chain.peek();
+    if (sealed) {
+      if (sealed.event_id !== row.event_id) return false;
+      if (sealed.tx_id !== row.tx_id || sealed.seq !== row.seq)
         throw finding(
           'reordered',
           row,
@@ -351,7 +358,7 @@ export async function verifyPostgresChain(
     }
     const last = streams.get(row.stream_id);
     // Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain.
-    const expectedVersion = last === undefined ? (from ? version : 0) : last + 1;
+    const expectedVersion = last === undefined ? (from ? version : 0) : last.version + 1;
     if (version !== expectedVersion)
       throw finding(
         version > expectedVersion ? 'removed' : 'reordered',
@@ -360,7 +367,7 @@ export async function verifyPostgresChain(
           ? `${row.stream_id} jumps from version ${expectedVersion - 1} to ${version}: events are missing`
           : `${row.stream_id} version ${version} comes after version ${expectedVersion - 1}`,
       );
-    if (!(checks & CHECK.hashed))
+    if (row.content_hash === null || row.stream_hash === null)
       throw finding(
         'inserted',
         row,
@@ -385,43 +392,65 @@ export async function verifyPostgresChain(
         });
       }
       erasers.add(row.erased_by);
-    } else if (!(checks & CHECK.payload)) {
+    } else if (!(row.checks & CHECK.payload)) {
       throw finding('changed_payload', row, `the payload of event ${row.event_id} (${row.type}) was changed`);
     }
-    if (!(checks & CHECK.content))
+    if (!(row.checks & CHECK.content))
       throw finding(
         'changed_event',
         row,
         `the envelope or metadata of event ${row.event_id} (${row.type}) were changed`,
       );
-    if (!(checks & CHECK.stream))
+    const previousStreamHash =
+      version === 0
+        ? ZERO_HASH
+        : (last?.hash ?? (row.previous_stream_hash ? asBuffer(row.previous_stream_hash) : null));
+    const storedStreamHash = asBuffer(row.stream_hash);
+    if (
+      !previousStreamHash ||
+      !streamHash(previousStreamHash, version, asBuffer(row.content_hash)).equals(storedStreamHash)
+    )
       throw finding(
         'broken_chain',
         row,
         `the stream hash of ${row.stream_id}@${version} does not follow from its predecessor`,
       );
-    streams.set(row.stream_id, version);
+    // Equal to the one recomputed: kept without a copy.
+    streams.set(row.stream_id, { version, hash: storedStreamHash });
 
-    if (row.chain_index === null) {
+    if (!sealed) {
       unsealed += 1;
-    } else {
-      const index = nextIndex;
-      if (!(checks & CHECK.chain))
-        throw finding(
-          'broken_chain',
-          row,
-          `the global chain hash at index ${index} does not follow from its predecessor`,
-        );
-      lastSealed = { index, row };
-      nextIndex += 1;
-      const checkpoints = expected.get(index);
-      if (checkpoints) {
-        for (const checkpoint of checkpoints)
-          checkCheckpoint(checkpoint, row.chain_head ?? '', positionOf(row));
-        expected.delete(index);
-      }
+      return true;
     }
-    return false;
+    const index = nextIndex;
+    const chainHeadNow = asBuffer(sealed.chain_hash);
+    if (!chainHash(lastSealed?.chainHead ?? chainHeadBefore, storedStreamHash).equals(chainHeadNow))
+      throw finding(
+        'broken_chain',
+        row,
+        `the global chain hash at index ${index} does not follow from its predecessor`,
+      );
+    lastSealed = { index, row, chainHead: chainHeadNow };
+    nextIndex += 1;
+    chain.advance();
+    const checkpoints = expected.get(index);
+    if (checkpoints) {
+      for (const checkpoint of checkpoints)
+        checkCheckpoint(checkpoint, chainHeadNow.toString('hex'), positionOf(row));
+      expected.delete(index);
+    }
+    return true;
+  }
+
+  /** The sealed chain expected another event where `row` stands: inserted, or the expected one moved or removed. */
+  async function chainMismatch(row: VerifyRow): Promise<never> {
+    const { rows } = await db.query<{ chain_index: string }>(
+      `SELECT chain_index::text AS chain_index FROM es_chain WHERE event_id = $1`,
+      [row.event_id],
+    );
+    if (rows.length === 0)
+      throw finding('inserted', row, `event ${row.event_id} stands where the sealed chain has another event`);
+    return missingFromLog(row);
   }
 
   /** The sealed chain expects event `nextIndex` here: removed, or moved later (reordered)? */
@@ -444,5 +473,59 @@ export async function verifyPostgresChain(
         ? `event ${sealed.event_id}, sealed at position ${position}, is no longer there in the global order`
         : `event ${sealed.event_id}, sealed at position ${position}, was removed from the log`,
     });
+  }
+}
+
+/**
+ * The sealed chain in chain order, a page at a time with the next page read ahead: zipped with the events in
+ * global order, it costs no lookup per event.
+ */
+class ChainCursor {
+  private rows: ChainRow[] = [];
+  private at = 0;
+  private next: Promise<ChainRow[]> | null = null;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    private nextToRead: number,
+    private readonly sealedCount: number,
+  ) {}
+
+  /** Makes the next `count` entries available to peek (or all that are left). */
+  async ensure(count: number): Promise<void> {
+    while (this.rows.length - this.at < count && (this.next || this.nextToRead < this.sealedCount)) {
+      const page = await (this.next ?? this.read());
+      this.next = null;
+      this.rows = this.rows.slice(this.at).concat(page);
+      this.at = 0;
+      if (this.nextToRead < this.sealedCount) this.next = this.read();
+    }
+    if (!this.next && this.nextToRead < this.sealedCount) this.next = this.read();
+  }
+
+  /** The entry the next sealed event must match, or undefined past the sealed chain. */
+  peek(): ChainRow | undefined {
+    return this.rows[this.at];
+  }
+
+  advance(): void {
+    this.at += 1;
+  }
+
+  private read(): Promise<ChainRow[]> {
+    const from = this.nextToRead;
+    this.nextToRead = Math.min(from + VERIFY_PAGE_SIZE, this.sealedCount);
+    const reading = this.db
+      .query<ChainRow>(
+        `SELECT chain_index::text AS chain_index, event_id::text AS event_id, tx_id::text AS tx_id,
+                seq::text AS seq, chain_hash
+           FROM es_chain c WHERE c.chain_index >= $1 AND c.chain_index < $2
+          ORDER BY c.chain_index`, // the column, not its text alias: '100' sorts before '40'
+
+        [from, this.nextToRead],
+      )
+      .then((result) => result.rows);
+    reading.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
+    return reading;
   }
 }

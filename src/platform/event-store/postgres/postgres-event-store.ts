@@ -28,7 +28,8 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
+import { HASH_BYTES, SALT_BYTES, sealEvent } from '../event-hash.js';
+import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
@@ -150,7 +151,9 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
-    // The hashes are computed by es_append under the stream lock, in the same round trip.
+    // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
+    // hashes under the stream lock, in the same round trip.
+    const seals = this.unchainedAppendFunction ? null : sealsOf(streamId, events, recordedAt);
     const payload = events.map((event) => ({
       id: event.id,
       type: event.type,
@@ -161,8 +164,10 @@ export class PostgresEventStore implements EventStore {
     }));
     const { rows } = await executor.query<AppendRow>(
       `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
-         FROM ${this.unchainedAppendFunction ?? 'es_append'}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
-      [streamId, mode, version, JSON.stringify(payload), recordedAt],
+         FROM ${seals ? 'es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, $6::bytea)' : `${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`}`,
+      seals
+        ? [streamId, mode, version, JSON.stringify(payload), recordedAt, seals]
+        : [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
     const row = rows[0];
     if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
@@ -422,4 +427,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Each event's salt, payload digest and content hash, one after the other (es_append's p_seals). */
+function sealsOf(streamId: string, events: readonly NewEvent[], recordedAt: string): Buffer {
+  const seals = Buffer.allocUnsafe(events.length * SEAL_BYTES);
+  events.forEach((event, i) => {
+    const seal = sealEvent(streamId, event, recordedAt);
+    const at = i * SEAL_BYTES;
+    seal.salt.copy(seals, at);
+    seal.payloadDigest.copy(seals, at + SALT_BYTES);
+    seal.contentHash.copy(seals, at + SALT_BYTES + HASH_BYTES);
+  });
+  return seals;
 }
