@@ -13,7 +13,8 @@ import {
 
 /**
  * Records how accounts reach the service (ADR 69) as evidence beside the session and token stores, which are
- * not event-sourced: one append per fact, never a password, a session id or a token.
+ * not event-sourced: one append per fact, never a password, a session id or a token. A token's revocation is a
+ * decision, not evidence: RevokeAccessToken decides it on the same stream (ADR 74).
  */
 @Injectable()
 export class AccessLog {
@@ -78,7 +79,7 @@ export class AccessLog {
 
   async accessTokenIssued(
     accountId: string,
-    token: { tokenId: string; client: string; scopes: readonly string[]; expiresAt: Date },
+    token: { tokenId: string; client: string; scopes: readonly string[]; issuedAt: Date; expiresAt: Date },
     envelope: CommandEnvelope,
   ): Promise<void> {
     await this.record(
@@ -90,6 +91,7 @@ export class AccessLog {
           tokenId: token.tokenId,
           client: token.client,
           scopes: [...token.scopes],
+          issuedAt: token.issuedAt.toISOString(),
           expiresAt: token.expiresAt.toISOString(),
           at: this.now(),
         },
