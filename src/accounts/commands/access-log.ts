@@ -3,6 +3,7 @@ import { sessionReference } from '../../platform/auth/credential-reference.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { commandEnvelope, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import type { GlobalPosition } from '../../platform/event-store/global-position.js';
 import {
   accessStreamId,
   emailDigest,
@@ -81,8 +82,8 @@ export class AccessLog {
     accountId: string,
     token: { tokenId: string; client: string; scopes: readonly string[]; issuedAt: Date; expiresAt: Date },
     envelope: CommandEnvelope,
-  ): Promise<void> {
-    await this.record(
+  ): Promise<{ readonly position: GlobalPosition }> {
+    return this.record(
       accessStreamId(accountId),
       {
         type: 'AccessTokenIssued',
@@ -104,8 +105,12 @@ export class AccessLog {
     return this.clock.now().toISOString();
   }
 
-  private async record(stream: string, event: AccountAccessEvent, envelope: CommandEnvelope): Promise<void> {
-    await this.writer.record({
+  private async record(
+    stream: string,
+    event: AccountAccessEvent,
+    envelope: CommandEnvelope,
+  ): Promise<{ readonly position: GlobalPosition }> {
+    return this.writer.record({
       stream,
       type: event.type,
       data: event.data as unknown as Record<string, unknown>,

@@ -131,6 +131,7 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
     @Inject(AccessTokens) private readonly tokens: AccessTokens,
     @Inject(AccessLog) private readonly accessLog: AccessLog,
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
   ) {}
 
   async execute(command: CreateAccessToken): Promise<IssuedAccessToken> {
@@ -146,7 +147,7 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
       ttlSeconds: command.ttlSeconds,
     });
     if (command.envelope) {
-      await this.accessLog.accessTokenIssued(
+      const recorded = await this.accessLog.accessTokenIssued(
         command.accountId,
         {
           tokenId: issued.tokenId,
@@ -157,6 +158,8 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
         },
         command.envelope,
       );
+      // Listed (and revocable by the list's id) as soon as the caller has it.
+      await this.writer.readYourWrites(['access-tokens'], recorded.position);
     }
     return issued;
   }

@@ -95,7 +95,14 @@ export class AccountDirectory implements PrincipalDirectory {
     const [tokens, account] = await Promise.all([
       this.accessTokens().find(
         { accountId, expiresAt: { $gt: now.toISOString() } },
-        { sort: [['issuedAt', -1]], limit: 1000 },
+        // Issuance has whole seconds: the id orders tokens of the same second, so pages do not shuffle.
+        {
+          sort: [
+            ['issuedAt', -1],
+            ['id', 1],
+          ],
+          limit: 1000,
+        },
       ),
       this.account(accountId),
     ]);
