@@ -356,6 +356,37 @@ describe.each(SQL_KINDS)('access token revocation (%s)', (kind) => {
     expect((await list(fresh)).find((token) => token.id === tokenIdOf(after))?.revoked_at).toBeNull();
   });
 
+  it('a revocation the read model cannot take yet answers 503 not_ready with Retry-After, never 204; asked again once it can, 204 and refused', async () => {
+    const owner = await register('stalled');
+    const browser = await signIn(owner.email);
+    const token = await createToken(browser);
+    const instances = [service.context, ...(second ? [second.context] : [])];
+    for (const context of instances) await context.projections.stopProjection('access-tokens');
+    try {
+      const stalled = await fetch(`${base}/api/v2/auth/tokens/${tokenIdOf(token)}`, {
+        method: 'DELETE',
+        headers: {
+          cookie: `${SESSION_COOKIE}=${browser.sessionId}; ${CSRF_COOKIE}=${browser.csrf}`,
+          'x-csrf-token': browser.csrf,
+        },
+      });
+      expect(stalled.status).toBe(503);
+      expect(stalled.headers.get('retry-after')).toBe('1');
+      expect(await stalled.json()).toMatchObject({ code: 'not_ready' });
+      // Recorded all the same: the decision is in the log.
+      expect((await accessEvents(owner.accountId)).map((event) => event.type)).toContain(
+        'AccessTokenRevoked',
+      );
+    } finally {
+      for (const context of instances) await context.projections.startProjection('access-tokens');
+    }
+    expect((await call(browser, 'DELETE', `/api/v2/auth/tokens/${tokenIdOf(token)}`)).status).toBe(204);
+    expect(await personal(token)).toEqual({ status: 401, code: 'token_revoked' });
+    expect(
+      (await accessEvents(owner.accountId)).filter((event) => event.type === 'AccessTokenRevoked'),
+    ).toHaveLength(1);
+  });
+
   it('the access-tokens and accounts read models equal a rebuild, batch by batch and as `projections verify` does', async () => {
     await waitForProjections(service, ['access-tokens', 'accounts']);
     for (const name of ['access-tokens', 'accounts']) {
