@@ -1,4 +1,9 @@
-import type { AccountRegistered, PasswordSet, PlanChanged } from '../src/accounts/domain/account.js';
+import type {
+  AccessTokensInvalidated,
+  AccountRegistered,
+  PasswordSet,
+  PlanChanged,
+} from '../src/accounts/domain/account.js';
 import type { RecordedEvent } from '../src/platform/event-store/event-store.port.js';
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
 
@@ -11,6 +16,11 @@ export interface AccountDocument {
   /** The current password's credential in the credential store (ADR 65); never the hash. */
   readonly passwordCredentialId: string | null;
   readonly registeredAt: string;
+  /**
+   * Access tokens issued in or before this second are refused (ADR 75): the latest invalidation (a password
+   * change), or null. The guard reads it with the account, so the rule costs no lookup of its own.
+   */
+  readonly accessTokensIssuedBefore: string | null;
   readonly [field: string]: unknown;
 }
 
@@ -18,12 +28,14 @@ export const ACCOUNTS = 'accounts';
 
 const accountId = (event: RecordedEvent): string => event.streamId.slice('account-'.length);
 
-export const accountsProjection: ProjectionDefinition<AccountRegistered | PasswordSet | PlanChanged> = {
+export const accountsProjection: ProjectionDefinition<
+  AccountRegistered | PasswordSet | PlanChanged | AccessTokensInvalidated
+> = {
   name: 'accounts',
-  // 2: passwordCredentialId replaces passwordHash (ADR 65).
-  version: 2,
+  // 2: passwordCredentialId replaces passwordHash (ADR 65). 3: accessTokensIssuedBefore (ADR 75).
+  version: 3,
   collections: { [ACCOUNTS]: { indexes: [{ name: 'by_email', fields: [['email', 1]], unique: true }] } },
-  handles: ['AccountRegistered', 'PasswordSet', 'PlanChanged'],
+  handles: ['AccountRegistered', 'PasswordSet', 'PlanChanged', 'AccessTokensInvalidated'],
   reads: (event) => [{ collection: ACCOUNTS, id: accountId(event) }],
   apply(event, view) {
     const id = accountId(event);
@@ -37,6 +49,7 @@ export const accountsProjection: ProjectionDefinition<AccountRegistered | Passwo
           cycleAnchor: data.cycleAnchor,
           passwordCredentialId: null,
           registeredAt: event.recordedAt,
+          accessTokensIssuedBefore: null,
         });
         return;
       }
@@ -46,6 +59,10 @@ export const accountsProjection: ProjectionDefinition<AccountRegistered | Passwo
         return;
       case 'PlanChanged':
         if (view.get(ACCOUNTS, id)) view.patch(ACCOUNTS, id, { plan: event.data.to });
+        return;
+      case 'AccessTokensInvalidated':
+        if (view.get(ACCOUNTS, id))
+          view.patch(ACCOUNTS, id, { accessTokensIssuedBefore: event.data.issuedBefore });
         return;
     }
   },

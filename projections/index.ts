@@ -1,4 +1,5 @@
 import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import { accessTokensProjection } from './access-tokens.projection.js';
 import { accountsProjection } from './accounts.projection.js';
 import { apiKeysProjection } from './api-keys.projection.js';
 import { auditIndexProjection } from './audit-index.projection.js';
@@ -20,6 +21,7 @@ export const allProjections: readonly ProjectionDefinition[] = [
   eventStreamsProjection,
   accountsProjection,
   apiKeysProjection,
+  accessTokensProjection,
   creditStateProjection,
   creditUsageProjection,
   openReservationsProjection,

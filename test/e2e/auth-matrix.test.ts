@@ -18,7 +18,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryModule } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
-import { IssueApiKey, RegisterAccount, RevokeApiKey } from '../../src/accounts/commands/account.commands.js';
+import {
+  CreateAccessToken,
+  IssueApiKey,
+  RegisterAccount,
+  RevokeApiKey,
+} from '../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../src/accounts/domain/plans.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
@@ -154,6 +159,14 @@ let fixture: Fixture;
 async function issueKey(accountId: string): Promise<{ keyId: string; key: string }> {
   const issued = await commands.execute(new IssueApiKey(accountId, 'matrix', operator()));
   return { keyId: issued.keyId, key: issued.key };
+}
+
+/** An access token whose issuance is recorded (so its account can revoke it by id). */
+async function recordedToken(accountId: string): Promise<{ tokenId: string }> {
+  const issued = await commands.execute(
+    new CreateAccessToken(accountId, ['service.read'], 'api', 3600, operator()),
+  );
+  return { tokenId: issued.tokenId };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -333,6 +346,11 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     params: async () => ({ keyId: (await issueKey(fixture.main.accountId)).keyId }),
   },
   'POST /api/v2/auth/tokens': { status: 201, body: async () => ({}) },
+  'GET /api/v2/auth/tokens': { status: 200 },
+  'DELETE /api/v2/auth/tokens/:tokenId': {
+    status: 204,
+    params: async () => ({ tokenId: (await recordedToken(fixture.main.accountId)).tokenId }),
+  },
   'GET /api/v2/auth/credits': { status: 200 },
   'GET /api/v2/auth/credits/usage': { status: 200 },
   'POST /api/v2/common/data/search': {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
 import type { LightMyRequestResponse } from 'fastify';
 import {
+  CreateAccessToken,
   IssueApiKey,
   PurchaseCredits,
   RegisterAccount,
@@ -170,19 +171,27 @@ describe('browser sessions, keys and tokens', () => {
       await service.context.writer.decide({
         stream,
         decider: accountDecider,
-        command: { type: 'SetPassword', credentialId: formerCredential.id },
+        command: { type: 'ReplacePasswordHash', credentialId: formerCredential.id },
         context: { now: clock.now() },
         envelope: operator(),
         alongside: (within) => service.context.credentials.put(formerCredential, within),
         readYourWrites: ['accounts'],
       });
 
+      // A token issued before the rehash: the password did not change, so it keeps working (ADR 75).
+      const token = await service.app
+        .get(CommandBus)
+        .execute(new CreateAccessToken(account.accountId, ['service.read'], 'api', 3600, operator()));
+      clock.advance(1_000);
+
       await login(account);
+      expect((await personalCredits({ authorization: `Bearer ${token.token}` })).statusCode).toBe(200);
       const upgraded = await service.context.writer.load(stream, accountDecider);
       expect(upgraded.state.passwordCredentialId).not.toBe(formerCredential.id);
       const current = await service.context.credentials.get(upgraded.state.passwordCredentialId!);
       expect(current?.material.startsWith(`scrypt$${cost}$8$1$`)).toBe(true);
       const events = await service.context.storage.eventStore.readStream(stream);
+      expect(events.map((event) => event.type)).not.toContain('AccessTokensInvalidated');
       expect(events.at(-1)).toMatchObject({
         type: 'PasswordSet',
         metadata: { actor: `account:${account.accountId}`, payer: `account:${account.accountId}` },

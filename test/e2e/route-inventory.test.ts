@@ -48,6 +48,8 @@ const EXPECTED_ROUTES = [
   'GET /api/v2/auth/credits session credits.read',
   'GET /api/v2/auth/credits/usage session credits.read',
   'GET /api/v2/auth/keys session keys.manage',
+  'GET /api/v2/auth/tokens session tokens.manage',
+  'DELETE /api/v2/auth/tokens/:tokenId session tokens.manage',
   'GET /api/v2/auth/sso/:orgId/callback public auth.login',
   'GET /api/v2/auth/sso/:orgId/start public auth.login',
   'POST /api/v2/auth/sso/:orgId/recovery public auth.login',

@@ -1,9 +1,9 @@
 /**
  * Issue 15's acceptance for ADR 65: the secret scan of a full end-to-end run finds nothing. One run over real
  * HTTP (a listening service, an in-process OpenID Connect provider) and the operator CLI: register with a
- * password, change it, sign in, issue API keys (route and CLI), create an access token, configure single sign-on
- * with a client secret, issue, test and use a recovery code, sign in through the provider, revoke keys (route and
- * CLI), sign out. Every secret the run created is collected (passwords, keys, tokens, session and CSRF tokens,
+ * password, change it, sign in, issue API keys (route and CLI), create access tokens, list and revoke one,
+ * configure single sign-on with a client secret, issue, test and use a recovery code, sign in through the
+ * provider, revoke keys (route and CLI), sign out. Every secret the run created is collected (passwords, keys, tokens, session and CSRF tokens,
  * the client secret, the recovery code) with every credential the credential store holds for the run's accounts
  * and organization; then every event payload and metadata of the log is scanned for each of them: none is found.
  */
@@ -163,11 +163,28 @@ describe.each(SQL_KINDS)('the secret scan of a full end-to-end run: %s', (kind) 
     expect((await personal(key)).status).toBe(200);
     expect((await personal(cliKey.key as string)).status).toBe(200);
 
-    // An access token from the session; it authenticates.
+    // Access tokens from the session; they authenticate. One is listed and revoked (ADR 74): refused from then on.
     const token = await call(ownerBrowser, 'POST', '/api/v2/auth/tokens', {});
     expect(token.status).toBe(201);
     const accessToken = keep('access token', token.json.access_token);
     keep('access token signature', accessToken.split('.')[2]);
+    expect((await personal(accessToken)).status).toBe(200);
+    const revokedToken = await call(ownerBrowser, 'POST', '/api/v2/auth/tokens', { client: 'mcp' });
+    expect(revokedToken.status).toBe(201);
+    const doomed = keep('access token', revokedToken.json.access_token);
+    keep('access token signature', doomed.split('.')[2]);
+    expect((await personal(doomed)).status).toBe(200);
+    const listed = await fetch(`${base}/api/v2/auth/tokens`, {
+      headers: {
+        cookie: [...ownerBrowser.cookies(base)].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+    });
+    const tokens = (await listed.json()) as Array<{ id: string; client: string }>;
+    const doomedId = tokens.find((listedToken) => listedToken.client === 'mcp')!.id;
+    expect((await call(ownerBrowser, 'DELETE', `/api/v2/auth/tokens/${doomedId}`)).status).toBe(204);
+    const refusedToken = await personal(doomed);
+    expect(refusedToken.status).toBe(401);
+    expect(await refusedToken.json()).toMatchObject({ code: 'token_revoked' });
     expect((await personal(accessToken)).status).toBe(200);
 
     // Single sign-on: the client secret, a recovery code issued, tested and saved, a provider sign-in.
@@ -270,6 +287,9 @@ describe.each(SQL_KINDS)('the secret scan of a full end-to-end run: %s', (kind) 
       'PasswordSet',
       'ApiKeyIssued',
       'ApiKeyRevoked',
+      'AccessTokenIssued',
+      'AccessTokenRevoked',
+      'AccessTokensInvalidated',
       'SsoProviderConfigured',
       'SsoRecoveryCodeIssued',
       'SsoRecoveryCodeTested',

@@ -3,6 +3,7 @@ import { sessionReference } from '../../platform/auth/credential-reference.js';
 import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { commandEnvelope, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import type { GlobalPosition } from '../../platform/event-store/global-position.js';
 import {
   accessStreamId,
   emailDigest,
@@ -13,7 +14,8 @@ import {
 
 /**
  * Records how accounts reach the service (ADR 69) as evidence beside the session and token stores, which are
- * not event-sourced: one append per fact, never a password, a session id or a token.
+ * not event-sourced: one append per fact, never a password, a session id or a token. A token's revocation is a
+ * decision, not evidence: RevokeAccessToken decides it on the same stream (ADR 74).
  */
 @Injectable()
 export class AccessLog {
@@ -78,10 +80,10 @@ export class AccessLog {
 
   async accessTokenIssued(
     accountId: string,
-    token: { tokenId: string; client: string; scopes: readonly string[]; expiresAt: Date },
+    token: { tokenId: string; client: string; scopes: readonly string[]; issuedAt: Date; expiresAt: Date },
     envelope: CommandEnvelope,
-  ): Promise<void> {
-    await this.record(
+  ): Promise<{ readonly position: GlobalPosition }> {
+    return this.record(
       accessStreamId(accountId),
       {
         type: 'AccessTokenIssued',
@@ -90,6 +92,7 @@ export class AccessLog {
           tokenId: token.tokenId,
           client: token.client,
           scopes: [...token.scopes],
+          issuedAt: token.issuedAt.toISOString(),
           expiresAt: token.expiresAt.toISOString(),
           at: this.now(),
         },
@@ -102,8 +105,12 @@ export class AccessLog {
     return this.clock.now().toISOString();
   }
 
-  private async record(stream: string, event: AccountAccessEvent, envelope: CommandEnvelope): Promise<void> {
-    await this.writer.record({
+  private async record(
+    stream: string,
+    event: AccountAccessEvent,
+    envelope: CommandEnvelope,
+  ): Promise<{ readonly position: GlobalPosition }> {
+    return this.writer.record({
       stream,
       type: event.type,
       data: event.data as unknown as Record<string, unknown>,

@@ -130,3 +130,18 @@ export class CreateAccessToken extends Command<IssuedAccessToken> {
     super();
   }
 }
+
+/**
+ * Revokes one of the account's access tokens (ADR 74): refused on the personal API once this answers, on every
+ * instance. Unknown, expired and other accounts' tokens are not found; revoking a revoked token changes nothing.
+ */
+export class RevokeAccessToken extends Command<{ revoked: boolean }> {
+  constructor(
+    readonly accountId: string,
+    readonly tokenId: string,
+    /** The session caller's envelope: actor and payer are the account. */
+    readonly envelope: CommandEnvelope,
+  ) {
+    super();
+  }
+}

@@ -193,7 +193,13 @@ export class RehashPasswordHandler implements ICommandHandler<RehashPassword, { 
     );
     try {
       const result = await this.writer.decide({
-        ...onAccount(command.accountId, { type: 'SetPassword', credentialId }, this.clock, command.envelope),
+        ...onAccount(
+          command.accountId,
+          // The same password: its access tokens keep working (only a change ends them, ADR 75).
+          { type: 'ReplacePasswordHash', credentialId },
+          this.clock,
+          command.envelope,
+        ),
         alongside,
         readYourWrites: ['accounts'],
         expectedVersion: version,

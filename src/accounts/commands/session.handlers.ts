@@ -11,11 +11,20 @@ import { CLOCK, type Clock } from '../../platform/clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../../platform/config/app-config.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
+import { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
+import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { enforce, RATE_LIMITER, type RateLimiter } from '../../platform/rate-limit/rate-limiter.port.js';
+import { accessStreamId, accessTokenDecider } from '../domain/account-access.js';
 import { accessTokenDecision } from '../domain/entitlements.js';
 import { AccountDirectory } from '../queries/account-directory.js';
 import { AccessLog } from './access-log.js';
-import { CreateAccessToken, RehashPassword, SignInWithPassword, SignOut } from './account.commands.js';
+import {
+  CreateAccessToken,
+  RehashPassword,
+  RevokeAccessToken,
+  SignInWithPassword,
+  SignOut,
+} from './account.commands.js';
 
 /**
  * Ten password attempts per email and address per 15 minutes, and 100 per address, across every instance.
@@ -122,6 +131,7 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
     @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
     @Inject(AccessTokens) private readonly tokens: AccessTokens,
     @Inject(AccessLog) private readonly accessLog: AccessLog,
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
   ) {}
 
   async execute(command: CreateAccessToken): Promise<IssuedAccessToken> {
@@ -137,19 +147,67 @@ export class CreateAccessTokenHandler implements ICommandHandler<CreateAccessTok
       ttlSeconds: command.ttlSeconds,
     });
     if (command.envelope) {
-      await this.accessLog.accessTokenIssued(
+      const recorded = await this.accessLog.accessTokenIssued(
         command.accountId,
         {
           tokenId: issued.tokenId,
           client: command.client,
           scopes: command.scopes,
+          issuedAt: issued.issuedAt,
           expiresAt: issued.expiresAt,
         },
         command.envelope,
       );
+      // Listed (and revocable by the list's id) as soon as the caller has it.
+      await this.writer.readYourWrites(['access-tokens'], recorded.position);
     }
     return issued;
   }
 }
 
-export const sessionCommandHandlers = [SignInWithPasswordHandler, SignOutHandler, CreateAccessTokenHandler];
+/** Seconds a caller waits before asking again when a revocation is recorded but not yet in the read model. */
+const REVOCATION_RETRY_AFTER_SECONDS = 1;
+
+@CommandHandler(RevokeAccessToken)
+export class RevokeAccessTokenHandler implements ICommandHandler<RevokeAccessToken, { revoked: boolean }> {
+  constructor(
+    @Inject(StreamWriter) private readonly writer: StreamWriter,
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(command: RevokeAccessToken): Promise<{ revoked: boolean }> {
+    // The caller's own stream holds only its tokens: another account's token is not found there.
+    const result = await this.writer.decide({
+      stream: accessStreamId(command.accountId),
+      decider: accessTokenDecider,
+      command: { type: 'RevokeAccessToken', accountId: command.accountId, tokenId: command.tokenId },
+      context: { now: this.clock.now() },
+      envelope: command.envelope,
+    });
+    let position = result.position;
+    if (position === null) {
+      // Revoked before: in effect already, unless that revocation's caller gave up before the read model had it.
+      if ((await this.accounts.accessTokenRevokedAt(command.tokenId)) !== null) return { revoked: false };
+      position = await this.eventStore.lastCommittedPosition();
+    }
+    // The guard refuses the token once the shared read model holds the revocation: never answer before.
+    if (!(await this.writer.readYourWrites(['access-tokens'], position))) {
+      throw new ServiceError(
+        'not_ready',
+        'the revocation is recorded but not yet in effect; ask again to confirm it',
+        { token_id: command.tokenId },
+        REVOCATION_RETRY_AFTER_SECONDS,
+      );
+    }
+    return { revoked: result.events.length > 0 };
+  }
+}
+
+export const sessionCommandHandlers = [
+  SignInWithPasswordHandler,
+  SignOutHandler,
+  CreateAccessTokenHandler,
+  RevokeAccessTokenHandler,
+];

@@ -41,9 +41,15 @@ export interface RegisterAccount {
   /** The credential holding the password's hash, written beside the event. */
   readonly passwordCredentialId?: string;
 }
+/** A new password: every access token issued until now stops working with it (ADR 75). */
 export interface SetPassword {
   readonly type: 'SetPassword';
   /** The credential holding the new password's hash, written beside the event. */
+  readonly credentialId: string;
+}
+/** The same password hashed with today's parameters (after a sign-in proved it): no token is touched. */
+export interface ReplacePasswordHash {
+  readonly type: 'ReplacePasswordHash';
   readonly credentialId: string;
 }
 export interface ChangePlan {
@@ -61,7 +67,8 @@ export interface RevokeApiKey {
   readonly type: 'RevokeApiKey';
   readonly keyId: string;
 }
-export type AccountCommand = RegisterAccount | SetPassword | ChangePlan | IssueApiKey | RevokeApiKey;
+export type AccountCommand =
+  RegisterAccount | SetPassword | ReplacePasswordHash | ChangePlan | IssueApiKey | RevokeApiKey;
 
 // ---- Events ----
 
@@ -78,7 +85,18 @@ export type ApiKeyIssued = DomainEvent<
   { keyId: string; prefix: string; label: string; issuedAt: string }
 >;
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>;
-export type AccountEvent = AccountRegistered | PasswordSet | PlanChanged | ApiKeyIssued | ApiKeyRevoked;
+/** Why every access token issued until a moment stopped working (ADR 75). */
+export type AccessTokensInvalidationCause = 'password_changed';
+/**
+ * Every access token of the account issued in or before the second of `issuedBefore` is refused from now on
+ * (ADR 75): one fact for all of them, including tokens whose issuance left no event.
+ */
+export type AccessTokensInvalidated = DomainEvent<
+  'AccessTokensInvalidated',
+  { issuedBefore: string; cause: AccessTokensInvalidationCause }
+>;
+export type AccountEvent =
+  AccountRegistered | PasswordSet | PlanChanged | ApiKeyIssued | ApiKeyRevoked | AccessTokensInvalidated;
 
 // ---- State (plain JSON) ----
 
@@ -154,6 +172,16 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState,
     if (!state.registered) throw new ServiceError('not_found', 'The account does not exist.');
     switch (command.type) {
       case 'SetPassword':
+        requireText(command.credentialId, 'credentialId');
+        // In the same append as the password: no moment where the new password and the old tokens both work.
+        return [
+          { type: 'PasswordSet', data: { credentialId: command.credentialId } },
+          {
+            type: 'AccessTokensInvalidated',
+            data: { issuedBefore: now.toISOString(), cause: 'password_changed' },
+          },
+        ];
+      case 'ReplacePasswordHash':
         requireText(command.credentialId, 'credentialId');
         return [{ type: 'PasswordSet', data: { credentialId: command.credentialId } }];
       case 'ChangePlan': {

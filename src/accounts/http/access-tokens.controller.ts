@@ -1,20 +1,36 @@
-import { Body, Controller, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access, SERVICE_SCOPE, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { CreateAccessToken } from '../commands/account.commands.js';
-import { ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
-import { ACCESS_TOKEN } from './accounts.openapi.js';
+import { CLOCK, type Clock } from '../../platform/clock/clock.js';
+import { CreateAccessToken, RevokeAccessToken } from '../commands/account.commands.js';
+import { AccountDirectory } from '../queries/account-directory.js';
+import { ApiEmpty, ApiErrors, ApiJson, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import { string } from '../../platform/http/openapi/schema.js';
+import { ACCESS_TOKEN, ACCESS_TOKEN_SUMMARIES } from './accounts.openapi.js';
 import { CreateAccessTokenBody } from './account.dtos.js';
 
-/** OAuth access tokens for the personal API, created from a browser session. */
+export interface AccessTokenView {
+  readonly id: string;
+  readonly client: string;
+  readonly scopes: readonly string[];
+  readonly issued_at: string;
+  readonly expires_at: string;
+  readonly revoked_at: string | null;
+}
+
+/** OAuth access tokens for the personal API, created, listed and revoked from a browser session. */
 @ApiTags('auth')
 @Controller('api/v2/auth/tokens')
 export class AccessTokensController {
-  constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Post()
   @Access({ surface: 'session', permission: 'tokens.create' })
@@ -52,5 +68,46 @@ export class AccessTokensController {
       expires_at: issued.expiresAt.toISOString(),
       scope: scopes.join(' '),
     };
+  }
+
+  @Get()
+  @Access({ surface: 'session', permission: 'tokens.manage' })
+  @ApiOperation({
+    summary:
+      "The signed-in account's access tokens that have not expired, newest first (at most 1000; never the token)",
+  })
+  @ApiJson(200, ACCESS_TOKEN_SUMMARIES)
+  async list(@CurrentPrincipal() principal: Principal): Promise<AccessTokenView[]> {
+    const tokens = await this.accounts.listAccessTokens(principal.accountId, this.clock.now());
+    return tokens.map((token) => ({
+      id: token.id,
+      client: token.client,
+      scopes: [...token.scopes],
+      issued_at: token.issuedAt,
+      expires_at: token.expiresAt,
+      revoked_at: token.revokedAt,
+    }));
+  }
+
+  @Delete(':tokenId')
+  @HttpCode(204)
+  @Access({ surface: 'session', permission: 'tokens.manage' })
+  @ApiOperation({
+    summary:
+      'Revoke an access token: refused (401 token_revoked) from when this answers; revoking it again is a 204 too',
+  })
+  @ApiPathParams({
+    tokenId: { schema: string({ maxLength: 512 }), description: 'the id GET /api/v2/auth/tokens lists' },
+  })
+  @ApiEmpty(204, 'Revoked')
+  @ApiErrors(404)
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('tokenId') tokenId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<void> {
+    await this.commands.execute(
+      new RevokeAccessToken(principal.accountId, tokenId, envelopeFor(principal, String(request.id))),
+    );
   }
 }

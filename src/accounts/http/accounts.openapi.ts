@@ -56,3 +56,21 @@ export const ACCESS_TOKEN = component(
     scope: string({ description: 'space-separated scopes' }),
   }),
 );
+
+export const ACCESS_TOKEN_SUMMARY = component(
+  'AccessTokenSummary',
+  object({
+    id: string({ description: 'the token id (its jti): what DELETE /api/v2/auth/tokens/{tokenId} takes' }),
+    client: oneOfStrings(['api', 'mcp']),
+    scopes: arrayOf(string()),
+    issued_at: dateTime(),
+    expires_at: dateTime(),
+    revoked_at: nullable(
+      dateTime({
+        description: 'when it stopped working: revoked, or the password changed after it was issued',
+      }),
+    ),
+  }),
+);
+
+export const ACCESS_TOKEN_SUMMARIES = arrayOf(ACCESS_TOKEN_SUMMARY);

@@ -1,3 +1,5 @@
+import type { AccessTokenDocument } from '../../../projections/access-tokens.projection.js';
+import { ACCESS_TOKENS } from '../../../projections/access-tokens.projection.js';
 import type { AccountDocument } from '../../../projections/accounts.projection.js';
 import { ACCOUNTS } from '../../../projections/accounts.projection.js';
 import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
@@ -5,6 +7,7 @@ import { API_KEYS } from '../../../projections/api-keys.projection.js';
 import type { CreditStateDocument } from '../../../projections/credit-state.projection.js';
 import { CREDIT_STATES } from '../../../projections/credit-state.projection.js';
 import type { PersonalDataStanding, PrincipalDirectory } from '../../platform/auth/access.js';
+import { accessTokenRevocation } from '../../platform/auth/access-tokens.js';
 import { credentialOf, type CredentialStore } from '../../platform/auth/credentials/credential-store.port.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
 import {
@@ -56,14 +59,69 @@ export class AccountDirectory implements PrincipalDirectory {
     return credential?.material ?? null;
   }
 
-  async accountStanding(accountId: string): Promise<{ exists: boolean; personalData: PersonalDataStanding }> {
+  async accountStanding(accountId: string): Promise<{
+    exists: boolean;
+    personalData: PersonalDataStanding;
+    accessTokensIssuedBefore: string | null;
+  }> {
     // Both reads at once: this runs in front of every personal API request.
     const [account, purchased] = await Promise.all([
       this.account(accountId),
       this.purchasedBalance(accountId),
     ]);
-    if (!account) return { exists: false, personalData: personalDataDecision('free', 0) };
-    return { exists: true, personalData: personalDataDecision(this.plan(account), purchased) };
+    if (!account) {
+      return { exists: false, personalData: personalDataDecision('free', 0), accessTokensIssuedBefore: null };
+    }
+    return {
+      exists: true,
+      personalData: personalDataDecision(this.plan(account), purchased),
+      accessTokensIssuedBefore: account.accessTokensIssuedBefore ?? null,
+    };
+  }
+
+  async accessTokenRevokedAt(tokenId: string): Promise<string | null> {
+    const token = await this.accessTokens().get(tokenId);
+    return token?.revokedAt ?? null;
+  }
+
+  /**
+   * The account's access tokens that have not expired at `now`, newest first, each with when it stopped working:
+   * its own revocation, else its account's invalidation when it was issued in or before that second (ADR 75).
+   */
+  async listAccessTokens(
+    accountId: string,
+    now: Date,
+  ): Promise<Array<AccessTokenDocument & { readonly revokedAt: string | null }>> {
+    const [tokens, account] = await Promise.all([
+      this.accessTokens().find(
+        { accountId, expiresAt: { $gt: now.toISOString() } },
+        // Issuance has whole seconds: the id orders tokens of the same second, so pages do not shuffle.
+        {
+          sort: [
+            ['issuedAt', -1],
+            ['id', 1],
+          ],
+          limit: 1000,
+        },
+      ),
+      this.account(accountId),
+    ]);
+    const issuedBefore = account?.accessTokensIssuedBefore ?? null;
+    return tokens.map((token) => {
+      const revocation = accessTokenRevocation(
+        { issuedAt: new Date(token.issuedAt) },
+        token.revokedAt,
+        issuedBefore,
+      );
+      return {
+        ...token,
+        revokedAt: revocation === 'invalidated' ? issuedBefore : token.revokedAt,
+      };
+    });
+  }
+
+  private accessTokens() {
+    return this.projections.collection<AccessTokenDocument>('access-tokens', ACCESS_TOKENS);
   }
 
   async account(accountId: string): Promise<AccountDocument | null> {

@@ -5,8 +5,9 @@
  * (`api` or `mcp`), jti (token id, for revocation lists), iat and exp (seconds). Verification pins the
  * algorithm, issuer, audience and type, requires every claim, and reads time from the injected clock.
  *
- * Tokens are self-contained: a revoked token stays valid until it expires unless the caller also checks
- * `tokenId` against a revocation list. Keep lifetimes short (default one hour, at most one day).
+ * A valid signature is not enough: the guard also refuses a token revoked one by one (its id in the access
+ * tokens read model, ADR 74) or issued in or before the second of its account's last password change (ADR 75),
+ * through `accessTokenRevocation`. Keep lifetimes short (default one hour, at most one day).
  */
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
@@ -38,6 +39,8 @@ export interface IssueAccessTokenInput {
 
 export interface IssuedAccessToken {
   readonly token: string;
+  /** The `iat` claim (whole seconds). */
+  readonly issuedAt: Date;
   readonly expiresAt: Date;
   readonly tokenId: string;
 }
@@ -47,7 +50,32 @@ export interface VerifiedAccessToken {
   readonly scopes: string[];
   readonly client: AccessTokenClient;
   readonly tokenId: string;
+  /** The `iat` claim (whole seconds). */
+  readonly issuedAt: Date;
   readonly expiresAt: Date;
+}
+
+/** Why a token with a valid signature is refused all the same, or null when nothing revoked it. */
+export type AccessTokenRevocation = 'revoked' | 'invalidated' | null;
+
+/**
+ * The revocation rule (ADR 74, 75), pure: `revokedAt` is the token's own revocation from the read model (null
+ * when none, or when the read model does not know the token); `issuedBefore` the account's latest invalidation.
+ * The token's `iat` has whole seconds, so a token issued in the invalidation's second is refused too: one issued
+ * just before it must never pass, and one issued just after costs its holder a new token.
+ */
+export function accessTokenRevocation(
+  token: Pick<VerifiedAccessToken, 'issuedAt'>,
+  revokedAt: string | null,
+  issuedBefore: string | null,
+): AccessTokenRevocation {
+  if (revokedAt !== null) return 'revoked';
+  if (issuedBefore !== null) {
+    const cutoffSecond = Math.floor(Date.parse(issuedBefore) / 1000);
+    // An unreadable cutoff refuses: it can only come from a damaged read model.
+    if (!(Math.floor(token.issuedAt.getTime() / 1000) > cutoffSecond)) return 'invalidated';
+  }
+  return null;
 }
 
 export class AccessTokens {
@@ -92,7 +120,12 @@ export class AccessTokens {
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAtSeconds)
       .sign(this.secrets.jwtPrivateKey);
-    return { token, expiresAt: new Date(expiresAtSeconds * 1000), tokenId };
+    return {
+      token,
+      issuedAt: new Date(issuedAt * 1000),
+      expiresAt: new Date(expiresAtSeconds * 1000),
+      tokenId,
+    };
   }
 
   /** The token's claims, or null when it is malformed, tampered with, foreign, expired or incomplete. */
@@ -107,10 +140,10 @@ export class AccessTokens {
         currentDate: this.clock.now(),
         requiredClaims: ['iss', 'aud', 'sub', 'jti', 'iat', 'exp', 'scope', 'client'],
       });
-      const { sub, jti, exp, scope, client } = payload;
+      const { sub, jti, iat, exp, scope, client } = payload;
       if (typeof sub !== 'string' || sub.length === 0) return null;
       if (typeof jti !== 'string' || jti.length === 0) return null;
-      if (typeof exp !== 'number') return null;
+      if (typeof exp !== 'number' || typeof iat !== 'number') return null;
       if (typeof client !== 'string' || !CLIENTS.has(client)) return null;
       if (typeof scope !== 'string') return null;
       const scopes = scope.split(' ').filter((s) => s.length > 0);
@@ -120,6 +153,7 @@ export class AccessTokens {
         scopes,
         client: client as AccessTokenClient,
         tokenId: jti,
+        issuedAt: new Date(iat * 1000),
         expiresAt: new Date(exp * 1000),
       };
     } catch {

@@ -22,6 +22,7 @@ export const PERMISSIONS = [
   'credits.read',
   'keys.manage',
   'tokens.create',
+  'tokens.manage',
   'data.search',
   'data.enrich',
   'data.export',
@@ -74,10 +75,17 @@ export interface Principal {
 /** The read-model lookups the guard needs; implemented by the accounts context. */
 export interface PrincipalDirectory {
   findApiKey(keyId: string): Promise<{ accountId: string; secretHash: string; revoked: boolean } | null>;
-  /** Whether the account exists and may make personal data requests (Authentication 3), read together. */
-  accountStanding(
-    accountId: string,
-  ): Promise<{ readonly exists: boolean; readonly personalData: PersonalDataStanding }>;
+  /**
+   * Whether the account exists and may make personal data requests (Authentication 3), read together; with
+   * the moment until which its access tokens were invalidated as a whole (ADR 75), or null.
+   */
+  accountStanding(accountId: string): Promise<{
+    readonly exists: boolean;
+    readonly personalData: PersonalDataStanding;
+    readonly accessTokensIssuedBefore: string | null;
+  }>;
+  /** When this access token was revoked (ADR 74), or null: one lookup by id in the access tokens read model. */
+  accessTokenRevokedAt(tokenId: string): Promise<string | null>;
 }
 
 /** Authentication 3 for one account: allowed, or refused with the rule and why (the 402 message and details). */

@@ -12,7 +12,12 @@ import {
   type Principal,
   type PrincipalDirectory,
 } from './access.js';
-import { AccessTokens, looksLikeJwt } from './access-tokens.js';
+import {
+  accessTokenRevocation,
+  AccessTokens,
+  looksLikeJwt,
+  type VerifiedAccessToken,
+} from './access-tokens.js';
 import { apiKeyMatches, parseApiKey } from './api-keys.js';
 import { CSRF_COOKIE, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { CSRF_HEADER, csrfTokenMatches } from './csrf.js';
@@ -68,8 +73,9 @@ export class AuthGuard implements CanActivate {
       );
     }
     let principal: Principal;
+    let token: VerifiedAccessToken | null = null;
     if (looksLikeJwt(credential)) {
-      const token = await this.tokens.verify(credential);
+      token = await this.tokens.verify(credential);
       if (!token) throw new ServiceError('unauthenticated', 'the access token is invalid or expired');
       if (!token.scopes.includes(SERVICE_SCOPE)) {
         throw new ServiceError('insufficient_scope', `the access token lacks the ${SERVICE_SCOPE} scope`, {
@@ -101,9 +107,24 @@ export class AuthGuard implements CanActivate {
     // A paid result stays reachable for its payer even after joining an organization: only new requests are refused.
     const personalResearch =
       rule.personalData === true ? settled(this.personalResearch?.refusal(principal.accountId)) : null;
-    const standing = await this.directory.accountStanding(principal.accountId);
+    // A token's revocation is one lookup by id, asked alongside the standing, which carries the account's
+    // invalidation (ADR 74, 75). Both are read from the shared read store on every request: nothing cached here.
+    const [standing, tokenRevokedAt] = await Promise.all([
+      this.directory.accountStanding(principal.accountId),
+      token ? this.directory.accessTokenRevokedAt(token.tokenId) : Promise.resolve(null),
+    ]);
     if (!standing.exists) {
       throw new ServiceError('unauthenticated', 'the credential belongs to no account');
+    }
+    const revocation = token
+      ? accessTokenRevocation(token, tokenRevokedAt, standing.accessTokensIssuedBefore)
+      : null;
+    if (revocation === 'revoked') throw new ServiceError('token_revoked', 'the access token was revoked');
+    if (revocation === 'invalidated') {
+      throw new ServiceError(
+        'token_revoked',
+        "the access token was issued before the account's password changed; create a new one",
+      );
     }
     // Organization rule 1 before Authentication 3: a member's personal research is unavailable, whatever its balance.
     const refusal = await personalResearch;

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   /** The HTTP request itself is malformed: a URL that does not decode, a header the HTTP parser refuses. */
   malformed_request: 400,
   unauthenticated: 401,
+  /** A well-signed access token that was revoked, or issued before its account's password changed (ADR 74, 75). */
+  token_revoked: 401,
   /** Rule 12: the provider sign-in failed its checks (state, nonce, PKCE, issuer, audience, signature). */
   sso_failed: 401,
   entitlement_required: 402,

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  CreateAccessToken,
   IssueApiKey,
   PurchaseCredits,
   RegisterAccount,
@@ -85,6 +86,10 @@ export class FuzzWorld {
       // A second key of the personal account: the only key id the fuzzer knows, so a DELETE it sends with a real
       // id never revokes the key it authenticates with.
       const spareKey = await key(accountId);
+      // An access token of the personal account whose issuance is recorded: a real id for DELETE /auth/tokens.
+      const spareToken = (await bus.execute(
+        new CreateAccessToken(accountId, ['service.read'], 'api', 86_400, operator()),
+      )) as { tokenId: string };
 
       const member = async (role: Exclude<ActorRole, 'personal'>) => {
         const actor = {
@@ -124,7 +129,12 @@ export class FuzzWorld {
         ],
         new Date(),
       );
-      const pools = fixturePools(organization, actors, { spareKeyId: spareKey.keyId, exports, reference });
+      const pools = fixturePools(organization, actors, {
+        spareKeyId: spareKey.keyId,
+        spareTokenId: spareToken.tokenId,
+        exports,
+        reference,
+      });
       return new FuzzWorld(kind, service, dns, actors, organization, pools, address.port);
     } catch (error) {
       await service.dispose().catch(() => undefined);
@@ -243,7 +253,7 @@ async function personalExports(port: number, apiKey: string): Promise<string[]> 
 function fixturePools(
   w: OrganizationWorld,
   actors: Readonly<Record<ActorRole, WorldActor>>,
-  extra: { spareKeyId: string; exports: readonly string[]; reference: string },
+  extra: { spareKeyId: string; spareTokenId: string; exports: readonly string[]; reference: string },
 ): ValuePools {
   const datasets = [...DATASETS];
   const members = [w.target, w.analyst, w.external, w.administrator].map((actor) => actor.accountId);
@@ -266,6 +276,7 @@ function fixturePools(
     subjectid: [w.exposureSubjectId],
     assetkey: [w.exposureSubjectId],
     keyid: [extra.spareKeyId],
+    tokenid: [extra.spareTokenId],
     exportid: extra.exports,
     dataset: datasets,
     searchtype: datasets,

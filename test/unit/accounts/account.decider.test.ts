@@ -150,16 +150,36 @@ describe('account decider', () => {
   });
 
   describe('SetPassword', () => {
-    it('sets and replaces the password credential; the event names it and holds no hash', () => {
+    it('sets and replaces the password credential, and invalidates every access token issued until now, in one append; no hash', () => {
       const { state, events } = given([registered, { type: 'PasswordSet', data: { credentialId: 'old' } }])
         .when({ type: 'SetPassword', credentialId: 'new' }, ctx)
-        .then([{ type: 'PasswordSet', data: { credentialId: 'new' } }]);
+        .then([
+          { type: 'PasswordSet', data: { credentialId: 'new' } },
+          {
+            type: 'AccessTokensInvalidated',
+            data: { issuedBefore: now.toISOString(), cause: 'password_changed' },
+          },
+        ]);
       expect(state.passwordCredentialId).toBe('new');
       expect(Object.keys(events[0]!.data)).toEqual(['credentialId']);
     });
 
     it('refuses an empty credential id', () => {
       given([registered]).when({ type: 'SetPassword', credentialId: '' }, ctx).then('invalid_input');
+    });
+  });
+
+  describe('ReplacePasswordHash', () => {
+    it('replaces the credential of the same password and leaves access tokens alone', () => {
+      const { state } = given([registered, { type: 'PasswordSet', data: { credentialId: 'old' } }])
+        .when({ type: 'ReplacePasswordHash', credentialId: 'rehashed' }, ctx)
+        .then([{ type: 'PasswordSet', data: { credentialId: 'rehashed' } }]);
+      expect(state.passwordCredentialId).toBe('rehashed');
+    });
+
+    it('refuses an empty credential id, and an unregistered account', () => {
+      given([registered]).when({ type: 'ReplacePasswordHash', credentialId: '' }, ctx).then('invalid_input');
+      given([]).when({ type: 'ReplacePasswordHash', credentialId: 'x' }, ctx).then('not_found');
     });
   });
 

@@ -3,7 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
-import { AccessTokens, looksLikeJwt } from '../../../src/platform/auth/access-tokens.js';
+import {
+  accessTokenRevocation,
+  AccessTokens,
+  looksLikeJwt,
+} from '../../../src/platform/auth/access-tokens.js';
 import { generateApiKey } from '../../../src/platform/auth/api-keys.js';
 import { ServiceSecrets } from '../../../src/platform/auth/secrets.js';
 import { ManualClock } from '../../../src/platform/clock/clock.js';
@@ -66,6 +70,7 @@ describe('AccessTokens', () => {
       scopes: ['service.read', 'search'],
       client: 'mcp',
       tokenId: issued.tokenId,
+      issuedAt: new Date('2026-03-01T10:00:00Z'),
       expiresAt: issued.expiresAt,
     });
     const another = await tokens.issue({ accountId: 'acc-1', scopes: ['service.read'], client: 'api' });
@@ -156,5 +161,37 @@ describe('AccessTokens', () => {
     expect(looksLikeJwt('a..c')).toBe(false);
     expect(looksLikeJwt('a.b.c ')).toBe(false);
     expect(looksLikeJwt(undefined)).toBe(false);
+  });
+
+  it('verify returns the iat the token was issued with, in whole seconds', async () => {
+    const clock = new ManualClock(new Date('2026-03-01T10:00:00.750Z'));
+    const tokens = new AccessTokens(secrets, clock);
+    const issued = await tokens.issue({ accountId: 'acc-1', scopes: ['service.read'], client: 'api' });
+    expect(issued.issuedAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
+    expect((await tokens.verify(issued.token))?.issuedAt).toEqual(issued.issuedAt);
+  });
+});
+
+describe('accessTokenRevocation (ADR 74, 75)', () => {
+  const issuedAt = new Date('2026-03-01T10:00:05.000Z');
+
+  it('a token revoked by id is revoked, whatever the account did', () => {
+    expect(accessTokenRevocation({ issuedAt }, '2026-03-01T10:01:00.000Z', null)).toBe('revoked');
+    expect(accessTokenRevocation({ issuedAt }, '2026-03-01T10:01:00.000Z', '2026-03-01T09:00:00.000Z')).toBe(
+      'revoked',
+    );
+  });
+
+  it('a token issued in or before the second of the password change is invalidated; one issued after is not', () => {
+    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:06.000Z')).toBe('invalidated');
+    // Same second, either side of the change: iat cannot tell, so both are refused.
+    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:05.000Z')).toBe('invalidated');
+    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:05.999Z')).toBe('invalidated');
+    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:04.999Z')).toBeNull();
+    expect(accessTokenRevocation({ issuedAt }, null, null)).toBeNull();
+  });
+
+  it('an unreadable cutoff refuses', () => {
+    expect(accessTokenRevocation({ issuedAt }, null, 'not a time')).toBe('invalidated');
   });
 });
