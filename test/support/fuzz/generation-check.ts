@@ -1,5 +1,5 @@
 /**
- * A check of the fuzz's own generator: every operation of a document generates its requests fast and with a
+ * A check of the fuzz's own generator: every operation of a document generates its requests without spinning and with a
  * bounded size. Run in a worker thread (generation-worker.mjs) so that a generator that spins (fast-check
  * filtering for values that almost never pass) fails the check by a deadline instead of hanging the test file.
  */
@@ -9,8 +9,6 @@ import { requestArbitrary, type FuzzRequest } from './requests.js';
 
 /** Requests sampled per operation. */
 export const SAMPLED_REQUESTS = 40;
-/** Generous for a loaded machine: every operation generates its requests in well under 100 ms today. */
-export const GENERATION_BUDGET_MS = 2_000;
 /** The largest request the fuzz sends on purpose: a body just past the 1 MiB limit. */
 export const LARGEST_REQUEST_BYTES = 1024 * 1024 + 64 * 1024;
 /** A request without a fault is small: short strings, a few items per list. */
@@ -38,7 +36,8 @@ export function checkGeneration(
     const requests = fc.sample(requestArbitrary(context, operation), { numRuns: SAMPLED_REQUESTS, seed });
     const elapsedMs = Math.round(performance.now() - started);
     const problems: string[] = [];
-    if (elapsedMs > GENERATION_BUDGET_MS) problems.push(`${elapsedMs} ms for ${SAMPLED_REQUESTS} requests`);
+    // No time budget here: a wall-clock bound fails on a loaded machine, not on a bad generator. A generator
+    // that spins is caught by the caller's deadline per operation (the worker is terminated).
     for (const request of requests) problems.push(...boundProblems(request));
     return { operation: operation.key, elapsedMs, problems: [...new Set(problems)] };
   });
