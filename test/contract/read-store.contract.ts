@@ -626,6 +626,19 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreUn
     });
 
     describe('meta', () => {
+      it('reads several entries in one call, leaving out keys without a value', async () => {
+        const [a, b, missing] = [
+          `meta:${fresh('many-a')}`,
+          `meta:${fresh('many-b')}`,
+          `meta:${fresh('none')}`,
+        ];
+        expect(await store().compareAndSetMeta(a, null, { live: 1 })).toBe(true);
+        expect(await store().compareAndSetMeta(b, null, { live: 2, version: 4 })).toBe(true);
+        const read = await store().getMetas<{ live: number }>([a, b, missing]);
+        expect(Object.fromEntries(read)).toEqual({ [a]: { live: 1 }, [b]: { live: 2, version: 4 } });
+        expect((await store().getMetas([])).size).toBe(0);
+      });
+
       it('compare-and-set writes only over the expected value, compared as JSON', async () => {
         const key = `meta:${fresh('registry')}`;
         expect(await store().getMeta(key)).toBeNull();

@@ -104,6 +104,8 @@ export class ProjectionRunner {
   private readonly retryDelayMs: readonly [number, number];
   private readonly instance: string;
   private readonly lingerMs: number;
+  /** One timer for every run: a single read of all generations per tick instead of one read per projection. */
+  private generationWatch: NodeJS.Timeout | undefined;
 
   constructor(
     readonly eventStore: EventStore,
@@ -134,6 +136,7 @@ export class ProjectionRunner {
   /** Makes sure every projection has a live generation, then starts following the log. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.watchGenerations();
     for (const definition of this.definitions.values()) {
       const generations = await ensureLiveGeneration(this.engine, definition);
       if (generations.version < definition.version && this.options.rebuildOutdated) {
@@ -155,6 +158,8 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.generationWatch);
+    this.generationWatch = undefined;
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort();
     await Promise.all(runs.map((run) => run.done));
@@ -295,14 +300,6 @@ export class ProjectionRunner {
       run.attempt = attempt;
       const abortAttempt = (): void => attempt.abort();
       outer.signal.addEventListener('abort', abortAttempt, { once: true });
-      const watcher = setInterval(() => {
-        void this.readGenerations(definition.name).then(
-          (generations) => {
-            if (generations && generations.live !== run.generation) attempt.abort();
-          },
-          () => undefined,
-        );
-      }, this.generationCheckMs);
       try {
         const generations = await this.readGenerations(definition.name);
         if (!generations) throw new Error(`projection ${definition.name} has no live generation`);
@@ -406,11 +403,37 @@ export class ProjectionRunner {
         this.log('warn', `projection ${definition.name} retrying in ${delay} ms`, { error: String(error) });
         await sleep(delay, outer.signal);
       } finally {
-        clearInterval(watcher);
         outer.signal.removeEventListener('abort', abortAttempt);
         attempt.abort();
       }
     }
+  }
+
+  /**
+   * Another process may switch a projection's live generation (a rebuild): every tick reads all generations
+   * at once and restarts the runs whose generation moved.
+   */
+  private watchGenerations(): void {
+    if (this.generationWatch) return;
+    let reading = false;
+    this.generationWatch = setInterval(() => {
+      const runs = [...this.runs.values()].filter((run) => run.attempt && !run.attempt.signal.aborted);
+      if (reading || runs.length === 0) return;
+      reading = true;
+      void this.readStore
+        .getMetas<ProjectionGenerations>(runs.map((run) => generationsKey(run.definition.name)))
+        .then(
+          (generations) => {
+            for (const run of runs) {
+              const live = generations.get(generationsKey(run.definition.name))?.live;
+              if (live !== undefined && live !== run.generation) run.attempt?.abort();
+            }
+          },
+          () => undefined,
+        )
+        .finally(() => (reading = false));
+    }, this.generationCheckMs);
+    this.generationWatch.unref();
   }
 
   private async readGenerations(name: string): Promise<ProjectionGenerations | null> {

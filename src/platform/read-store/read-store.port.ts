@@ -119,6 +119,8 @@ export interface ReadStore {
 
   /** A small key/value registry (live projection generations and similar), atomic per key. */
   getMeta<T>(key: string): Promise<T | null>;
+  /** Several registry entries in one read (keys without a value are absent from the map). */
+  getMetas<T>(keys: readonly string[]): Promise<Map<string, T>>;
   /** Compare-and-set: writes only when the current value equals `expected` (deep JSON equality). */
   compareAndSetMeta<T>(key: string, expected: T | null, value: T): Promise<boolean>;
 

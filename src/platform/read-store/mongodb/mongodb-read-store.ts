@@ -250,6 +250,16 @@ export class MongoReadStore implements ReadStore {
     return stored ? (stored.value as T) : null;
   }
 
+  async getMetas<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    if (keys.length === 0) return new Map();
+    const stored = await this.meta()
+      .find({ _id: { $in: [...keys] } })
+      .toArray();
+    return new Map(
+      stored.filter((entry) => entry.value !== null).map((entry) => [entry._id, entry.value as T]),
+    );
+  }
+
   async compareAndSetMeta<T>(key: string, expected: T | null, value: T): Promise<boolean> {
     const next = { value: toJson(value), canonical: canonicalJson(value) };
     if (expected === null) {

@@ -185,6 +185,15 @@ export class PostgresReadStore implements ReadStore {
     return rows[0]?.value ?? null;
   }
 
+  async getMetas<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await this.db.query<{ key: string; value: T | null }>(
+      `SELECT key, value FROM ${META_TABLE} WHERE key = ANY ($1::text[])`,
+      [keys],
+    );
+    return new Map(rows.filter((row) => row.value !== null).map((row) => [row.key, row.value as T]));
+  }
+
   async compareAndSetMeta<T>(key: string, expected: T | null, value: T): Promise<boolean> {
     // One statement each: row locks and the primary key make concurrent callers see each other's writes.
     const result =
