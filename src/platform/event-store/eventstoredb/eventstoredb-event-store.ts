@@ -137,6 +137,8 @@ const HEAD_PAGE = 50;
 const ERASED_REFRESH_INTERVAL_MS = 1_000;
 /** Appends without an expectation that lost the race for the stream's end this many times in a row give up. */
 const UNEXPECTED_APPEND_ATTEMPTS = 20;
+/** How many of a stream's newest events an append without expectation looks through for its own retry. */
+const RECENT_APPEND_WINDOW = 64;
 
 export interface EventStoreDbLogger {
   warn(message: string, context?: Record<string, unknown>): void;
@@ -212,13 +214,13 @@ export class EventStoreDbEventStore implements EventStore {
           firstVersion = expected + 1;
         }
       } else {
-        const last = await this.readLastRecordOrDeleted(streamId, stored);
-        if (last === null) {
+        const recent = await this.readRecentRecords(streamId, stored, RECENT_APPEND_WINDOW);
+        const last = recent.at(-1);
+        if (last === undefined) {
           if (expected === 'exists') throw new WrongExpectedVersion(streamId, expected, null);
           revision = NO_STREAM;
         } else {
-          // A retry of an append without expectation that already succeeded: the same events end the stream.
-          const original = await this.findTrailingAppend(stored, events, last);
+          const original = this.findRecentAppend(streamId, events, expected, recent);
           if (original) return original;
           revision = last.revision;
           previous = storedStreamHashOf(last.metadata) ?? ZERO_HASH;
@@ -495,37 +497,47 @@ export class EventStoreDbEventStore implements EventStore {
     return this.erasedRefresh;
   }
 
-  /** The last record of a stream for an append without expectation; StreamDeleted when it was tombstoned. */
-  private async readLastRecordOrDeleted(streamId: string, stored: string): Promise<EsdbRecord | null> {
+  /** The newest `count` records of a stream, oldest first, for an append without expectation. */
+  private async readRecentRecords(streamId: string, stored: string, count: number): Promise<EsdbRecord[]> {
+    const out: EsdbRecord[] = [];
     try {
-      const read = this.client.readStream(stored, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+      const read = this.client.readStream(stored, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: count,
+      });
       for await (const resolved of read) {
         const record = resolved.event as EsdbRecord | undefined;
-        if (record) return record;
+        if (record) out.push(record);
       }
-      return null;
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return null;
+      if (error instanceof StreamNotFoundError) return [];
       if (error instanceof StreamDeletedError) throw new StreamDeleted(streamId);
       throw error;
     }
+    return out.reverse();
   }
 
-  /** Are these events the last ones of the stream already (ending in `last`)? Then their original result. */
-  private async findTrailingAppend(
-    stored: string,
+  /**
+   * An append without expectation goes at the exact end of the stream, where EventStoreDB's own idempotency
+   * for `any` does not look: are these events among the stream's recent ones already (a retry)? Then their
+   * original result; some of them but not exactly these: a conflict, as the server answers. Best effort, like
+   * the server's: a retry older than the window is written again.
+   */
+  private findRecentAppend(
+    streamId: string,
     events: readonly NewEvent[],
-    last: EsdbRecord,
-  ): Promise<AppendResult | null> {
-    if (last.id.toLowerCase() !== esdbEventId(events[events.length - 1]!.id).toLowerCase()) return null;
-    const first = last.revision - BigInt(events.length - 1);
-    if (first < 0n) return null;
-    const storedRecords = await this.readRecords(stored, first, events.length);
-    if (storedRecords.length !== events.length) return null;
-    for (let i = 0; i < events.length; i += 1) {
-      if (storedRecords[i]!.id.toLowerCase() !== esdbEventId(events[i]!.id).toLowerCase()) return null;
-    }
-    if (!last.position) return null;
+    expected: ExpectedVersion,
+    recent: readonly EsdbRecord[],
+  ): AppendResult | null {
+    const ids = events.map((event) => esdbEventId(event.id).toLowerCase());
+    const wanted = new Set(ids);
+    const start = recent.findIndex((record) => wanted.has(record.id.toLowerCase()));
+    if (start < 0) return null;
+    const matches = ids.every((id, i) => recent[start + i]?.id.toLowerCase() === id);
+    const last = recent[start + ids.length - 1];
+    if (!matches || !last?.position)
+      throw new WrongExpectedVersion(streamId, expected, Number(recent[recent.length - 1]!.revision));
     return {
       nextExpectedVersion: Number(last.revision),
       position: encodePosition(last.position.commit, last.position.prepare),
