@@ -8,6 +8,7 @@ import {
   canonicalJson,
   chainHash,
   contentHash,
+  HASH_BYTES,
   payloadDigest,
   streamHash,
   ZERO_HASH,
@@ -343,7 +344,12 @@ export async function verifyChainWalk(
 
   // The sealed chain, recomputed from the stream hashes its records hold.
   const sealed: ChainEntry[] = [];
-  const chainHashes: string[] = [];
+  /** The chain hash through every sealed index, 32 bytes each (compact: the chain may be long). */
+  const chainHashes = Buffer.alloc(
+    HASH_BYTES * input.chainRecords.reduce((n, record) => n + (record?.entries.length ?? 0), 0),
+  );
+  const chainHashAt = (index: number): string =>
+    chainHashes.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES).toString('hex');
   const indexOf = new Map<string, number>();
   /** Chain records whose stored head the entries do not hash to, by their last chain index. */
   const unhashedRecords = new Map<number, number>();
@@ -371,7 +377,7 @@ export async function verifyChainWalk(
         head = chainHash(head, Buffer.from(entry.streamHash, 'hex'));
         indexOf.set(entry.eventId, sealed.length);
         sealed.push(entry);
-        chainHashes.push(head.toString('hex'));
+        head.copy(chainHashes, (sealed.length - 1) * HASH_BYTES);
       }
       // Named when the walk passes the record's last event, after its events were compared with their entries.
       if (head.toString('hex') !== record.chainHead) unhashedRecords.set(sealed.length - 1, n);
@@ -409,7 +415,7 @@ export async function verifyChainWalk(
       throw fail(
         `the checkpoint of ${checkpoint.at} at chain index ${checkpoint.chainIndex} has no valid signature (key ${checkpoint.keyId})`,
       );
-    if (chainHashes[index] !== checkpoint.chainHead || sealed[index]!.position !== checkpoint.position)
+    if (chainHashAt(index) !== checkpoint.chainHead || sealed[index]!.position !== checkpoint.position)
       throw fail(
         `the log through chain index ${checkpoint.chainIndex} no longer hashes to the checkpoint signed ${checkpoint.at}` +
           (lastVerifiedCheckpoint
@@ -470,7 +476,7 @@ export async function verifyChainWalk(
         sealed[index]!.eventId,
         `chain record ${record} of ${CHAIN_STREAM} does not hash to the chain head it stores`,
       );
-    sealedThrough = { chainIndex: index, position: sealed[index]!.position, chainHead: chainHashes[index]! };
+    sealedThrough = { chainIndex: index, position: sealed[index]!.position, chainHead: chainHashAt(index) };
     nextIndex = index + 1;
     const checkpoints = expected.get(index);
     if (checkpoints) {
