@@ -42,9 +42,10 @@
  *   steps never leaves a stream visible; a retried eraseStream finishes the tombstone.
  * - Tamper evidence (ADR 0079): each event's metadata carries its salt, payload digest, content hash and stream
  *   hash (event-hash.ts), the stream hash chained to the stored hash of the revision the append expects. With
- *   `any` / `exists` the adapter reads the stream's last event, appends at exactly that revision and, when another
- *   writer got there first, reads and appends again: the caller expressed no expectation. A caller's own stale
- *   version still fails with WrongExpectedVersion. `integrity.seal()` folds $all, in order, into chain records of
+ *   `any` / `exists` the adapter reads the stream's newest events, appends at exactly the last revision and, when
+ *   another writer got there first, reads and appends again: the caller expressed no expectation. A retry of an
+ *   append is recognised among those newest events (EventStoreDB's own dedupe for `any` does not apply at an exact
+ *   revision). A caller's own stale version still fails with WrongExpectedVersion. `integrity.seal()` folds $all, in order, into chain records of
  *   `_event-chain` (appended with expected revisions: two sealers cannot fork it), and `integrity.verify()` walks
  *   $all against the hashes, the chain and the signed checkpoints (esdb-event-chain.ts). The port's
  *   `$checkpoints` stream is stored as `_chain-checkpoints` (a `$` stream needs admin rights and reads as system).
@@ -135,8 +136,11 @@ export const ERASED_STREAMS_STREAM = '_erased-streams';
 const READ_ALL_PAGE = 500;
 const HEAD_PAGE = 50;
 const ERASED_REFRESH_INTERVAL_MS = 1_000;
-/** Appends without an expectation that lost the race for the stream's end this many times in a row give up. */
-const UNEXPECTED_APPEND_ATTEMPTS = 20;
+/**
+ * Appends without an expectation that lost the race for the stream's end this many times in a row give up. Each
+ * loss is another writer's success, so this bounds only the pathological: n racing writers need at most n tries.
+ */
+const UNEXPECTED_APPEND_ATTEMPTS = 100;
 /** How many of a stream's newest events an append without expectation looks through for its own retry. */
 const RECENT_APPEND_WINDOW = 64;
 
