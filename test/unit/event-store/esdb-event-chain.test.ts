@@ -113,15 +113,21 @@ class Log {
   }
 
   replace(event: LoggedEvent, change: Partial<LoggedEvent>): LoggedEvent {
+    if (!this.events.includes(event)) throw new Error('the event to replace is not in the log');
     const changed = { ...event, ...change };
     this.events[this.events.indexOf(event)] = changed;
     return changed;
   }
 
-  verify(options: Partial<VerifyOptions> = {}) {
+  verify(options: Partial<VerifyOptions> = {}, streamed = false) {
+    const events = this.events;
+    // The adapter hands the walk an async generator over $all pages; arrays stand for it elsewhere.
+    async function* pages(): AsyncGenerator<LoggedEvent> {
+      for (const event of events) yield await Promise.resolve(event);
+    }
     return verifyChainWalk(
       {
-        events: this.events,
+        events: streamed ? pages() : events,
         chainRecords: this.chainRecords.map((record) =>
           decodeChainRecord(JSON.parse(JSON.stringify(encodeChainRecord(record)))),
         ),
@@ -461,5 +467,57 @@ describe('verifying the EventStoreDB log in $all order', () => {
     const gone = log.at('scope-1', 0);
     log.events = log.events.filter((e) => e.streamId !== 'scope-1');
     expect((await log.verify()).finding).toMatchObject({ kind: 'removed', position: gone.position });
+  });
+
+  it('walks events handed over as an async sequence, as the adapter pages $all', async () => {
+    const log = sampleLog();
+    expect((await log.verify({}, true)).finding).toBeNull();
+    const target = log.replace(log.at('account-b', 1), { data: { credits: 2 } });
+    expect((await log.verify({}, true)).finding).toMatchObject({
+      kind: 'changed_payload',
+      position: target.position,
+    });
+  });
+
+  it('names a second copy of a sealed event as inserted', async () => {
+    const log = sampleLog();
+    const copied = log.at('account-a', 0);
+    const copy = { ...copied, position: log.position() };
+    log.events.push(copy);
+    expect((await log.verify()).finding).toMatchObject({ kind: 'inserted', position: copy.position });
+  });
+
+  it('names a chain record removed from the middle of the chain stream', async () => {
+    const log = sampleLog();
+    log.append('account-c', ...Array.from({ length: 4 }, (_, i) => newEvent('Filler', { i })));
+    log.seal();
+    const removed = log.chainRecords.splice(2, 1)[0]!;
+    expect((await log.verify()).finding).toMatchObject({
+      kind: 'broken_chain',
+      position: log.chainRecords[2]!.entries[0]!.position,
+    });
+    expect(removed.firstIndex).toBe(6);
+  });
+
+  it('checks an external checkpoint that lies before the position verified from', async () => {
+    const log = sampleLog();
+    log.append('account-a', newEvent('CreditsSpent', { credits: 1 }));
+    log.seal();
+    const later = log.checkpoint();
+    const earlier = log.checkpoints[0]!;
+    const report = await log.verify({ from: later.position, externalCheckpoint: earlier });
+    expect(report.finding).toBeNull();
+    expect(report.lastVerifiedCheckpoint).toEqual(earlier);
+    const forged = { ...earlier, chainHead: 'ff'.repeat(32) };
+    expect((await log.verify({ from: later.position, externalCheckpoint: forged })).finding).toMatchObject({
+      kind: 'checkpoint_mismatch',
+      position: earlier.position,
+    });
+  });
+
+  it('names an event that went back in its stream as reordered', async () => {
+    const log = sampleLog();
+    const moved = log.replace(log.at('account-a', 3), { streamVersion: 1 });
+    expect((await log.verify()).finding).toMatchObject({ kind: 'reordered', position: moved.position });
   });
 });
