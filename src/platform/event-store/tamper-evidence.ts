@@ -19,7 +19,9 @@ import type { GlobalPosition } from './global-position.js';
 export class TamperEvidenceUnsupported extends Error {
   override readonly name = 'TamperEvidenceUnsupported';
   constructor(kind: string) {
-    super(`the ${kind} event store keeps no hash chain: verification needs the PostgreSQL event store`);
+    super(
+      `the ${kind} event store keeps no hash chain: verification needs PostgreSQL, PGlite or EventStoreDB`,
+    );
   }
 }
 

@@ -2,7 +2,9 @@
  * Mapping between the EventStore port and EventStoreDB's records: expected revisions, positions, event ids,
  * the metadata written, erasure records.
  */
-import { sealEvent } from '../event-hash.js';
+import { type EventSeal, sealEvent } from '../event-hash.js';
+import { CHECKPOINT_STREAM } from '../event-log-integrity.js';
+import { CHECKPOINTS_STORED_STREAM } from './esdb-event-chain.js';
 import {
   ANY,
   type AppendExpectedRevision,
@@ -62,6 +64,18 @@ export interface StoredMetadata {
   readonly salt: string;
   readonly payloadDigest: string;
   readonly contentHash: string;
+  /** Hex stream hash: the stream's chain through this event (ADR 0079). Absent on events written before. */
+  readonly streamHash?: string;
+}
+
+/** The EventStoreDB stream that stores a stream of the port (`$checkpoints` is not a `$` system stream there). */
+export function storedStreamOf(streamId: string): string {
+  return streamId === CHECKPOINT_STREAM ? CHECKPOINTS_STORED_STREAM : streamId;
+}
+
+/** The port's stream id of an EventStoreDB stream. */
+export function logicalStreamOf(storedStreamId: string): string {
+  return storedStreamId === CHECKPOINTS_STORED_STREAM ? CHECKPOINT_STREAM : storedStreamId;
 }
 
 export function toExpectedRevision(expected: ExpectedVersion): AppendExpectedRevision {
@@ -115,9 +129,18 @@ export function erasedStreamOf(record: EsdbRecord): string | null {
   return null;
 }
 
-export function storedMetadata(streamId: string, event: NewEvent, recordedAt: string): StoredMetadata {
+/**
+ * The metadata stored with an event: the caller's metadata, the adapter's keys and the hashes. The content hash
+ * covers the caller's metadata only (hashedMetadataOf strips the adapter's keys again to verify it).
+ */
+export function storedMetadata(
+  streamId: string,
+  event: NewEvent,
+  recordedAt: string,
+  chained: { readonly seal: EventSeal; readonly streamHash: Buffer } | null = null,
+): StoredMetadata {
   const m = event.metadata;
-  const seal = sealEvent(streamId, event, recordedAt);
+  const seal = chained?.seal ?? sealEvent(streamId, event, recordedAt);
   return {
     ...m,
     $correlationId: m.correlationId,
@@ -134,6 +157,7 @@ export function storedMetadata(streamId: string, event: NewEvent, recordedAt: st
     salt: seal.salt.toString('hex'),
     payloadDigest: seal.payloadDigest.toString('hex'),
     contentHash: seal.contentHash.toString('hex'),
+    ...(chained ? { streamHash: chained.streamHash.toString('hex') } : {}),
   };
 }
 
@@ -166,7 +190,7 @@ export function toRecordedEvent(record: EsdbRecord, knownPosition?: GlobalPositi
     schemaVersion: raw.schemaVersion ?? 1,
     data: record.data,
     metadata,
-    streamId: record.streamId,
+    streamId: logicalStreamOf(record.streamId),
     streamVersion: Number(record.revision),
     position,
     recordedAt: raw.recordedAt ?? record.created.toISOString(),

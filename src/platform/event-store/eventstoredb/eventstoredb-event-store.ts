@@ -40,14 +40,21 @@
  *   incrementally (before each readAll / headPosition, at most once a second while a subscription runs) and
  *   whenever the log itself shows a new erasure record. Recording first means a crash between the two
  *   steps never leaves a stream visible; a retried eraseStream finishes the tombstone.
- * - Tamper evidence: each event's metadata carries its salt, payload digest and content hash (event-hash.ts).
- *   EventStoreDB cannot keep a payload whose stream is tombstoned, and this adapter keeps no stream or global
- *   chain: `integrity` is undefined and `events verify` says so (ADR 0060).
+ * - Tamper evidence (ADR 0079): each event's metadata carries its salt, payload digest, content hash and stream
+ *   hash (event-hash.ts), the stream hash chained to the stored hash of the revision the append expects. With
+ *   `any` / `exists` the adapter reads the stream's newest events, appends at exactly the last revision and, when
+ *   another writer got there first, reads and appends again: the caller expressed no expectation. A retry of an
+ *   append is recognised among those newest events (EventStoreDB's own dedupe for `any` does not apply at an exact
+ *   revision). A caller's own stale version still fails with WrongExpectedVersion. `integrity.seal()` folds $all, in order, into chain records of
+ *   `_event-chain` (appended with expected revisions: two sealers cannot fork it), and `integrity.verify()` walks
+ *   $all against the hashes, the chain and the signed checkpoints (esdb-event-chain.ts). The port's
+ *   `$checkpoints` stream is stored as `_chain-checkpoints` (a `$` stream needs admin rights and reads as system).
  */
 import {
   AccessDeniedError,
   type AllStreamSubscription,
   ANY,
+  type AppendExpectedRevision,
   type AppendResult as EsdbAppendResult,
   BACKWARDS,
   END,
@@ -56,13 +63,23 @@ import {
   FORWARDS,
   InvalidArgumentError,
   jsonEvent,
+  NO_STREAM,
   type ReadPosition,
   START,
   StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
+import { sealEvent, ZERO_HASH } from '../event-hash.js';
 import { uuidV5 } from '../event-id.js';
+import {
+  type ChainCheckpoint,
+  type ChainHead,
+  CHECKPOINT_STREAM,
+  type EventLogIntegrity,
+  type VerificationReport,
+  type VerifyOptions,
+} from '../event-log-integrity.js';
 import {
   type AppendOptions,
   type AppendResult,
@@ -80,13 +97,33 @@ import {
 import { comparePositions, encodePosition, type GlobalPosition } from '../global-position.js';
 import { Aborted, describeFailure, nextOrAbort, sleep } from './abortable.js';
 import {
+  CHAIN_RECORD_SIZE,
+  CHAIN_RECORD_TYPE,
+  CHAIN_STREAM,
+  type ChainEntry,
+  chainEntryOf,
+  chainRecordHead,
+  chainStreamHashes,
+  decodeChainRecord,
+  decodeCheckpoint,
+  encodeChainRecord,
+  eventIdOf,
+  type LoggedEvent,
+  nextChainRecord,
+  storedStreamHashOf,
+  type StreamErasureRecord,
+  verifyChainWalk,
+} from './esdb-event-chain.js';
+import {
   ADAPTER_NAMESPACE,
   erasedStreamOf,
   esdbEventId,
   type EsdbRecord,
   fromCurrentRevision,
   isSystemRecord,
+  logicalStreamOf,
   storedMetadata,
+  storedStreamOf,
   STREAM_ERASED_EVENT,
   toExpectedRevision,
   toReadPosition,
@@ -99,6 +136,13 @@ export const ERASED_STREAMS_STREAM = '_erased-streams';
 const READ_ALL_PAGE = 500;
 const HEAD_PAGE = 50;
 const ERASED_REFRESH_INTERVAL_MS = 1_000;
+/**
+ * Appends without an expectation that lost the race for the stream's end this many times in a row give up. Each
+ * loss is another writer's success, so this bounds only the pathological: n racing writers need at most n tries.
+ */
+const UNEXPECTED_APPEND_ATTEMPTS = 100;
+/** How many of a stream's newest events an append without expectation looks through for its own retry. */
+const RECENT_APPEND_WINDOW = 64;
 
 export interface EventStoreDbLogger {
   warn(message: string, context?: Record<string, unknown>): void;
@@ -152,49 +196,94 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamId} needs at least one event`);
+    if (streamId === CHAIN_STREAM || streamId === ERASED_STREAMS_STREAM)
+      throw new Error(`${streamId} belongs to the EventStoreDB adapter`);
     if (this.erased.has(streamId)) throw new StreamDeleted(streamId);
     const expected = options.expectedVersion;
+    const stored = storedStreamOf(streamId);
     const recordedAt = this.clock().toISOString();
-    const payload = events.map((event) =>
-      jsonEvent({
-        id: esdbEventId(event.id),
-        type: event.type,
-        // JSON.stringify(undefined) is not JSON: store null instead.
-        data: (event.data ?? null) as never,
-        metadata: storedMetadata(streamId, event, recordedAt) as unknown as Record<string, unknown>,
-      }),
-    );
+    const seals = events.map((event) => sealEvent(streamId, event, recordedAt));
+    const exact = expected === 'no_stream' || typeof expected === 'number';
 
-    let result: EsdbAppendResult;
-    try {
-      result = await this.client.appendToStream(streamId, payload, {
-        expectedRevision: toExpectedRevision(expected),
-      });
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        const original = await this.findIdempotentAppend(streamId, events, expected);
-        if (original) return original;
-        throw new WrongExpectedVersion(streamId, expected, fromCurrentRevision(error.actualVersion));
+    for (let attempt = 1; ; attempt += 1) {
+      // The revision the events follow, and the stream hash they chain to.
+      let revision: AppendExpectedRevision;
+      let previous: Buffer = ZERO_HASH;
+      let firstVersion = 0;
+      if (exact) {
+        revision = toExpectedRevision(expected);
+        if (typeof expected === 'number') {
+          const before = await this.readRecordAt(stored, BigInt(expected));
+          previous = storedStreamHashOf(before?.metadata) ?? ZERO_HASH;
+          firstVersion = expected + 1;
+        }
+      } else {
+        const recent = await this.readRecentRecords(streamId, stored, RECENT_APPEND_WINDOW);
+        const last = recent.at(-1);
+        if (last === undefined) {
+          if (expected === 'exists') throw new WrongExpectedVersion(streamId, expected, null);
+          revision = NO_STREAM;
+        } else {
+          const original = this.findRecentAppend(streamId, events, expected, recent);
+          if (original) return original;
+          revision = last.revision;
+          previous = storedStreamHashOf(last.metadata) ?? ZERO_HASH;
+          firstVersion = Number(last.revision) + 1;
+        }
       }
-      if (error instanceof StreamDeletedError) throw new StreamDeleted(streamId);
-      throw error;
-    }
-    if (!result.success) {
-      // Only when the connection string sets throwOnAppendFailure=false.
-      const original = await this.findIdempotentAppend(streamId, events, expected);
-      if (original) return original;
-      throw new WrongExpectedVersion(streamId, expected, fromCurrentRevision(result.nextExpectedRevision));
-    }
+      const streamHashes = chainStreamHashes(
+        previous,
+        firstVersion,
+        seals.map((seal) => seal.contentHash),
+      );
+      const payload = events.map((event, i) =>
+        jsonEvent({
+          id: esdbEventId(event.id),
+          type: event.type,
+          // JSON.stringify(undefined) is not JSON: store null instead.
+          data: (event.data ?? null) as never,
+          metadata: storedMetadata(streamId, event, recordedAt, {
+            seal: seals[i]!,
+            streamHash: streamHashes[i]!,
+          }) as unknown as Record<string, unknown>,
+        }),
+      );
 
+      let result: EsdbAppendResult;
+      try {
+        result = await this.client.appendToStream(stored, payload, { expectedRevision: revision });
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) {
+          // The caller expected nothing: another writer took the end of the stream, chain to the new one.
+          if (!exact && attempt < UNEXPECTED_APPEND_ATTEMPTS) continue;
+          const original = exact ? await this.findIdempotentAppend(stored, events, expected) : null;
+          if (original) return original;
+          throw new WrongExpectedVersion(streamId, expected, fromCurrentRevision(error.actualVersion));
+        }
+        if (error instanceof StreamDeletedError) throw new StreamDeleted(streamId);
+        throw error;
+      }
+      if (!result.success) {
+        // Only when the connection string sets throwOnAppendFailure=false.
+        if (!exact && attempt < UNEXPECTED_APPEND_ATTEMPTS) continue;
+        const original = exact ? await this.findIdempotentAppend(stored, events, expected) : null;
+        if (original) return original;
+        throw new WrongExpectedVersion(streamId, expected, fromCurrentRevision(result.nextExpectedRevision));
+      }
+      return this.appendResult(stored, events.length, result);
+    }
+  }
+
+  private async appendResult(stored: string, count: number, result: EsdbAppendResult): Promise<AppendResult> {
     const nextExpectedVersion = Number(result.nextExpectedRevision);
-    if (events.length === 1 && result.position && result.position.commit === result.position.prepare) {
+    if (count === 1 && result.position && result.position.commit === result.position.prepare) {
       return {
         nextExpectedVersion,
         position: encodePosition(result.position.commit, result.position.prepare),
       };
     }
     // Several events (or an idempotent retry, which carries no position): the last event's own position.
-    const last = await this.readRecordAt(streamId, result.nextExpectedRevision);
+    const last = await this.readRecordAt(stored, result.nextExpectedRevision);
     if (last?.position) {
       return { nextExpectedVersion, position: encodePosition(last.position.commit, last.position.prepare) };
     }
@@ -205,7 +294,7 @@ export class EventStoreDbEventStore implements EventStore {
       };
     }
     throw new Error(
-      `EventStoreDB returned no position for the append to ${streamId} (server older than 22.6?)`,
+      `EventStoreDB returned no position for the append to ${logicalStreamOf(stored)} (server older than 22.6?)`,
     );
   }
 
@@ -217,7 +306,7 @@ export class EventStoreDbEventStore implements EventStore {
     if (options.maxCount !== undefined && options.maxCount <= 0) return [];
     const out: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(streamId, {
+      const read = this.client.readStream(storedStreamOf(streamId), {
         direction: FORWARDS,
         fromRevision: BigInt(fromVersion),
         maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
@@ -236,7 +325,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   async streamVersion(streamId: string): Promise<number | null> {
     if (this.erased.has(streamId)) return null;
-    const last = await this.readLastRecord(streamId);
+    const last = await this.readLastRecord(storedStreamOf(streamId));
     return last ? Number(last.revision) : null;
   }
 
@@ -334,7 +423,8 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async eraseStream(streamId: string, erasure: StreamErasure): Promise<void> {
-    if (streamId === ERASED_STREAMS_STREAM) throw new Error(`${ERASED_STREAMS_STREAM} cannot be deleted`);
+    if (streamId === ERASED_STREAMS_STREAM || streamId === CHAIN_STREAM)
+      throw new Error(`${streamId} cannot be deleted`);
     // 1. Record the erasure (idempotent: deterministic event id): $all readers hide the stream from now on.
     await this.client.appendToStream(
       ERASED_STREAMS_STREAM,
@@ -355,6 +445,13 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /** The hash chain of this log (ADR 0079): sealing into `_event-chain`, and verification. */
+  readonly integrity: EventLogIntegrity = {
+    seal: () => this.sealChain(),
+    sealedHead: () => this.sealedHead(),
+    verify: (options) => this.verifyChain(options),
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -365,7 +462,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** User events only: no system streams or types, no bookkeeping, nothing of an erased stream. */
   private isVisible(record: EsdbRecord): boolean {
-    if (isSystemRecord(record)) return false;
+    if (isSystemRecord(record) || record.streamId === CHAIN_STREAM) return false;
     if (record.streamId === ERASED_STREAMS_STREAM) {
       this.noteErasureRecord(record);
       return false;
@@ -402,6 +499,53 @@ export class EventStoreDbEventStore implements EventStore {
       this.erasedRefresh = null;
     });
     return this.erasedRefresh;
+  }
+
+  /** The newest `count` records of a stream, oldest first, for an append without expectation. */
+  private async readRecentRecords(streamId: string, stored: string, count: number): Promise<EsdbRecord[]> {
+    const out: EsdbRecord[] = [];
+    try {
+      const read = this.client.readStream(stored, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: count,
+      });
+      for await (const resolved of read) {
+        const record = resolved.event as EsdbRecord | undefined;
+        if (record) out.push(record);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      if (error instanceof StreamDeletedError) throw new StreamDeleted(streamId);
+      throw error;
+    }
+    return out.reverse();
+  }
+
+  /**
+   * An append without expectation goes at the exact end of the stream, where EventStoreDB's own idempotency
+   * for `any` does not look: are these events among the stream's recent ones already (a retry)? Then their
+   * original result; some of them but not exactly these: a conflict, as the server answers. Best effort, like
+   * the server's: a retry older than the window is written again.
+   */
+  private findRecentAppend(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+    recent: readonly EsdbRecord[],
+  ): AppendResult | null {
+    const ids = events.map((event) => esdbEventId(event.id).toLowerCase());
+    const wanted = new Set(ids);
+    const start = recent.findIndex((record) => wanted.has(record.id.toLowerCase()));
+    if (start < 0) return null;
+    const matches = ids.every((id, i) => recent[start + i]?.id.toLowerCase() === id);
+    const last = recent[start + ids.length - 1];
+    if (!matches || !last?.position)
+      throw new WrongExpectedVersion(streamId, expected, Number(recent[recent.length - 1]!.revision));
+    return {
+      nextExpectedVersion: Number(last.revision),
+      position: encodePosition(last.position.commit, last.position.prepare),
+    };
   }
 
   private async readLastRecord(streamId: string): Promise<EsdbRecord | null> {
@@ -462,6 +606,149 @@ export class EventStoreDbEventStore implements EventStore {
       nextExpectedVersion: Number(last.revision),
       position: encodePosition(last.position.commit, last.position.prepare),
     };
+  }
+
+  // --- the hash chain (ADR 0079) -----------------------------------------------------------------------------
+
+  /** A record of $all as the chain sees it, or null for what the chain does not cover (system, bookkeeping). */
+  private loggedEventOf(record: EsdbRecord): LoggedEvent | null {
+    if (!record.position || isSystemRecord(record)) return null;
+    if (record.streamId === CHAIN_STREAM || record.streamId === ERASED_STREAMS_STREAM) return null;
+    return {
+      streamId: logicalStreamOf(record.streamId),
+      streamVersion: Number(record.revision),
+      type: record.type,
+      data: record.data,
+      metadata: record.metadata,
+      position: encodePosition(record.position.commit, record.position.prepare),
+    };
+  }
+
+  /** The events of $all after `after` that the chain covers, in order, page by page. */
+  private async *chainedEvents(after: GlobalPosition | null): AsyncGenerator<LoggedEvent> {
+    let cursor = after;
+    for (;;) {
+      const read = this.client.readAll({
+        direction: FORWARDS,
+        fromPosition: toReadPosition(cursor, START),
+        maxCount: READ_ALL_PAGE,
+      });
+      let seen = 0;
+      let stopped = true;
+      try {
+        for await (const resolved of read) {
+          seen += 1;
+          const record = resolved.event as EsdbRecord | undefined;
+          if (!record?.position) continue;
+          const position = encodePosition(record.position.commit, record.position.prepare);
+          if (comparePositions(position, cursor) <= 0) continue;
+          cursor = position;
+          const event = this.loggedEventOf(record);
+          if (event) yield event;
+        }
+        stopped = false;
+      } finally {
+        if (stopped) await read.cancel().catch(() => undefined);
+      }
+      if (seen < READ_ALL_PAGE) return;
+    }
+  }
+
+  private async lastChainRecord(): Promise<{ revision: bigint; head: ChainHead } | null> {
+    const last = await this.readLastRecord(CHAIN_STREAM);
+    if (!last) return null;
+    const record = decodeChainRecord(last.data);
+    if (!record)
+      throw new Error(`the last record of ${CHAIN_STREAM} is not a chain record: run \`events verify\``);
+    return { revision: last.revision, head: chainRecordHead(record) };
+  }
+
+  private async sealedHead(): Promise<ChainHead | null> {
+    return (await this.lastChainRecord())?.head ?? null;
+  }
+
+  /**
+   * Appends chain records for what $all holds past the sealed head, at the chain stream's expected revision:
+   * when another sealer appended first, starts again from its head. An event without hashes (not written by
+   * an append) stops sealing before it; verification names it.
+   */
+  private async sealChain(): Promise<ChainHead | null> {
+    for (;;) {
+      const last = await this.lastChainRecord();
+      let head = last?.head ?? null;
+      const entries: ChainEntry[] = [];
+      let blocked = false;
+      const events = this.chainedEvents(head?.position ?? null);
+      try {
+        for await (const event of events) {
+          const entry = chainEntryOf(event);
+          if (!entry) {
+            blocked = true;
+            break;
+          }
+          entries.push(entry);
+          if (entries.length >= CHAIN_RECORD_SIZE) break;
+        }
+      } finally {
+        await events.return(undefined);
+      }
+      if (entries.length === 0) return head;
+      const record = nextChainRecord(head, entries);
+      try {
+        await this.client.appendToStream(
+          CHAIN_STREAM,
+          jsonEvent({
+            id: uuidV5(`event-chain:${record.firstIndex}`, ADAPTER_NAMESPACE),
+            type: CHAIN_RECORD_TYPE,
+            data: encodeChainRecord(record) as never,
+          }),
+          { expectedRevision: last ? last.revision : NO_STREAM },
+        );
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) continue;
+        throw error;
+      }
+      head = chainRecordHead(record);
+      if (blocked || entries.length < CHAIN_RECORD_SIZE) return head;
+    }
+  }
+
+  private async verifyChain(options: VerifyOptions): Promise<VerificationReport> {
+    const chainRecords = (await this.readRecords(CHAIN_STREAM, 0n, Number.MAX_SAFE_INTEGER))
+      .filter((record) => !isSystemRecord(record))
+      .map((record) => decodeChainRecord(record.data));
+    const checkpoints = (
+      await this.readRecords(storedStreamOf(CHECKPOINT_STREAM), 0n, Number.MAX_SAFE_INTEGER)
+    )
+      .filter((record) => !isSystemRecord(record))
+      .map((record) => decodeCheckpoint(record.data))
+      .filter((checkpoint): checkpoint is ChainCheckpoint => checkpoint !== null);
+    const erasures = new Map<string, StreamErasureRecord>();
+    for (const record of await this.readRecords(ERASED_STREAMS_STREAM, 0n, Number.MAX_SAFE_INTEGER)) {
+      const streamId = erasedStreamOf(record);
+      const data = record.data as { erasedBy?: unknown; erasedAt?: unknown };
+      if (streamId !== null && !erasures.has(streamId))
+        erasures.set(streamId, {
+          erasedBy: typeof data.erasedBy === 'string' ? data.erasedBy : '',
+          erasedAt: typeof data.erasedAt === 'string' ? data.erasedAt : '',
+        });
+    }
+    return verifyChainWalk(
+      {
+        events: this.chainedEvents(options.from ?? null),
+        chainRecords,
+        erasures,
+        checkpoints,
+        isStored: async (entry) => {
+          const record = await this.readRecordAt(storedStreamOf(entry.streamId), BigInt(entry.streamVersion));
+          const event = record ? this.loggedEventOf(record) : null;
+          return event !== null && eventIdOf(event) === entry.eventId;
+        },
+        storedStreamHash: async (streamId, version) =>
+          storedStreamHashOf((await this.readRecordAt(storedStreamOf(streamId), BigInt(version)))?.metadata),
+      },
+      options,
+    );
   }
 
   private async *subscription(
