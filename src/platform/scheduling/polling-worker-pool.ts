@@ -1,5 +1,8 @@
 import { WorkerFailures, type RetryPolicy, type WorkerEnvironment } from './worker-failures.js';
 
+/** An idle pool looks at most this many times less often than a busy one (250 ms → 5 s by default). */
+const IDLE_LOOKS_SLOWER = 20;
+
 /** What a worker pool logs through (the service's logger, or nothing). */
 export type PoolLog = (
   level: 'info' | 'warn' | 'error',
@@ -34,6 +37,9 @@ export abstract class PollingWorkerPool {
   readonly failures: WorkerFailures;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** The current wait between looks (grows while looks find nothing). */
+  private idleIntervalMs = 0;
+  private nudgedDuringLook = false;
 
   protected constructor(
     private readonly pool: PollingWorkerPoolOptions,
@@ -49,15 +55,38 @@ export abstract class PollingWorkerPool {
   start(): void {
     if (this.pool.concurrency <= 0 || !this.stopped) return;
     this.stopped = false;
-    this.timer = setInterval(() => this.nudge(), this.pool.pollIntervalMs ?? 250);
-    this.timer.unref();
+    this.idleIntervalMs = this.busyIntervalMs / 2; // the first look that finds nothing waits busyIntervalMs
     this.nudge();
+  }
+
+  /** The interval between looks while there is work; an idle pool doubles it up to IDLE_LOOKS_SLOWER times. */
+  private get busyIntervalMs(): number {
+    return this.pool.pollIntervalMs ?? 250;
+  }
+
+  /**
+   * Schedules the next look: soon while jobs run, further apart while looks find nothing (an idle service
+   * rests). A request that creates work nudges the pool at once, so only another instance's new work or a
+   * lapsed lease waits for the slower look.
+   */
+  private scheduleNextLook(): void {
+    if (this.stopped) return;
+    const nudged = this.nudgedDuringLook;
+    this.nudgedDuringLook = false;
+    this.idleIntervalMs =
+      this.running.size > 0 || nudged
+        ? this.busyIntervalMs
+        : Math.min(this.idleIntervalMs * 2, this.busyIntervalMs * IDLE_LOOKS_SLOWER);
+    clearTimeout(this.timer);
+    // A nudge that came while a look was running may concern work that look did not see: look again now.
+    this.timer = setTimeout(() => this.nudge(), nudged ? 0 : this.idleIntervalMs);
+    this.timer.unref();
   }
 
   /** Stops taking jobs and interrupts the running ones (their leases run out; a later start takes them over). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
     for (const job of this.running.values()) job.abort.abort();
     await this.ticking?.catch(() => undefined);
@@ -66,13 +95,20 @@ export abstract class PollingWorkerPool {
 
   /** Looks for work now (after a request, instead of waiting for the next poll). */
   nudge(): void {
-    if (this.stopped || this.ticking) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.nudgedDuringLook = true;
+      return;
+    }
     this.ticking = this.tick()
       .then(
         () => this.failures.passSucceeded(),
         (error: unknown) => this.failures.passFailed(error),
       )
-      .finally(() => (this.ticking = undefined));
+      .finally(() => {
+        this.ticking = undefined;
+        this.scheduleNextLook();
+      });
   }
 
   /**
