@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseOperatorCredential } from '../auth/operator-credentials.js';
 import { DEFAULT_PASSWORD_COST } from '../auth/passwords.js';
 import { parseSigningKey } from '../event-store/checkpoint-signer.js';
+import { parseTrustedKeys } from '../event-store/signing-key-ring.js';
 
 /** Where the first start writes the first operator's credential, in DATA_DIR (mode 0600). */
 export const OPERATOR_CREDENTIAL_FILE = 'operator-credential';
@@ -86,8 +87,14 @@ export interface AppConfig {
   /**
    * The Ed25519 key that signs event-log checkpoints: KEY_FILE (a PKCS#8 PEM file) or EVENT_LOG_SIGNING_KEY (the
    * PEM itself); both unset, one is generated at first start in DATA_DIR (mode 0600). Checked at start-up.
+   * `retiredKeysFile` (EVENT_LOG_RETIRED_KEYS_FILE): retired public keys every instance trusts for the
+   * checkpoints they signed before their rotation (ADR 0076), beside DATA_DIR/event-log-keys/.
    */
-  readonly eventLogSigningKey: { readonly file: string | undefined; readonly pem: string | undefined };
+  readonly eventLogSigningKey: {
+    readonly file: string | undefined;
+    readonly pem: string | undefined;
+    readonly retiredKeysFile: string | undefined;
+  };
   /** How often the service signs a checkpoint when the log moved (CHECKPOINT_INTERVAL_MS, default 5 min; 0: never). */
   readonly checkpointIntervalMs: number;
 }
@@ -265,6 +272,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       `${keyPem ? 'EVENT_LOG_SIGNING_KEY' : `KEY_FILE (${keyFile})`} is not an Ed25519 private key in PEM: ${reason}`,
     );
   }
+  const retiredKeysFileRaw = text('EVENT_LOG_RETIRED_KEYS_FILE');
+  const retiredKeysFile = retiredKeysFileRaw ? resolve(cwd, retiredKeysFileRaw) : undefined;
+  if (retiredKeysFile) {
+    try {
+      parseTrustedKeys(readFileSync(retiredKeysFile, 'utf8'), retiredKeysFile);
+    } catch (error) {
+      problems.push(
+        `EVENT_LOG_RETIRED_KEYS_FILE (${retiredKeysFile}) is not a file of Ed25519 public keys in PEM: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
   const checkpointIntervalMs = parseInteger(
     'CHECKPOINT_INTERVAL_MS',
     text('CHECKPOINT_INTERVAL_MS'),
@@ -300,7 +318,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtp,
     operatorCredential,
     operatorCredentialFile,
-    eventLogSigningKey: { file: keyFile, pem: keyPem },
+    eventLogSigningKey: { file: keyFile, pem: keyPem, retiredKeysFile },
     checkpointIntervalMs,
   };
 }
