@@ -162,12 +162,12 @@ export class ServiceContext {
 
   /** Sealing, signed checkpoints and verification of the log; the signing key is loaded (or generated) on first use. */
   get tamperEvidence(): TamperEvidence {
-    const { file, pem, retiredKeysFile } = this.config.eventLogSigningKey;
+    const { file, pem, trustedKeysFile } = this.config.eventLogSigningKey;
     const dataDir = this.config.dataDir;
     const loadSigner = (): CheckpointSigner => CheckpointSigner.load({ dataDir, keyFile: file, keyPem: pem });
     this.tamperEvidenceInstance ??= new TamperEvidence(this.storage.eventStore, loadSigner(), this.clock, {
       loadSigner,
-      loadRing: (active) => KeyRing.load({ active, dataDir, retiredKeysFile }),
+      loadRing: (active) => KeyRing.load({ active, dataDir, trustedKeysFile }),
       dataDir,
       configured: file !== undefined || pem !== undefined,
     });

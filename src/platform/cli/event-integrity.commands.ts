@@ -310,7 +310,7 @@ function formatRotation(result: RotationResult): string {
       '  point KEY_FILE (or EVENT_LOG_SIGNING_KEY) of every instance at the new key and restart them; until then they sign nothing',
     );
   lines.push(
-    '  instances on another DATA_DIR: add this entry to their EVENT_LOG_RETIRED_KEYS_FILE:',
+    '  instances on another DATA_DIR: add this entry to their EVENT_LOG_TRUSTED_KEYS_FILE:',
     ...result.retiredKeyEntry
       .trimEnd()
       .split('\n')

@@ -87,13 +87,14 @@ export interface AppConfig {
   /**
    * The Ed25519 key that signs event-log checkpoints: KEY_FILE (a PKCS#8 PEM file) or EVENT_LOG_SIGNING_KEY (the
    * PEM itself); both unset, one is generated at first start in DATA_DIR (mode 0600). Checked at start-up.
-   * `retiredKeysFile` (EVENT_LOG_RETIRED_KEYS_FILE): retired public keys every instance trusts for the
-   * checkpoints they signed before their rotation (ADR 0076), beside DATA_DIR/event-log-keys/.
+   * `trustedKeysFile` (EVENT_LOG_TRUSTED_KEYS_FILE): public keys trusted beside the active one (ADR 0076), read
+   * at every verification: retired keys (the entries `events rotate-key` prints) and a successor announced ahead
+   * of a rotation; DATA_DIR/event-log-keys/ holds the retired keys of rotations run on this DATA_DIR.
    */
   readonly eventLogSigningKey: {
     readonly file: string | undefined;
     readonly pem: string | undefined;
-    readonly retiredKeysFile: string | undefined;
+    readonly trustedKeysFile: string | undefined;
   };
   /** How often the service signs a checkpoint when the log moved (CHECKPOINT_INTERVAL_MS, default 5 min; 0: never). */
   readonly checkpointIntervalMs: number;
@@ -272,14 +273,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       `${keyPem ? 'EVENT_LOG_SIGNING_KEY' : `KEY_FILE (${keyFile})`} is not an Ed25519 private key in PEM: ${reason}`,
     );
   }
-  const retiredKeysFileRaw = text('EVENT_LOG_RETIRED_KEYS_FILE');
-  const retiredKeysFile = retiredKeysFileRaw ? resolve(cwd, retiredKeysFileRaw) : undefined;
-  if (retiredKeysFile) {
+  const trustedKeysFileRaw = text('EVENT_LOG_TRUSTED_KEYS_FILE');
+  const trustedKeysFile = trustedKeysFileRaw ? resolve(cwd, trustedKeysFileRaw) : undefined;
+  if (trustedKeysFile) {
     try {
-      parseTrustedKeys(readFileSync(retiredKeysFile, 'utf8'), retiredKeysFile);
+      parseTrustedKeys(readFileSync(trustedKeysFile, 'utf8'), trustedKeysFile);
     } catch (error) {
       problems.push(
-        `EVENT_LOG_RETIRED_KEYS_FILE (${retiredKeysFile}) is not a file of Ed25519 public keys in PEM: ${error instanceof Error ? error.message : String(error)}`,
+        `EVENT_LOG_TRUSTED_KEYS_FILE (${trustedKeysFile}) is not a file of Ed25519 public keys in PEM: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }
@@ -318,7 +319,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtp,
     operatorCredential,
     operatorCredentialFile,
-    eventLogSigningKey: { file: keyFile, pem: keyPem, retiredKeysFile },
+    eventLogSigningKey: { file: keyFile, pem: keyPem, trustedKeysFile },
     checkpointIntervalMs,
   };
 }

@@ -2,7 +2,7 @@
  * Key rotation of the checkpoint signing key (ADR 0076): the key ring a verifier trusts, the rotation record
  * the log keeps, and the judgement of a checkpoint against both. Trust never comes from the log: the ring is
  * the active key plus retired public keys kept outside the database (DATA_DIR/event-log-keys/<key id>.pem,
- * EVENT_LOG_RETIRED_KEYS_FILE, or the auditor's `--trusted-key` files). The log only says when a key was
+ * EVENT_LOG_TRUSTED_KEYS_FILE, or the auditor's `--trusted-key` files). The log only says when a key was
  * retired, in a record both the retiring and the succeeding key signed.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
@@ -110,7 +110,7 @@ export class KeyRing {
   static load(options: {
     readonly active: CheckpointSigner;
     readonly dataDir: string;
-    readonly retiredKeysFile?: string | undefined;
+    readonly trustedKeysFile?: string | undefined;
   }): KeyRing {
     const keys: TrustedKey[] = [activeKey(options.active)];
     const dir = join(options.dataDir, RETIRED_KEYS_DIR);
@@ -124,9 +124,9 @@ export class KeyRing {
       const path = join(dir, name);
       keys.push(...parseTrustedKeys(readFileSync(path, 'utf8'), path));
     }
-    if (options.retiredKeysFile) {
-      const path = options.retiredKeysFile;
-      keys.push(...parseTrustedKeys(readFileSync(path, 'utf8'), `EVENT_LOG_RETIRED_KEYS_FILE (${path})`));
+    if (options.trustedKeysFile) {
+      const path = options.trustedKeysFile;
+      keys.push(...parseTrustedKeys(readFileSync(path, 'utf8'), `EVENT_LOG_TRUSTED_KEYS_FILE (${path})`));
     }
     return new KeyRing(keys);
   }

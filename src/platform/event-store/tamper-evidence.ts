@@ -52,7 +52,7 @@ export interface KeyedVerificationReport extends VerificationReport {
 export interface SigningKeySources {
   /** The signing key as configured now: after a rotation, DATA_DIR's generated key is the new one. */
   loadSigner(): CheckpointSigner;
-  /** The trusted ring beside the active key: DATA_DIR's retired keys and EVENT_LOG_RETIRED_KEYS_FILE. */
+  /** The trusted ring beside the active key: DATA_DIR's retired keys and EVENT_LOG_TRUSTED_KEYS_FILE's keys. */
   loadRing(active: CheckpointSigner): KeyRing;
   /** Where retired keys are written (DATA_DIR); null writes none. */
   readonly dataDir: string | null;
@@ -77,7 +77,7 @@ export interface RotationRequest {
 export interface RotationResult {
   readonly rotation: KeyRotation;
   readonly position: GlobalPosition;
-  /** The retired key's entry for a key ring (EVENT_LOG_RETIRED_KEYS_FILE of every other instance). */
+  /** The retired key's entry for a key ring (EVENT_LOG_TRUSTED_KEYS_FILE of every other instance). */
   readonly retiredKeyEntry: string;
   /** Where this instance's ring keeps it, or null. */
   readonly retiredKeyFile: string | null;
@@ -134,12 +134,14 @@ export class TamperEvidence {
 
   /**
    * Follows a rotation another process recorded (the CLI through the service's socket): when the log retired
-   * this instance's key, it loads the key again and switches to it if that one is not retired; otherwise it
-   * refuses to sign (SigningKeyRetired from checkpoint()) and says to restart with the new key.
+   * this instance's key, it loads the key again (DATA_DIR's generated key, or the file KEY_FILE names) and
+   * switches to it if that one is not retired; otherwise it refuses to sign (SigningKeyRetired from
+   * checkpoint()) and says how to give it the new key.
    */
   async followRotations(): Promise<void> {
     const version = await this.eventStore.streamVersion(KEY_ROTATION_STREAM);
-    if (version === this.rotationsSeen) return;
+    // While refusing, the key is loaded again every time: the operator may have put the new one in place.
+    if (version === this.rotationsSeen && this.refusal === null) return;
     const rotations = await this.rotations();
     const retiredIds = new Set(rotations.map((recorded) => recorded.rotation.retiredKeyId));
     this.rotationsSeen = version;
@@ -159,8 +161,9 @@ export class TamperEvidence {
     this.refusal =
       `the signing key ${this.activeSigner.keyId} was retired at position ${rotation.position} ` +
       `(${rotation.rotation.retiredAt}, ${rotation.rotation.operator}: ${rotation.rotation.reason}) and this ` +
-      `instance still loads it: restart it with the new key ${rotation.rotation.successorKeyId} ` +
-      '(KEY_FILE or EVENT_LOG_SIGNING_KEY) and the retired key in EVENT_LOG_RETIRED_KEYS_FILE';
+      `instance still loads it and signs nothing: put the new key ${rotation.rotation.successorKeyId} in the file ` +
+      'KEY_FILE names (it is read again) or restart it with the new key, and add the retired key to ' +
+      'EVENT_LOG_TRUSTED_KEYS_FILE';
   }
 
   get supported(): boolean {
