@@ -125,10 +125,15 @@ describe.each(SQL_KINDS)(
     }
 
     /** A log with a checkpoint of the first key, rotated, then more events and a checkpoint of the second. */
-    async function rotatedLog(): Promise<{ first: CheckpointSigner; rotation: RotationJson }> {
+    async function rotatedLog(): Promise<{
+      first: CheckpointSigner;
+      firstPem: string;
+      rotation: RotationJson;
+    }> {
       await appendLedger('one');
       expect((await runCliInProcess(['events', 'checkpoint', '--json'], env)).code).toBe(0);
-      const first = CheckpointSigner.fromPem(readFileSync(join(dataDir, GENERATED_KEY_FILE), 'utf8'));
+      const firstPem = readFileSync(join(dataDir, GENERATED_KEY_FILE), 'utf8');
+      const first = CheckpointSigner.fromPem(firstPem);
       const rotated = await runCliInProcess(
         ['events', 'rotate-key', '--reason', 'yearly key policy', '--json'],
         env,
@@ -139,7 +144,7 @@ describe.each(SQL_KINDS)(
       });
       await appendLedger('two');
       expect((await runCliInProcess(['events', 'checkpoint', '--json'], env)).code).toBe(0);
-      return { first, rotation: JSON.parse(rotated.stdout) as RotationJson };
+      return { first, firstPem, rotation: JSON.parse(rotated.stdout) as RotationJson };
     }
 
     it('refuses a rotation without --reason or a valid operator credential, with the operator exit codes', async () => {
@@ -163,8 +168,9 @@ describe.each(SQL_KINDS)(
     });
 
     it('rotates: the hand-over is signed by both keys, verification passes across it with the ring and with --trusted-key', async () => {
-      const { first, rotation } = await rotatedLog();
-      const second = CheckpointSigner.fromPem(readFileSync(join(dataDir, GENERATED_KEY_FILE), 'utf8'));
+      const { first, firstPem, rotation } = await rotatedLog();
+      const secondPem = readFileSync(join(dataDir, GENERATED_KEY_FILE), 'utf8');
+      const second = CheckpointSigner.fromPem(secondPem);
       expect(rotation).toMatchObject({
         retired_key: { key_id: first.keyId, public_key: first.publicKeyPem },
         active_key: { key_id: second.keyId },
@@ -205,6 +211,24 @@ describe.each(SQL_KINDS)(
           Buffer.from(data.signatures.successor, 'base64'),
         ),
       ).toBe(true);
+
+      // A retired key never comes back, and the active key is no successor of itself: nothing changes.
+      const oldKeyFile = join(dataDir, 'old-key.pem');
+      writeFileSync(oldKeyFile, firstPem, { mode: 0o600 });
+      const back = await runCliInProcess(
+        ['events', 'rotate-key', '--reason', 'undo', '--key-file', oldKeyFile],
+        env,
+      );
+      expect(back.code).toBe(1);
+      expect(back.stderr).toContain(`key ${first.keyId} was retired before`);
+      writeFileSync(oldKeyFile, secondPem, { mode: 0o600 });
+      const same = await runCliInProcess(
+        ['events', 'rotate-key', '--reason', 'again', '--key-file', oldKeyFile],
+        env,
+      );
+      expect(same.code).toBe(1);
+      expect(same.stderr).toContain('a rotation needs another key');
+      expect(readFileSync(join(dataDir, GENERATED_KEY_FILE), 'utf8')).toBe(secondPem);
 
       // Checkpoints under both keys verify, each with the key it names.
       const clean = await verify();

@@ -246,7 +246,10 @@ export function registerIntegrityCommands(events: Command, runtime: CliRuntime):
           process.stderr.write('the event log is empty: nothing to sign yet\n');
           return 5;
         }
-        const json = checkpointAsJson(checkpoint, evidence.signer.publicKeyPem);
+        // The key that signed it (after a rotation, the newest checkpoint may predate this process's key).
+        const signedBy =
+          evidence.keyRing().get(checkpoint.keyId)?.publicKeyPem ?? evidence.signer.publicKeyPem;
+        const json = checkpointAsJson(checkpoint, signedBy);
         runtime.print(Boolean(options.json), json, () =>
           [
             `checkpoint at position ${checkpoint.position} (chain index ${checkpoint.chainIndex})`,

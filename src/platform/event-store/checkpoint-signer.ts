@@ -76,14 +76,21 @@ export class CheckpointSigner {
     };
   }
 
-  /** Replaces the key generated in DATA_DIR whole (a rotation's new key), mode 0600. */
-  static installGenerated(dataDir: string, pem: string): void {
+  /** Replaces the key generated in DATA_DIR whole (a rotation's new key), mode 0600; answers the PEM it replaced. */
+  static installGenerated(dataDir: string, pem: string): string | null {
     parseSigningKey(pem);
     mkdirSync(dataDir, { recursive: true });
     const path = join(dataDir, GENERATED_KEY_FILE);
+    let replaced: string | null = null;
+    try {
+      replaced = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
     const temp = `${path}.${process.pid}.tmp`;
     writeFileSync(temp, pem, { mode: 0o600 });
     renameSync(temp, path);
+    return replaced;
   }
 
   /** The configured key, or the one in DATA_DIR, generated (mode 0600) when there is none yet. */

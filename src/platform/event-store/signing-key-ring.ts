@@ -6,7 +6,7 @@
  * retired, in a record both the retiring and the succeeding key signed.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyIdOf, verifyText, type CheckpointSigner } from './checkpoint-signer.js';
 import {
@@ -180,6 +180,11 @@ export function writeRetiredKey(dataDir: string, text: string, keyId: string): s
   writeFileSync(temp, text, { mode: 0o644 });
   renameSync(temp, path);
   return path;
+}
+
+/** Takes a retired key's entry back out of DATA_DIR's ring (a rotation that was not recorded). */
+export function removeRetiredKey(dataDir: string, keyId: string): void {
+  rmSync(join(dataDir, RETIRED_KEYS_DIR, `${keyId}.pem`), { force: true });
 }
 
 /** The rotation record (the `SigningKeyRotated` event's data): public keys and key ids only, never a secret. */

@@ -22,6 +22,7 @@ import {
   KeyHistory,
   KeyRing,
   keyRotationSigningText,
+  removeRetiredKey,
   retiredKeyText,
   writeRetiredKey,
   type KeyRotation,
@@ -316,9 +317,13 @@ export class TamperEvidence {
       retiredAt: rotation.retiredAt,
       successorKeyId: successor.keyId,
     });
-    const retiredKeyFile = this.keys?.dataDir
-      ? writeRetiredKey(this.keys.dataDir, retiredKeyEntry, retiring.keyId)
-      : null;
+    const dataDir = this.keys?.dataDir ?? null;
+    const installed = dataDir !== null && !this.keys!.configured ? 'data_dir' : 'configuration';
+    // Trust first: the ring entry exists before the log names the key retired.
+    const retiredKeyFile = dataDir ? writeRetiredKey(dataDir, retiredKeyEntry, retiring.keyId) : null;
+    // The new key is in place before the record, so a service that sees the record loads it at once.
+    const replacedKey =
+      installed === 'data_dir' ? CheckpointSigner.installGenerated(dataDir!, request.successorPem) : null;
     const id = eventIdFor(`signing-key-rotation:${retiring.keyId}`, 0);
     let position: GlobalPosition;
     try {
@@ -338,15 +343,15 @@ export class TamperEvidence {
       );
       position = appended.position;
     } catch (error) {
+      // Not recorded: the old key stays active and trusted as it was.
+      if (replacedKey !== null) CheckpointSigner.installGenerated(dataDir!, replacedKey);
+      if (dataDir) removeRetiredKey(dataDir, retiring.keyId);
       if (error instanceof WrongExpectedVersion)
         throw new Error('another key rotation was recorded meanwhile: nothing was changed, run it again', {
           cause: error,
         });
       throw error;
     }
-    const installed = this.keys && !this.keys.configured && this.keys.dataDir ? 'data_dir' : 'configuration';
-    if (installed === 'data_dir')
-      CheckpointSigner.installGenerated(this.keys!.dataDir!, request.successorPem);
     this.activeSigner = successor;
     this.refusal = null;
     this.rotationsSeen = undefined;
