@@ -550,6 +550,14 @@ describe.each(SQL_KINDS)(
         expect(refusals[0]!.level).toBe('error');
         expect(refusals[0]!.message).toContain(`the signing key ${oldKey.signer.keyId} was retired`);
         await expect(checkpointThrough(service, widget2)).rejects.toBeInstanceOf(SigningKeyRetired);
+        const readiness = async (): Promise<{ retired_signing_key?: unknown }> =>
+          (await service!.app.inject({ method: 'GET', url: '/health/ready' })).json<{
+            event_log: { retired_signing_key?: unknown };
+          }>().event_log;
+        expect((await readiness()).retired_signing_key).toEqual({
+          key_id: oldKey.signer.keyId,
+          successor_key_id: newKey.signer.keyId,
+        });
         // What the log holds still verifies: the old key's checkpoint before the rotation, the new key's after.
         const during = await evidence.verify();
         expect(during.finding).toBeNull();
@@ -561,6 +569,7 @@ describe.each(SQL_KINDS)(
         await sealer.sweepOnce();
         expect(evidence.signer.keyId).toBe(newKey.signer.keyId);
         expect(evidence.signingRefusal).toBeNull();
+        expect(await readiness()).not.toHaveProperty('retired_signing_key');
         expect((await checkpointThrough(service, widget2)).keyId).toBe(newKey.signer.keyId);
         expect((await evidence.verify()).finding).toBeNull();
 

@@ -100,6 +100,8 @@ export class TamperEvidence {
   private rotationsSeen: number | null | undefined;
   /** Why this instance signs nothing (its key was retired and it still loads it). */
   private refusal: string | null = null;
+  /** The retired key this instance still holds and the key that replaced it, while it refuses. */
+  private heldRetiredKey: { readonly keyId: string; readonly successorKeyId: string } | null = null;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -113,6 +115,11 @@ export class TamperEvidence {
   /** The key this instance signs with (the newest after a rotation it followed). */
   get signer(): CheckpointSigner {
     return this.activeSigner;
+  }
+
+  /** While this instance refuses to sign: the retired key it holds and its successor (for /health/ready). */
+  get retiredKeyHeld(): { readonly keyId: string; readonly successorKeyId: string } | null {
+    return this.refusal === null ? null : this.heldRetiredKey;
   }
 
   /** Why this instance signs no checkpoint (its key was retired and it still loads it), or null. */
@@ -159,6 +166,10 @@ export class TamperEvidence {
     const rotation = rotations.find(
       (recorded) => recorded.rotation.retiredKeyId === this.activeSigner.keyId,
     )!;
+    this.heldRetiredKey = {
+      keyId: this.activeSigner.keyId,
+      successorKeyId: rotation.rotation.successorKeyId,
+    };
     this.refusal =
       `the signing key ${this.activeSigner.keyId} was retired at position ${rotation.position} ` +
       `(${rotation.rotation.retiredAt}, ${rotation.rotation.operator}: ${rotation.rotation.reason}) and this ` +
@@ -253,7 +264,8 @@ export class TamperEvidence {
       finding?.kind === 'checkpoint_mismatch' && finding.position
         ? refusals.get(finding.position)
         : undefined;
-    if (finding && why && finding.detail.includes('no valid signature'))
+    // The adapter names the checkpoint; the key history says why its signature was refused.
+    if (finding && why && !finding.detail.includes(why))
       finding = { ...finding, detail: `${finding.detail}: ${why}` };
     if (history.finding && (!finding || comparePositions(history.finding.position, finding.position) < 0))
       finding = history.finding;

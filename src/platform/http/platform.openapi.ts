@@ -58,7 +58,19 @@ export const EVENT_LOG_STATUS = object(
       ),
     ),
   },
-  {},
+  {
+    retired_signing_key: object(
+      {
+        key_id: string({ description: 'the retired key this instance still holds' }),
+        successor_key_id: string({ description: 'the key that replaced it' }),
+      },
+      {},
+      {
+        description:
+          'present while a key rotation retired the key this instance holds: it signs no checkpoint until it has the new key (KEY_FILE, or a restart)',
+      },
+    ),
+  },
 );
 
 export const READINESS = component(
