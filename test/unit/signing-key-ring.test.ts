@@ -1,6 +1,10 @@
 /** Key ring entries (ADR 0076): the PEM blocks a ring file holds, their headers, and what is refused. */
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/platform/config/app-config.js';
 import { CheckpointSigner } from '../../src/platform/event-store/checkpoint-signer.js';
 import {
   KeyRing,
@@ -50,5 +54,31 @@ describe('key ring entries', () => {
     const ring = new KeyRing([...KeyRing.fromSigners([first.signer]).keys, ...retired]);
     expect(ring.keys).toHaveLength(1);
     expect(ring.get(first.signer.keyId)?.retiredAt).toBe('2026-11-28T07:00:00.000Z');
+  });
+});
+
+describe('EVENT_LOG_TRUSTED_KEYS_FILE', () => {
+  it('may start empty, and a file without keys in it stops the start naming the variable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trusted-keys-'));
+    try {
+      const file = join(dir, 'trusted.pem');
+      writeFileSync(file, '\n');
+      expect(
+        loadConfig({ DATA_DIR: dir, EVENT_LOG_TRUSTED_KEYS_FILE: file }).eventLogSigningKey.trustedKeysFile,
+      ).toBe(file);
+      writeFileSync(file, 'not a key\n');
+      let error: unknown;
+      try {
+        loadConfig({ DATA_DIR: dir, EVENT_LOG_TRUSTED_KEYS_FILE: file });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.join('\n')).toContain(
+        `EVENT_LOG_TRUSTED_KEYS_FILE (${file}) is not a file of Ed25519 public keys in PEM`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -277,7 +277,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const trustedKeysFile = trustedKeysFileRaw ? resolve(cwd, trustedKeysFileRaw) : undefined;
   if (trustedKeysFile) {
     try {
-      parseTrustedKeys(readFileSync(trustedKeysFile, 'utf8'), trustedKeysFile);
+      parseTrustedKeys(readFileSync(trustedKeysFile, 'utf8'), trustedKeysFile, { allowEmpty: true });
     } catch (error) {
       problems.push(
         `EVENT_LOG_TRUSTED_KEYS_FILE (${trustedKeysFile}) is not a file of Ed25519 public keys in PEM: ${error instanceof Error ? error.message : String(error)}`,

@@ -38,7 +38,11 @@ export interface TrustedKey {
  * Parses one or more PEM blocks (public or private Ed25519 keys; a private key stands for its public half),
  * each optionally preceded by `Name: value` header lines (`Retired-At`, `Successor-Key-Id`).
  */
-export function parseTrustedKeys(text: string, source: string): TrustedKey[] {
+export function parseTrustedKeys(
+  text: string,
+  source: string,
+  options: { readonly allowEmpty?: boolean } = {},
+): TrustedKey[] {
   const keys: TrustedKey[] = [];
   const block = /((?:^[A-Za-z-]+:[^\n]*\n)*)(-----BEGIN ([A-Z ]+)-----[\s\S]*?-----END \3-----)/gm;
   for (const match of text.matchAll(block)) {
@@ -71,7 +75,9 @@ export function parseTrustedKeys(text: string, source: string): TrustedKey[] {
       source,
     });
   }
-  if (keys.length === 0) throw new Error(`${source}: no PEM key in it`);
+  // A configured file may be set up empty, ahead of the first rotation.
+  if (keys.length === 0 && !(options.allowEmpty && text.trim() === ''))
+    throw new Error(`${source}: no PEM key in it`);
   return keys;
 }
 
@@ -126,7 +132,11 @@ export class KeyRing {
     }
     if (options.trustedKeysFile) {
       const path = options.trustedKeysFile;
-      keys.push(...parseTrustedKeys(readFileSync(path, 'utf8'), `EVENT_LOG_TRUSTED_KEYS_FILE (${path})`));
+      keys.push(
+        ...parseTrustedKeys(readFileSync(path, 'utf8'), `EVENT_LOG_TRUSTED_KEYS_FILE (${path})`, {
+          allowEmpty: true,
+        }),
+      );
     }
     return new KeyRing(keys);
   }
