@@ -39,6 +39,7 @@ import {
   type TestDatabase,
   type TestDatabaseKind,
 } from '../support/databases.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { newEvents, testMetadata } from '../support/storage.js';
 
@@ -74,6 +75,8 @@ describe.each(SQL_KINDS)(
     beforeEach(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'rotate-'));
       server = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+      // A migrated embedded database copied in: the suite pays for opening it, not for initdb.
+      if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
       env = { DATA_DIR: dataDir, ...(server?.url ? { DATABASE_URL: server.url } : {}) };
     });
 
