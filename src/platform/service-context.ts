@@ -19,6 +19,7 @@ import {
 import { BackgroundChecks } from './health/background-checks.js';
 import { CheckpointSigner } from './event-store/checkpoint-signer.js';
 import type { LegacyEventRewriter } from './event-store/event-log-integrity.js';
+import { KeyRing } from './event-store/signing-key-ring.js';
 import { TamperEvidence } from './event-store/tamper-evidence.js';
 import { ForegroundActivity } from './scheduling/foreground-activity.js';
 
@@ -161,15 +162,15 @@ export class ServiceContext {
 
   /** Sealing, signed checkpoints and verification of the log; the signing key is loaded (or generated) on first use. */
   get tamperEvidence(): TamperEvidence {
-    this.tamperEvidenceInstance ??= new TamperEvidence(
-      this.storage.eventStore,
-      CheckpointSigner.load({
-        dataDir: this.config.dataDir,
-        keyFile: this.config.eventLogSigningKey.file,
-        keyPem: this.config.eventLogSigningKey.pem,
-      }),
-      this.clock,
-    );
+    const { file, pem, trustedKeysFile } = this.config.eventLogSigningKey;
+    const dataDir = this.config.dataDir;
+    const loadSigner = (): CheckpointSigner => CheckpointSigner.load({ dataDir, keyFile: file, keyPem: pem });
+    this.tamperEvidenceInstance ??= new TamperEvidence(this.storage.eventStore, loadSigner(), this.clock, {
+      loadSigner,
+      loadRing: (active) => KeyRing.load({ active, dataDir, trustedKeysFile }),
+      dataDir,
+      configured: file !== undefined || pem !== undefined,
+    });
     return this.tamperEvidenceInstance;
   }
 

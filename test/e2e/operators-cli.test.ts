@@ -134,6 +134,7 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('operator credentials (%
       ['projections', 'rebuild', '--all'],
       ['operators', 'add', 'bob'],
       ['operators', 'revoke', 'aaaaaaaaaaaa'],
+      ['events', 'rotate-key'],
       // A blank reason is no reason.
       ['accounts', 'purchase', 'someone@example.com', '10', '--reason', '  '],
     ]) {

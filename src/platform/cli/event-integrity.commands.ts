@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { CheckpointSigner } from '../event-store/checkpoint-signer.js';
 import type { ChainCheckpoint, VerificationReport } from '../event-store/event-log-integrity.js';
 import { isGlobalPosition, type GlobalPosition } from '../event-store/global-position.js';
+import { KeyRing } from '../event-store/signing-key-ring.js';
+import type { KeyedVerificationReport, RotationResult } from '../event-store/tamper-evidence.js';
 import { action, type CliRuntime } from './cli-runtime.js';
 import { startProgress } from './progress.js';
 
@@ -46,7 +49,11 @@ export function parseCheckpointFile(path: string): ChainCheckpoint {
   return { position, chainIndex: chain_index, chainHead: chain_head, at, keyId: key_id, signature };
 }
 
-export function reportAsJson(report: VerificationReport, keyId: string): Record<string, unknown> {
+export function reportAsJson(
+  report: VerificationReport | KeyedVerificationReport,
+  keyId: string,
+): Record<string, unknown> {
+  const history = 'keyHistory' in report ? report.keyHistory : undefined;
   return {
     ok: report.ok,
     from: report.from,
@@ -74,6 +81,24 @@ export function reportAsJson(report: VerificationReport, keyId: string): Record<
       at: report.lastVerifiedCheckpoint.at,
     },
     key_id: keyId,
+    ...(history
+      ? {
+          trusted_keys: history.ring.keys.map((key) => ({
+            key_id: key.keyId,
+            source: key.source,
+            retired_at: history.retirement(key.keyId)?.rotation.retiredAt ?? key.retiredAt,
+            retired_at_position: history.retirement(key.keyId)?.position ?? null,
+          })),
+          key_rotations: history.rotations.map((recorded) => ({
+            position: recorded.position,
+            retired_key_id: recorded.rotation.retiredKeyId,
+            successor_key_id: recorded.rotation.successorKeyId,
+            retired_at: recorded.rotation.retiredAt,
+            operator: recorded.rotation.operator,
+            reason: recorded.rotation.reason,
+          })),
+        }
+      : {}),
     finding: report.finding && {
       kind: report.finding.kind,
       position: report.finding.position,
@@ -84,7 +109,7 @@ export function reportAsJson(report: VerificationReport, keyId: string): Record<
   };
 }
 
-function formatReport(report: VerificationReport): string {
+function formatReport(report: KeyedVerificationReport): string {
   const lines: string[] = [];
   if (report.finding) {
     const f = report.finding;
@@ -105,6 +130,11 @@ function formatReport(report: VerificationReport): string {
     `checkpoints: ${report.checkpointsChecked} checked` +
       (last ? `, last verified: chain index ${last.chainIndex} signed ${last.at}` : ''),
   );
+  for (const recorded of report.keyHistory.rotations)
+    lines.push(
+      `key rotation at position ${recorded.position}: ${recorded.rotation.retiredKeyId} → ${recorded.rotation.successorKeyId} ` +
+        `(${recorded.rotation.retiredAt}, ${recorded.rotation.operator}: ${recorded.rotation.reason})`,
+    );
   if (report.erasedSpans.length > 0) {
     lines.push(`erased (not tampering): ${report.erasedSpans.length} span(s)`);
     for (const span of report.erasedSpans)
@@ -127,27 +157,78 @@ export function registerIntegrityCommands(events: Command, runtime: CliRuntime):
       '--checkpoint <file>',
       'a checkpoint kept outside (from `events checkpoint --json`) the log must match',
     )
+    .option(
+      '--trusted-key <pem>',
+      "a public key to trust (repeatable; a retired key's ring entry keeps its retirement): verify against the keys you hold instead of the service's ring",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--json', 'machine-readable report')
     .action(
-      action(runtime, async (options: { from?: string; checkpoint?: string; json?: boolean }) => {
-        if (options.from !== undefined && !isGlobalPosition(options.from))
-          throw new Error('--from must be a global position');
-        const external = options.checkpoint ? parseCheckpointFile(options.checkpoint) : undefined;
-        const evidence = (await runtime.open()).tamperEvidence;
-        const progress = startProgress('verifying the event log', {
-          json: Boolean(options.json),
-          unit: 'events',
+      action(
+        runtime,
+        async (options: { from?: string; checkpoint?: string; trustedKey?: string[]; json?: boolean }) => {
+          if (options.from !== undefined && !isGlobalPosition(options.from))
+            throw new Error('--from must be a global position');
+          const external = options.checkpoint ? parseCheckpointFile(options.checkpoint) : undefined;
+          const trustedKeys = options.trustedKey?.length ? KeyRing.fromFiles(options.trustedKey) : undefined;
+          const evidence = (await runtime.open()).tamperEvidence;
+          const progress = startProgress('verifying the event log', {
+            json: Boolean(options.json),
+            unit: 'events',
+          });
+          const report = await evidence.verify({
+            from: (options.from as GlobalPosition | undefined) ?? null,
+            ...(external ? { externalCheckpoint: external } : {}),
+            ...(trustedKeys ? { trustedKeys } : {}),
+            onProgress: (checked, total) => progress.update(checked, { total }),
+          });
+          progress.stop();
+          runtime.print(Boolean(options.json), reportAsJson(report, evidence.signer.keyId), () =>
+            formatReport(report),
+          );
+          return report.ok ? 0 : TAMPERED_EXIT_CODE;
+        },
+      ),
+    );
+
+  events
+    .command('rotate-key')
+    .description(
+      'retire the checkpoint signing key for a new one: records the hand-over (signed by both keys) and signs a checkpoint with the new key',
+    )
+    .option(
+      '--reason <text>',
+      'why (required: a rotation changes whose signature the log trusts; recorded on the event)',
+    )
+    .option(
+      '--key-file <pem>',
+      'the new Ed25519 private key (PKCS#8 PEM); default: a new key generated into DATA_DIR',
+    )
+    .option('--json', 'machine-readable output')
+    .action(
+      action(runtime, async (options: { reason?: string; keyFile?: string; json?: boolean }) => {
+        const envelope = await runtime.operatorEnvelope({
+          command: 'events rotate-key',
+          payer: 'system',
+          reason: options.reason,
+          reasonRequired: true,
         });
-        const report = await evidence.verify({
-          from: (options.from as GlobalPosition | undefined) ?? null,
-          ...(external ? { externalCheckpoint: external } : {}),
-          onProgress: (checked, total) => progress.update(checked, { total }),
+        const successor = readSuccessorKey(options.keyFile);
+        const context = await runtime.open();
+        const { file, pem } = context.config.eventLogSigningKey;
+        if ((file !== undefined || pem !== undefined) && options.keyFile === undefined)
+          throw new Error(
+            `the signing key is configured (${file !== undefined ? `KEY_FILE ${file}` : 'EVENT_LOG_SIGNING_KEY'}): ` +
+              'pass the new key with --key-file <pem>, then point the configuration of every instance at it',
+          );
+        const result = await context.tamperEvidence.rotate({
+          successor: successor.signer,
+          successorPem: successor.pem,
+          reason: envelope.metadata.reason!,
+          metadata: envelope.metadata,
         });
-        progress.stop();
-        runtime.print(Boolean(options.json), reportAsJson(report, evidence.signer.keyId), () =>
-          formatReport(report),
-        );
-        return report.ok ? 0 : TAMPERED_EXIT_CODE;
+        runtime.print(Boolean(options.json), rotationAsJson(result), () => formatRotation(result));
+        return 0;
       }),
     );
 
@@ -165,7 +246,10 @@ export function registerIntegrityCommands(events: Command, runtime: CliRuntime):
           process.stderr.write('the event log is empty: nothing to sign yet\n');
           return 5;
         }
-        const json = checkpointAsJson(checkpoint, evidence.signer.publicKeyPem);
+        // The key that signed it (after a rotation, the newest checkpoint may predate this process's key).
+        const signedBy =
+          evidence.keyRing().get(checkpoint.keyId)?.publicKeyPem ?? evidence.signer.publicKeyPem;
+        const json = checkpointAsJson(checkpoint, signedBy);
         runtime.print(Boolean(options.json), json, () =>
           [
             `checkpoint at position ${checkpoint.position} (chain index ${checkpoint.chainIndex})`,
@@ -177,4 +261,63 @@ export function registerIntegrityCommands(events: Command, runtime: CliRuntime):
         return 0;
       }),
     );
+}
+
+function readSuccessorKey(path: string | undefined): { signer: CheckpointSigner; pem: string } {
+  if (path === undefined) return CheckpointSigner.generate();
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+    return { signer: CheckpointSigner.fromPem(pem), pem };
+  } catch (error) {
+    throw new Error(`--key-file ${path}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function rotationAsJson(result: RotationResult): Record<string, unknown> {
+  const { rotation } = result;
+  return {
+    position: result.position,
+    retired_key: {
+      key_id: rotation.retiredKeyId,
+      public_key: rotation.retiredPublicKey,
+      retired_at: rotation.retiredAt,
+      key_ring_entry: result.retiredKeyEntry,
+      key_ring_file: result.retiredKeyFile,
+    },
+    active_key: { key_id: rotation.successorKeyId, public_key: rotation.successorPublicKey },
+    installed: result.installed,
+    reason: rotation.reason,
+    operator: rotation.operator,
+    checkpoint: result.checkpoint && checkpointAsJson(result.checkpoint, rotation.successorPublicKey),
+  };
+}
+
+function formatRotation(result: RotationResult): string {
+  const { rotation } = result;
+  const lines = [
+    `key ${rotation.retiredKeyId} retired for ${rotation.successorKeyId} at position ${result.position} (${rotation.retiredAt})`,
+    result.checkpoint
+      ? `  first checkpoint of the new key: chain index ${result.checkpoint.chainIndex}, position ${result.checkpoint.position}`
+      : '  the rotation record is not sealed yet: the sealer signs the first checkpoint of the new key',
+  ];
+  if (result.retiredKeyFile) lines.push(`  the retired public key is kept in ${result.retiredKeyFile}`);
+  if (result.installed === 'data_dir')
+    lines.push(
+      '  the new key replaced the generated one in DATA_DIR: a service on this DATA_DIR switches to it',
+    );
+  else
+    lines.push(
+      '  point KEY_FILE (or EVENT_LOG_SIGNING_KEY) of every instance at the new key and restart them; until then they sign nothing',
+    );
+  lines.push(
+    '  instances on another DATA_DIR: add this entry to their EVENT_LOG_TRUSTED_KEYS_FILE:',
+    ...result.retiredKeyEntry
+      .trimEnd()
+      .split('\n')
+      .map((line) => `    ${line}`),
+  );
+  return lines.join('\n');
 }

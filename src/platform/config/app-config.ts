@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseOperatorCredential } from '../auth/operator-credentials.js';
 import { DEFAULT_PASSWORD_COST } from '../auth/passwords.js';
 import { parseSigningKey } from '../event-store/checkpoint-signer.js';
+import { parseTrustedKeys } from '../event-store/signing-key-ring.js';
 
 /** Where the first start writes the first operator's credential, in DATA_DIR (mode 0600). */
 export const OPERATOR_CREDENTIAL_FILE = 'operator-credential';
@@ -86,8 +87,15 @@ export interface AppConfig {
   /**
    * The Ed25519 key that signs event-log checkpoints: KEY_FILE (a PKCS#8 PEM file) or EVENT_LOG_SIGNING_KEY (the
    * PEM itself); both unset, one is generated at first start in DATA_DIR (mode 0600). Checked at start-up.
+   * `trustedKeysFile` (EVENT_LOG_TRUSTED_KEYS_FILE): public keys trusted beside the active one (ADR 0076), read
+   * at every verification: retired keys (the entries `events rotate-key` prints) and a successor announced ahead
+   * of a rotation; DATA_DIR/event-log-keys/ holds the retired keys of rotations run on this DATA_DIR.
    */
-  readonly eventLogSigningKey: { readonly file: string | undefined; readonly pem: string | undefined };
+  readonly eventLogSigningKey: {
+    readonly file: string | undefined;
+    readonly pem: string | undefined;
+    readonly trustedKeysFile: string | undefined;
+  };
   /** How often the service signs a checkpoint when the log moved (CHECKPOINT_INTERVAL_MS, default 5 min; 0: never). */
   readonly checkpointIntervalMs: number;
 }
@@ -265,6 +273,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       `${keyPem ? 'EVENT_LOG_SIGNING_KEY' : `KEY_FILE (${keyFile})`} is not an Ed25519 private key in PEM: ${reason}`,
     );
   }
+  const trustedKeysFileRaw = text('EVENT_LOG_TRUSTED_KEYS_FILE');
+  const trustedKeysFile = trustedKeysFileRaw ? resolve(cwd, trustedKeysFileRaw) : undefined;
+  if (trustedKeysFile) {
+    try {
+      parseTrustedKeys(readFileSync(trustedKeysFile, 'utf8'), trustedKeysFile, { allowEmpty: true });
+    } catch (error) {
+      problems.push(
+        `EVENT_LOG_TRUSTED_KEYS_FILE (${trustedKeysFile}) is not a file of Ed25519 public keys in PEM: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
   const checkpointIntervalMs = parseInteger(
     'CHECKPOINT_INTERVAL_MS',
     text('CHECKPOINT_INTERVAL_MS'),
@@ -300,7 +319,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     smtp,
     operatorCredential,
     operatorCredentialFile,
-    eventLogSigningKey: { file: keyFile, pem: keyPem },
+    eventLogSigningKey: { file: keyFile, pem: keyPem, trustedKeysFile },
     checkpointIntervalMs,
   };
 }

@@ -25,6 +25,8 @@ export interface EventLogSealerPorts {
 export class EventLogSealer extends PeriodicSweep {
   /** The first checkpoint comes one interval after start: a restart loop does not fill the log with them. */
   private lastCheckpointAt: number;
+  /** The refusal to sign last logged: said once, not every sweep. */
+  private loggedRefusal: string | null = null;
 
   constructor(private readonly context: EventLogSealerPorts) {
     super(SEAL_INTERVAL_MS, 'event-log-sealer', {
@@ -38,11 +40,16 @@ export class EventLogSealer extends PeriodicSweep {
   protected async sweep(): Promise<number> {
     const evidence = this.context.tamperEvidence;
     if (!evidence.supported) return 0;
+    // A rotation recorded elsewhere (the CLI) switches this instance to the new key, or stops its signing.
+    await evidence.followRotations();
+    const refusal = evidence.signingRefusal;
+    if (refusal !== null && refusal !== this.loggedRefusal) this.context.log('error', refusal, {});
+    this.loggedRefusal = refusal;
     const interval = this.context.config.checkpointIntervalMs;
     const now = this.context.clock.now().getTime();
     if (interval > 0 && now - this.lastCheckpointAt >= interval) {
       this.lastCheckpointAt = now;
-      await evidence.checkpoint();
+      if (refusal === null) await evidence.checkpoint();
       const report = await evidence.verifySinceLastVerified();
       if (!report.ok)
         this.context.log(

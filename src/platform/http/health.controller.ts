@@ -68,13 +68,18 @@ export class HealthController {
   }
 
   /** The last verification of the log by the sealer (shown, not counted: tampering does not stop serving). */
-  private eventLogStatus(): { verified: Record<string, unknown> | null } {
-    const verified = this.context.storage.eventStore.integrity
-      ? this.context.tamperEvidence.lastVerified
-      : null;
-    if (!verified) return { verified: null };
+  private eventLogStatus(): { verified: Record<string, unknown> | null; retired_signing_key?: unknown } {
+    const integrity = this.context.storage.eventStore.integrity !== undefined;
+    const verified = integrity ? this.context.tamperEvidence.lastVerified : null;
+    // A rotation retired the key this instance holds: it signs no checkpoint until it has the new one (ADR 0077).
+    const held = integrity ? this.context.tamperEvidence.retiredKeyHeld : null;
+    const retired = held
+      ? { retired_signing_key: { key_id: held.keyId, successor_key_id: held.successorKeyId } }
+      : {};
+    if (!verified) return { verified: null, ...retired };
     const checkpoint = verified.checkpoint;
     return {
+      ...retired,
       verified: {
         ok: verified.ok,
         at: verified.at,

@@ -58,7 +58,19 @@ export const EVENT_LOG_STATUS = object(
       ),
     ),
   },
-  {},
+  {
+    retired_signing_key: object(
+      {
+        key_id: string({ description: 'the retired key this instance still holds' }),
+        successor_key_id: string({ description: 'the key that replaced it' }),
+      },
+      {},
+      {
+        description:
+          'present while a key rotation retired the key this instance holds: it signs no checkpoint until it has the new key (KEY_FILE, or a restart)',
+      },
+    ),
+  },
 );
 
 export const READINESS = component(
@@ -119,5 +131,31 @@ export const EVENT_LOG_KEY = component(
     }),
     public_key: string({ description: 'the public key, SPKI PEM' }),
     checkpoint_stream: string({ description: 'the event stream the signed checkpoints are appended to' }),
+    rotation_stream: string({
+      description: 'the event stream of key rotations: each record is signed by the retiring and the new key',
+    }),
+    retired_keys: arrayOf(
+      object({
+        key_id: string({ description: 'the key id its checkpoints name' }),
+        public_key: string({ description: 'the public key, SPKI PEM' }),
+        retired_at: nullable(
+          string({
+            format: 'date-time',
+            description: 'when a rotation retired it (null: held as trusted, no retirement recorded)',
+          }),
+        ),
+        retired_at_position: nullable(
+          string({
+            description:
+              'global position of the rotation record: checkpoints it signed at or after it are refused',
+          }),
+        ),
+        successor_key_id: nullable(string({ description: 'the key that replaced it' })),
+      }),
+      {
+        description:
+          "the service's retired keys (its key ring, kept outside the log): they verify the checkpoints signed before their retirement. key_id and public_key above stay the active key",
+      },
+    ),
   }),
 );
