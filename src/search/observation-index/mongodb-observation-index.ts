@@ -12,6 +12,7 @@
  *   operation ends when MongoDB notices the closed connection; `maxTimeMS` bounds it in any case.
  */
 import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import { reconcileIndexes } from '../../platform/mongodb/index-reconciliation.js';
 import { DATASETS, type Dataset } from '../domain/datasets.js';
 import {
   aggregatableField,
@@ -48,8 +49,6 @@ export interface MongoObservationIndexOptions {
 }
 
 const NAMESPACE_EXISTS = 48;
-const INDEX_OPTIONS_CONFLICT = 85;
-const INDEX_KEY_SPECS_CONFLICT = 86;
 
 export class MongoObservationIndex implements ObservationIndex {
   readonly kind = 'mongodb';
@@ -107,17 +106,7 @@ export class MongoObservationIndex implements ObservationIndex {
       } catch (error) {
         if (!hasCode(error, NAMESPACE_EXISTS)) throw error;
       }
-      const collection = this.collection(dataset);
-      for (const index of indexesOf(dataset)) {
-        try {
-          await collection.createIndex({ ...index.keys }, { name: index.name });
-        } catch (error) {
-          // Same name, another definition: the layout changed, so the index is replaced.
-          if (!hasCode(error, INDEX_OPTIONS_CONFLICT, INDEX_KEY_SPECS_CONFLICT)) throw error;
-          await collection.dropIndex(index.name);
-          await collection.createIndex({ ...index.keys }, { name: index.name });
-        }
-      }
+      await reconcileIndexes(this.collection(dataset), indexesOf(dataset));
     }
   }
 
