@@ -3,7 +3,7 @@
  * Layout, indexes and the query compiler: mongodb-query-compiler.ts.
  *
  * - write: validated and normalized first (one invalid record refuses the batch), then one multi-document
- *   transaction of upserts (replaceOne by _id). Transactions need a replica set (a single-node one is enough).
+ *   transaction of upserts ($set of the record's fields by _id: the catalogue's `assoc` summary is kept). Transactions need a replica set (a single-node one is enough).
  * - search: the page first (sorted on the (t.last_seen desc, _id) index); a page that is not full tells the
  *   total, otherwise countDocuments with limit countLimit + 1.
  * - stream: keyset on _id, one short query per batch.
@@ -36,6 +36,7 @@ import {
   compileQuery,
   facetPipelines,
   indexesOf,
+  observationUpsert,
   toStored,
   type MongoSelectorCompiler,
   type StoredObservation,
@@ -113,11 +114,7 @@ export class MongoObservationIndex implements ObservationIndex {
   async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
     const observations = normalizeBatch(dataset, records);
     if (observations.length === 0) return;
-    const operations = observations.map((observation) => {
-      const stored = toStored(dataset, observation);
-      const { _id, ...replacement } = stored;
-      return { replaceOne: { filter: { _id }, replacement, upsert: true } };
-    });
+    const operations = observations.map((observation) => observationUpsert(toStored(dataset, observation)));
     const session = this.client.startSession();
     try {
       await session.withTransaction(

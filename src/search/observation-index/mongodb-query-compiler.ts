@@ -23,7 +23,7 @@
  *   - not: $nor (a record without the field matches the negation, as in the PostgreSQL adapter).
  * Values are never interpreted as operators or patterns: strings go into equality or into escaped regexes.
  */
-import type { Db, Document, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Db, Document, Filter } from 'mongodb';
 import { fieldsOf, type Dataset, type FieldDefinition } from '../domain/datasets.js';
 import { QuerySyntaxError, type Match, type QueryNode } from '../query-language/ast.js';
 import {
@@ -149,6 +149,16 @@ export function toStored(dataset: Dataset, observation: NormalizedObservation): 
     if (address?.family === 6) stored.n6[key] = ipv6Hex(address);
   }
   return stored;
+}
+
+/**
+ * The write of one observation: its own fields are set and the rest of the document is kept, so the summary of
+ * its associations (`assoc`, maintained by the catalogue store) survives a re-observation (a replaceOne would
+ * drop it until the association is rewritten, and a `cve:` query in between would miss the host).
+ */
+export function observationUpsert(stored: StoredObservation): AnyBulkWriteOperation<StoredObservation> {
+  const { _id, ...fields } = stored;
+  return { updateOne: { filter: { _id }, update: { $set: fields }, upsert: true } };
 }
 
 function ipv4Number(address: IpAddress): number {
