@@ -8,6 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, type Db, type Document } from 'mongodb';
+import type { HostAssociation } from '../../src/catalogue/store/catalogue-store.port.js';
+import { associationSummary } from '../../src/catalogue/store/mongodb-catalogue-plan.js';
 import { MongoCatalogueStore } from '../../src/catalogue/store/mongodb-catalogue-store.js';
 import type { Dataset } from '../../src/search/domain/datasets.js';
 import { MongoObservationIndex } from '../../src/search/observation-index/mongodb-observation-index.js';
@@ -166,6 +168,34 @@ describe('MongoDB observation index compiler (in memory)', () => {
     ).toEqual(['h02']);
   });
 
+  it('compiles cve:/kev: to one condition on the association summary the catalogue keeps on the host', async () => {
+    const associated = new Map([
+      ['h01', associationSummary([row('h01', 'CVE-2021-42013', true), row('h01', 'CVE-2023-25690', false)])],
+      ['h02', associationSummary([row('h02', 'CVE-2023-25690', false)])],
+      ['h03', associationSummary([row('h03', 'CVE-2014-0160', null)])],
+    ]);
+    const documents = storedOf('hosts').map((document) => {
+      const summary = associated.get(document._id);
+      return summary ? { ...document, assoc: summary } : document;
+    });
+    const store = new MongoCatalogueStore(new MongoClient('mongodb://unused.invalid'), 'unused');
+    const found = async (selector: 'cve' | 'kev', value: string) => {
+      const filter = await compileQuery(
+        'hosts',
+        { ast: q.selector(selector, value) },
+        { db: {} as Db, selectors: store.mongoSelectors },
+      );
+      return documents.filter((document) => matches(document, filter as Document)).map((d) => d._id);
+    };
+    expect(await found('cve', 'CVE-2023-25690')).toEqual(['h01', 'h02']);
+    expect(await found('cve', 'CVE-2021-*')).toEqual(['h01']);
+    expect(await found('cve', 'CVE-2014-*')).toEqual(['h03']);
+    expect(await found('cve', '*')).toEqual(['h01', 'h02', 'h03']);
+    expect(await found('kev', 'true')).toEqual(['h01']);
+    // Not listed, with every KEV state known: h03's is unknown, so it is no answer to kev:false.
+    expect(await found('kev', 'false')).toEqual(['h02']);
+  });
+
   it('declares one index per searchable stored value, within MongoDB limits', () => {
     for (const dataset of ['hosts', 'dns', 'vhosts', 'whois'] as const) {
       const indexes = indexesOf(dataset);
@@ -185,6 +215,10 @@ describe('MongoDB observation index compiler (in memory)', () => {
     );
   });
 });
+
+function row(observation_id: string, cve_id: string, kev: boolean | null): HostAssociation {
+  return { observation_id, cve_id, kev, conditional: false };
+}
 
 // --- a minimal interpreter of the filters the compiler emits -------------------------------------------------
 
@@ -270,6 +304,12 @@ function matches(document: unknown, filter: Document): boolean {
         }
         case '$options':
           return true;
+        case '$elemMatch':
+          return values.some(
+            (value) =>
+              Array.isArray(value) &&
+              value.some((element) => matches({ element }, { element: operand as Document })),
+          );
         default:
           throw new Error(`operator ${operator} not interpreted`);
       }
