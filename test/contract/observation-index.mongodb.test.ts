@@ -74,6 +74,32 @@ if ('skipped' in target) {
       dispose: async () => void (await mongo.db(dbName).dropDatabase()),
     };
   });
+
+  describe('MongoDB observation index start-up (server)', () => {
+    it('starts when an index kept its fields under an older name (the old name is dropped)', async () => {
+      const mongo = await client();
+      const dbName = `observations_rename_${randomBytes(4).toString('hex')}`;
+      try {
+        await mongo.db(dbName).createCollection('obs_hosts');
+        await mongo
+          .db(dbName)
+          .collection('obs_hosts')
+          .createIndex({ 't.last_seen': -1, _id: 1 }, { name: 'by_recency' });
+        await mongo
+          .db(dbName)
+          .collection('obs_hosts')
+          .createIndex({ 'k.product': -1 }, { name: 'k_product' });
+        await new MongoObservationIndex(mongo, dbName).init();
+        const indexes = await mongo.db(dbName).collection('obs_hosts').listIndexes().toArray();
+        const names = indexes.map((index) => index.name);
+        expect(names).toContain('recent');
+        expect(names).not.toContain('by_recency');
+        expect(indexes.find((index) => index.name === 'k_product')?.key).toEqual({ 'k.product': 1 });
+      } finally {
+        await mongo.db(dbName).dropDatabase();
+      }
+    });
+  });
 }
 
 /**
