@@ -45,6 +45,8 @@ export async function openFeatureStorage({
     catalogueStore = mongoCatalogue;
     const mongoIndex = await MongoObservationIndex.connect(config.mongodbUrl, undefined, {
       selectors: mongoCatalogue.mongoSelectors,
+      // The server stops a query the dataset deadline gave up on (the PostgreSQL adapter cancels it).
+      maxTimeMS: config.searchDeadlineMs,
     });
     onClose(() => mongoIndex.close());
     rawObservations = mongoIndex;

@@ -377,9 +377,10 @@ export class SearchEngine {
         lowerBound: page.totalIsLowerBound,
         capped: page.totalIsLowerBound || page.total > offset + items.length,
       };
-    } catch {
+    } catch (error) {
       if (signal.aborted) return failed(dataset, 'cancelled', 'the client went away');
-      if (deadline.aborted)
+      // A server-side time limit (MongoDB's maxTimeMS, set from the same deadline) may run out first.
+      if (deadline.aborted || (error instanceof Error && error.name === 'TimeoutError'))
         return failed(dataset, 'timeout', `${dataset} did not answer within ${this.deadlineMs} ms`);
       return failed(dataset, 'error', `${dataset} failed to answer`);
     } finally {

@@ -8,6 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, type Db, type Document } from 'mongodb';
+import type { HostAssociation } from '../../src/catalogue/store/catalogue-store.port.js';
+import { associationSummary } from '../../src/catalogue/store/mongodb-catalogue-plan.js';
 import { MongoCatalogueStore } from '../../src/catalogue/store/mongodb-catalogue-store.js';
 import type { Dataset } from '../../src/search/domain/datasets.js';
 import { MongoObservationIndex } from '../../src/search/observation-index/mongodb-observation-index.js';
@@ -71,6 +73,32 @@ if ('skipped' in target) {
       catalogue: { index: selecting, store },
       dispose: async () => void (await mongo.db(dbName).dropDatabase()),
     };
+  });
+
+  describe('MongoDB observation index start-up (server)', () => {
+    it('starts when an index kept its fields under an older name (the old name is dropped)', async () => {
+      const mongo = await client();
+      const dbName = `observations_rename_${randomBytes(4).toString('hex')}`;
+      try {
+        await mongo.db(dbName).createCollection('obs_hosts');
+        await mongo
+          .db(dbName)
+          .collection('obs_hosts')
+          .createIndex({ 't.last_seen': -1, _id: 1 }, { name: 'by_recency' });
+        await mongo
+          .db(dbName)
+          .collection('obs_hosts')
+          .createIndex({ 'k.product': -1 }, { name: 'k_product' });
+        await new MongoObservationIndex(mongo, dbName).init();
+        const indexes = await mongo.db(dbName).collection('obs_hosts').listIndexes().toArray();
+        const names = indexes.map((index) => index.name);
+        expect(names).toContain('recent');
+        expect(names).not.toContain('by_recency');
+        expect(indexes.find((index) => index.name === 'k_product')?.key).toEqual({ 'k.product': 1 });
+      } finally {
+        await mongo.db(dbName).dropDatabase();
+      }
+    });
   });
 }
 
@@ -166,6 +194,34 @@ describe('MongoDB observation index compiler (in memory)', () => {
     ).toEqual(['h02']);
   });
 
+  it('compiles cve:/kev: to one condition on the association summary the catalogue keeps on the host', async () => {
+    const associated = new Map([
+      ['h01', associationSummary([row('h01', 'CVE-2021-42013', true), row('h01', 'CVE-2023-25690', false)])],
+      ['h02', associationSummary([row('h02', 'CVE-2023-25690', false)])],
+      ['h03', associationSummary([row('h03', 'CVE-2014-0160', null)])],
+    ]);
+    const documents = storedOf('hosts').map((document) => {
+      const summary = associated.get(document._id);
+      return summary ? { ...document, assoc: summary } : document;
+    });
+    const store = new MongoCatalogueStore(new MongoClient('mongodb://unused.invalid'), 'unused');
+    const found = async (selector: 'cve' | 'kev', value: string) => {
+      const filter = await compileQuery(
+        'hosts',
+        { ast: q.selector(selector, value) },
+        { db: {} as Db, selectors: store.mongoSelectors },
+      );
+      return documents.filter((document) => matches(document, filter as Document)).map((d) => d._id);
+    };
+    expect(await found('cve', 'CVE-2023-25690')).toEqual(['h01', 'h02']);
+    expect(await found('cve', 'CVE-2021-*')).toEqual(['h01']);
+    expect(await found('cve', 'CVE-2014-*')).toEqual(['h03']);
+    expect(await found('cve', '*')).toEqual(['h01', 'h02', 'h03']);
+    expect(await found('kev', 'true')).toEqual(['h01']);
+    // Not listed, with every KEV state known: h03's is unknown, so it is no answer to kev:false.
+    expect(await found('kev', 'false')).toEqual(['h02']);
+  });
+
   it('declares one index per searchable stored value, within MongoDB limits', () => {
     for (const dataset of ['hosts', 'dns', 'vhosts', 'whois'] as const) {
       const indexes = indexesOf(dataset);
@@ -185,6 +241,10 @@ describe('MongoDB observation index compiler (in memory)', () => {
     );
   });
 });
+
+function row(observation_id: string, cve_id: string, kev: boolean | null): HostAssociation {
+  return { observation_id, cve_id, kev, conditional: false };
+}
 
 // --- a minimal interpreter of the filters the compiler emits -------------------------------------------------
 
@@ -270,6 +330,12 @@ function matches(document: unknown, filter: Document): boolean {
         }
         case '$options':
           return true;
+        case '$elemMatch':
+          return values.some(
+            (value) =>
+              Array.isArray(value) &&
+              value.some((element) => matches({ element }, { element: operand as Document })),
+          );
         default:
           throw new Error(`operator ${operator} not interpreted`);
       }

@@ -1,23 +1,20 @@
 /**
- * CatalogueStore over MongoDB, in the observation index's database: `catalogue_meta` (one document),
- * `catalogue_advisories`, `catalogue_kev`, `obs_hosts_cve` (the association index) and `catalogue_index_stamp`
- * (one document: the matcher version the association index was last built with). A commit runs in a
- * transaction (the observation index already requires a replica set). Selectors resolve the matching observation
- * ids from `obs_hosts_cve` and filter the observations with `_id: {$in: ids}`.
+ * CatalogueStore over MongoDB, in the observation index's database: `catalogue_meta` (one document naming the
+ * current generations), `catalogue_advisories_g<n>` / `catalogue_kev_g<n>` (one collection per generation),
+ * `catalogue_generations` (the generation counter), `obs_hosts_cve` (the association index) and
+ * `catalogue_index_stamp` (one document: the matcher version the association index was last built with).
+ * A commit writes a new generation in bounded batches outside any transaction and switches to it with one
+ * single-document write; each observation carries the summary of its associations, which the `cve:`/`kev:`
+ * selectors query through a multikey index. Both are described in mongodb-catalogue-plan.ts (ADRs 82, 83).
  */
-import { MongoClient, type ClientSession, type Db, type Filter } from 'mongodb';
-import type {
-  MongoSelectorCompiler,
-  StoredObservation,
-} from '../../search/observation-index/mongodb-query-compiler.js';
-import type { SelectorNode } from '../../search/observation-index/observation-index.port.js';
+import { MongoClient, MongoServerError, type Db, type Document } from 'mongodb';
+import { reconcileIndexes } from '../../platform/mongodb/index-reconciliation.js';
 import {
-  EMPTY_CATALOGUE_VERSION,
-  type Advisory,
-  type CatalogueVersion,
-  type KevEntry,
-  type KevSource,
-} from '../domain/advisory.js';
+  collectionOf,
+  type MongoSelectorCompiler,
+  type StoredObservation,
+} from '../../search/observation-index/mongodb-query-compiler.js';
+import { EMPTY_CATALOGUE_VERSION, type CatalogueVersion, type KevSource } from '../domain/advisory.js';
 import {
   selectorMeaning,
   type CatalogueChange,
@@ -26,23 +23,35 @@ import {
   type HostAssociation,
   type IndexStamp,
 } from './catalogue-store.port.js';
+import {
+  advisoriesCollectionOf,
+  ASSOCIATION_FIELD,
+  associationWrites,
+  importPlan,
+  generationsToDrop,
+  kevCollectionOf,
+  OBSERVATION_ASSOCIATION_INDEXES,
+  selectorFilter,
+  type AdvisoryDocument,
+  type CurrentGenerations,
+  type GenerationWrite,
+  type ImportPlan,
+  type KevDocument,
+} from './mongodb-catalogue-plan.js';
 
-interface MetaDocument {
+interface MetaDocument extends Partial<CurrentGenerations> {
   _id: 'catalogue';
   version: number;
   evaluated_at: Date | null;
   kev_source: KevSource | null;
   kev_hash: string | null;
+  /** Counts of the named generations (absent before generations: counted then). */
+  advisory_count?: number;
+  kev_count?: number;
 }
-interface AdvisoryDocument {
-  _id: string;
-  hash: string;
-  last_modified: string | null;
-  doc: Advisory;
-}
-interface KevDocument {
-  _id: string;
-  doc: KevEntry;
+interface CounterDocument {
+  _id: 'generation';
+  last: number;
 }
 interface AssociationDocument extends HostAssociation {
   _id: string;
@@ -51,15 +60,24 @@ interface IndexStampDocument {
   _id: 'association_index';
   matcher_version: number;
   built_at: Date;
+  /** ASSOCIATION_LAYOUT when the observations carry their association summary. */
+  layout?: number;
 }
 
 const CHUNK = 1000;
+/** 2: observations carry `assoc` (ADR 83). A stamp from before is no stamp: the index is rebuilt at start. */
+const ASSOCIATION_LAYOUT = 2;
+/** A commit that keeps losing the switch to concurrent ones gives up after this many attempts. */
+const SWITCH_ATTEMPTS = 5;
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+const NAMESPACE_EXISTS = 48;
 
 export class MongoCatalogueStore implements CatalogueStore {
   readonly kind = 'mongodb';
   private readonly db: Db;
   readonly mongoSelectors: MongoSelectorCompiler = {
-    compile: (node) => this.compileSelector(node),
+    compile: (node) => selectorFilter(selectorMeaning(node.selector, node.value)),
   };
 
   constructor(
@@ -89,41 +107,67 @@ export class MongoCatalogueStore implements CatalogueStore {
   private get meta() {
     return this.db.collection<MetaDocument>('catalogue_meta');
   }
-  private get advisories() {
-    return this.db.collection<AdvisoryDocument>('catalogue_advisories');
+  private get counter() {
+    return this.db.collection<CounterDocument>('catalogue_generations');
   }
-  private get kev() {
-    return this.db.collection<KevDocument>('catalogue_kev');
+  private advisories(generation: number) {
+    return this.db.collection<AdvisoryDocument>(advisoriesCollectionOf(generation));
+  }
+  private kev(generation: number) {
+    return this.db.collection<KevDocument>(kevCollectionOf(generation));
   }
   private get associations() {
     return this.db.collection<AssociationDocument>('obs_hosts_cve');
+  }
+  private get observations() {
+    return this.db.collection<StoredObservation>(collectionOf('hosts'));
   }
   private get indexStamps() {
     return this.db.collection<IndexStampDocument>('catalogue_index_stamp');
   }
 
   async init(): Promise<void> {
-    await this.associations.createIndex({ observation_id: 1, cve_id: 1 }, { name: 'by_observation' });
-    await this.associations.createIndex({ cve_id: 1, observation_id: 1 }, { name: 'by_cve' });
-    await this.associations.createIndex({ kev: 1, observation_id: 1 }, { name: 'by_kev' });
+    for (const name of ['obs_hosts_cve', collectionOf('hosts')]) {
+      try {
+        await this.db.createCollection(name);
+      } catch (error) {
+        if (!hasCode(error, NAMESPACE_EXISTS)) throw error;
+      }
+    }
+    await reconcileIndexes(this.associations, [
+      { name: 'by_observation', keys: { observation_id: 1, cve_id: 1 } },
+      { name: 'by_cve', keys: { cve_id: 1, observation_id: 1 } },
+    ]);
+    await reconcileIndexes(this.observations, OBSERVATION_ASSOCIATION_INDEXES);
+  }
+
+  private async currentMeta(): Promise<MetaDocument | null> {
+    return this.meta.findOne({ _id: 'catalogue' });
   }
 
   async version(): Promise<CatalogueVersion> {
-    const meta = await this.meta.findOne({ _id: 'catalogue' });
+    return this.versionOf(await this.currentMeta());
+  }
+
+  /** The version a meta document names (one read of it: a reader never mixes two catalogues). */
+  private async versionOf(meta: MetaDocument | null): Promise<CatalogueVersion> {
     if (!meta) return EMPTY_CATALOGUE_VERSION;
+    const current = generationsOf(meta);
     return {
       version: meta.version,
       evaluated_at: meta.evaluated_at?.toISOString() ?? null,
       kev_source: meta.kev_source,
-      advisories: await this.advisories.countDocuments(),
-      kev_entries: await this.kev.countDocuments(),
+      advisories:
+        meta.advisory_count ?? (await this.advisories(current.advisories_generation).countDocuments()),
+      kev_entries: meta.kev_count ?? (await this.kev(current.kev_generation).countDocuments()),
     };
   }
 
   async stamps(ids: readonly string[]): Promise<Map<string, { hash: string; last_modified: string | null }>> {
     const result = new Map<string, { hash: string; last_modified: string | null }>();
+    const advisories = this.advisories(generationsOf(await this.currentMeta()).advisories_generation);
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const cursor = this.advisories.find(
+      const cursor = advisories.find(
         { _id: { $in: ids.slice(i, i + CHUNK) } },
         { projection: { hash: 1, last_modified: 1 } },
       );
@@ -134,65 +178,120 @@ export class MongoCatalogueStore implements CatalogueStore {
   }
 
   async kevHash(): Promise<string | null> {
-    return (await this.meta.findOne({ _id: 'catalogue' }))?.kev_hash ?? null;
+    return (await this.currentMeta())?.kev_hash ?? null;
   }
 
+  /** A new generation written in bounded batches, then one atomic switch (see mongodb-catalogue-plan.ts). */
   async commit(change: CatalogueChange): Promise<CatalogueVersion> {
-    const session = this.client.startSession();
-    try {
-      await session.withTransaction(async () => {
-        await this.apply(change, session);
-      });
-    } finally {
-      await session.endSession();
+    for (let attempt = 1; ; attempt++) {
+      const meta = await this.currentMeta();
+      const current = generationsOf(meta);
+      const plan = importPlan(change, current, await this.nextGeneration());
+      const written: string[] = [];
+      const counts: { advisory_count?: number; kev_count?: number } = {};
+      if (plan.advisories) {
+        written.push(plan.advisories.into);
+        counts.advisory_count = await this.writeGeneration(plan.advisories);
+      }
+      if (plan.kev) {
+        written.push(plan.kev.into);
+        counts.kev_count = await this.writeGeneration(plan.kev);
+      }
+      if (await this.switchTo(meta, plan, change, counts)) {
+        await this.dropGenerations(plan.switchTo, current);
+        return this.version();
+      }
+      // Another commit switched first: this generation is abandoned, and the change is applied to the new one.
+      for (const name of written) await this.dropCollection(name);
+      if (attempt >= SWITCH_ATTEMPTS)
+        throw new Error(`the catalogue changed under ${SWITCH_ATTEMPTS} attempts to commit an import`);
     }
-    return this.version();
   }
 
-  private async apply(change: CatalogueChange, session: ClientSession): Promise<void> {
-    // The meta document is written first: concurrent commits conflict on it and one of them retries.
-    const kevChanged = change.kev !== null;
-    await this.meta.updateOne(
-      { _id: 'catalogue' },
-      {
-        $inc: { version: 1 },
-        $set: {
-          evaluated_at: change.at,
-          ...(kevChanged ? { kev_source: change.kev!.source, kev_hash: change.kev!.hash } : {}),
-        },
-        ...(kevChanged ? {} : { $setOnInsert: { kev_source: null, kev_hash: null } }),
-      },
-      { upsert: true, session },
+  private async nextGeneration(): Promise<number> {
+    const counter = await this.counter.findOneAndUpdate(
+      { _id: 'generation' },
+      { $inc: { last: 1 } },
+      { upsert: true, returnDocument: 'after' },
     );
-    for (let i = 0; i < change.upserts.length; i += CHUNK) {
-      await this.advisories.bulkWrite(
-        change.upserts.slice(i, i + CHUNK).map(({ advisory, hash }) => ({
-          replaceOne: {
-            filter: { _id: advisory.id },
-            replacement: { hash, last_modified: advisory.last_modified, doc: advisory },
-            upsert: true,
-          },
-        })),
-        { session },
-      );
+    return counter!.last;
+  }
+
+  /** Copies (server-side) and upserts one generation's collection; returns its document count. */
+  private async writeGeneration<T extends Document>(write: GenerationWrite<T>): Promise<number> {
+    if (write.copyFrom !== null)
+      await this.db
+        .collection(write.copyFrom)
+        .aggregate([{ $out: write.into }])
+        .toArray();
+    const into = this.db.collection<T>(write.into);
+    for (const batch of write.batches) await into.bulkWrite([...batch], { ordered: false });
+    return into.countDocuments();
+  }
+
+  /** The one write that makes the new generation the catalogue; false when another commit switched first. */
+  private async switchTo(
+    meta: MetaDocument | null,
+    plan: ImportPlan,
+    change: CatalogueChange,
+    counts: { advisory_count?: number; kev_count?: number },
+  ): Promise<boolean> {
+    const kev = change.kev ? { kev_source: change.kev.source, kev_hash: change.kev.hash } : {};
+    if (!meta) {
+      try {
+        await this.meta.insertOne({
+          _id: 'catalogue',
+          version: 1,
+          evaluated_at: change.at,
+          kev_source: null,
+          kev_hash: null,
+          advisory_count: 0,
+          kev_count: 0,
+          ...plan.switchTo,
+          ...counts,
+          ...kev,
+        });
+        return true;
+      } catch (error) {
+        if (hasCode(error, DUPLICATE_KEY)) return false;
+        throw error;
+      }
     }
-    if (change.kev) {
-      await this.kev.deleteMany({}, { session });
-      for (let i = 0; i < change.kev.entries.length; i += CHUNK)
-        await this.kev.insertMany(
-          change.kev.entries.slice(i, i + CHUNK).map((doc) => ({ _id: doc.cve_id, doc })),
-          { session },
-        );
+    const result = await this.meta.updateOne(
+      { _id: 'catalogue', version: meta.version },
+      { $inc: { version: 1 }, $set: { evaluated_at: change.at, ...plan.switchTo, ...counts, ...kev } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  private async dropGenerations(current: CurrentGenerations, replaced: CurrentGenerations): Promise<void> {
+    const names = (
+      await this.db
+        .listCollections({ name: { $regex: '^catalogue_(advisories|kev)' } }, { nameOnly: true })
+        .toArray()
+    ).map((collection) => collection.name);
+    for (const name of generationsToDrop(names, current, replaced)) await this.dropCollection(name);
+  }
+
+  private async dropCollection(name: string): Promise<void> {
+    try {
+      await this.db.dropCollection(name);
+    } catch (error) {
+      if (!hasCode(error, NAMESPACE_NOT_FOUND)) throw error;
     }
   }
 
   async load(): Promise<CatalogueSnapshot> {
-    const version = await this.version();
-    const advisories = (await this.advisories.find({}).sort({ _id: 1 }).toArray()).map((row) => row.doc);
+    const meta = await this.currentMeta();
+    const version = await this.versionOf(meta);
+    const current = generationsOf(meta);
+    const advisories = (
+      await this.advisories(current.advisories_generation).find({}).sort({ _id: 1 }).toArray()
+    ).map((row) => row.doc);
     const kev =
       version.kev_source === null
         ? null
-        : (await this.kev.find({}).sort({ _id: 1 }).toArray()).map((row) => row.doc);
+        : (await this.kev(current.kev_generation).find({}).sort({ _id: 1 }).toArray()).map((row) => row.doc);
     return { version, advisories, kev };
   }
 
@@ -201,17 +300,21 @@ export class MongoCatalogueStore implements CatalogueStore {
     rows: readonly HostAssociation[],
   ): Promise<void> {
     if (observationIds.length === 0) return;
+    const writes = associationWrites(observationIds, rows);
     const session = this.client.startSession();
     try {
       await session.withTransaction(async () => {
         await this.associations.deleteMany({ observation_id: { $in: [...observationIds] } }, { session });
-        for (let i = 0; i < rows.length; i += CHUNK)
-          await this.associations.insertMany(
-            rows
-              .slice(i, i + CHUNK)
-              .map((row) => ({ _id: `${row.observation_id}\u0000${row.cve_id}`, ...row })),
-            { session },
-          );
+        for (let i = 0; i < writes.associations.length; i += CHUNK)
+          await this.associations.bulkWrite(writes.associations.slice(i, i + CHUNK), {
+            session,
+            ordered: false,
+          });
+        for (let i = 0; i < writes.observations.length; i += CHUNK)
+          await this.observations.bulkWrite(writes.observations.slice(i, i + CHUNK), {
+            session,
+            ordered: false,
+          });
       });
     } finally {
       await session.endSession();
@@ -220,6 +323,10 @@ export class MongoCatalogueStore implements CatalogueStore {
 
   async clearAssociations(): Promise<void> {
     await this.associations.deleteMany({});
+    await this.observations.updateMany(
+      { [ASSOCIATION_FIELD]: { $exists: true } },
+      { $unset: { [ASSOCIATION_FIELD]: '' } },
+    );
   }
 
   async associationCount(): Promise<number> {
@@ -241,48 +348,31 @@ export class MongoCatalogueStore implements CatalogueStore {
 
   async indexStamp(): Promise<IndexStamp | null> {
     const stamp = await this.indexStamps.findOne({ _id: 'association_index' });
-    return stamp ? { matcher_version: stamp.matcher_version, built_at: stamp.built_at.toISOString() } : null;
+    // Built before the observations carried their summary: the selectors would miss it, so it is rebuilt.
+    if (!stamp || stamp.layout !== ASSOCIATION_LAYOUT) return null;
+    return { matcher_version: stamp.matcher_version, built_at: stamp.built_at.toISOString() };
   }
 
   async stampIndex(matcherVersion: number, at: Date): Promise<void> {
     await this.indexStamps.replaceOne(
       { _id: 'association_index' },
-      { matcher_version: matcherVersion, built_at: at },
+      { matcher_version: matcherVersion, built_at: at, layout: ASSOCIATION_LAYOUT },
       { upsert: true },
     );
-  }
-
-  private async observationIds(filter: Filter<AssociationDocument>): Promise<string[]> {
-    return (await this.associations.distinct('observation_id', filter)) as string[];
-  }
-
-  private async compileSelector(node: SelectorNode): Promise<Filter<StoredObservation>> {
-    const meaning = selectorMeaning(node.selector, node.value);
-    let ids: string[];
-    switch (meaning.kind) {
-      case 'cve':
-        ids = await this.observationIds({ cve_id: meaning.id });
-        break;
-      case 'cve-year':
-        ids = await this.observationIds({
-          cve_id: { $gte: `CVE-${meaning.year}-`, $lt: `CVE-${meaning.year}.` },
-        });
-        break;
-      case 'cve-any':
-        ids = await this.observationIds({});
-        break;
-      case 'kev':
-        if (meaning.listed) ids = await this.observationIds({ kev: true });
-        else {
-          const notFalse = new Set(await this.observationIds({ kev: { $ne: false } }));
-          ids = (await this.observationIds({ kev: false })).filter((id) => !notFalse.has(id));
-        }
-        break;
-    }
-    return { _id: { $in: ids } };
   }
 
   async close(): Promise<void> {
     if (this.ownsClient) await this.client.close();
   }
+}
+
+function generationsOf(meta: MetaDocument | null): CurrentGenerations {
+  return {
+    advisories_generation: meta?.advisories_generation ?? 0,
+    kev_generation: meta?.kev_generation ?? 0,
+  };
+}
+
+function hasCode(error: unknown, code: number): boolean {
+  return error instanceof MongoServerError && error.code === code;
 }

@@ -3,15 +3,20 @@
  * Layout, indexes and the query compiler: mongodb-query-compiler.ts.
  *
  * - write: validated and normalized first (one invalid record refuses the batch), then one multi-document
- *   transaction of upserts (replaceOne by _id). Transactions need a replica set (a single-node one is enough).
- * - search: the page first (sorted on the (t.last_seen desc, _id) index); a page that is not full tells the
- *   total, otherwise countDocuments with limit countLimit + 1.
+ *   transaction of upserts ($set of the record's fields by _id: the catalogue's `assoc` summary is kept).
+ *   Transactions need a replica set (a single-node one is enough).
+ * - init: reconciles the declared indexes (index-reconciliation.ts), and once per collection backfills the
+ *   lowercased text fields (`x`) of documents written before they existed (ADR 83), in bounded batches.
+ * - search: a count capped at countLimit + 1, then the page, read filter-first when the count shows few
+ *   matches, else hinted along the (t.last_seen desc, _id) index (pagePlan, as the PostgreSQL adapter).
  * - stream: keyset on _id, one short query per batch.
  * - Abort: the signal is checked before each operation and given to the driver (its `signal` option), which
  *   rejects with the signal's reason and closes the connection of an operation in flight. The server-side
- *   operation ends when MongoDB notices the closed connection; `maxTimeMS` bounds it in any case.
+ *   operation ends when MongoDB notices the closed connection; `maxTimeMS` bounds it in any case, and its
+ *   expiry rejects with the same TimeoutError as the deadline's signal.
  */
 import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import { reconcileIndexes } from '../../platform/mongodb/index-reconciliation.js';
 import { DATASETS, type Dataset } from '../domain/datasets.js';
 import {
   aggregatableField,
@@ -35,6 +40,11 @@ import {
   compileQuery,
   facetPipelines,
   indexesOf,
+  loweredTexts,
+  observationUpsert,
+  pagePlan,
+  RECENT_ORDER,
+  remainingTimeMS,
   toStored,
   type MongoSelectorCompiler,
   type StoredObservation,
@@ -43,13 +53,18 @@ import {
 export interface MongoObservationIndexOptions {
   /** Compiles `cve:`/`kev:` selectors (enrichment context); without it such queries fail. */
   readonly selectors?: MongoSelectorCompiler;
-  /** Server-side time limit of each read operation, in milliseconds (none by default). */
+  /**
+   * Server-side time limit of each search/aggregate call, in milliseconds, shared by its operations (the
+   * composition passes the dataset deadline, SEARCH_DEADLINE_MS); each stream batch gets it whole. None by
+   * default. A call past it rejects with a TimeoutError, as on the deadline's signal.
+   */
   readonly maxTimeMS?: number;
 }
 
 const NAMESPACE_EXISTS = 48;
-const INDEX_OPTIONS_CONFLICT = 85;
-const INDEX_KEY_SPECS_CONFLICT = 86;
+/** Per dataset: which one-time layout upgrades ran. */
+const LAYOUT_COLLECTION = 'obs_layout';
+const BACKFILL_BATCH = 1000;
 
 export class MongoObservationIndex implements ObservationIndex {
   readonly kind = 'mongodb';
@@ -107,28 +122,44 @@ export class MongoObservationIndex implements ObservationIndex {
       } catch (error) {
         if (!hasCode(error, NAMESPACE_EXISTS)) throw error;
       }
-      const collection = this.collection(dataset);
-      for (const index of indexesOf(dataset)) {
-        try {
-          await collection.createIndex({ ...index.keys }, { name: index.name });
-        } catch (error) {
-          // Same name, another definition: the layout changed, so the index is replaced.
-          if (!hasCode(error, INDEX_OPTIONS_CONFLICT, INDEX_KEY_SPECS_CONFLICT)) throw error;
-          await collection.dropIndex(index.name);
-          await collection.createIndex({ ...index.keys }, { name: index.name });
-        }
-      }
+      await reconcileIndexes(this.collection(dataset), indexesOf(dataset));
+      await this.backfillLoweredTexts(dataset);
     }
+  }
+
+  /** Documents written before `x` existed get it (keyset batches on _id); a marker makes it once per dataset. */
+  private async backfillLoweredTexts(dataset: Dataset): Promise<void> {
+    const layout = this.db.collection<{ _id: string; texts_lowered: boolean }>(LAYOUT_COLLECTION);
+    if ((await layout.findOne({ _id: dataset }))?.texts_lowered) return;
+    const collection = this.collection(dataset);
+    let afterId: string | undefined;
+    for (;;) {
+      const batch = await collection
+        .find(afterId === undefined ? {} : { _id: { $gt: afterId } }, { projection: { record: 1, x: 1 } })
+        .sort({ _id: 1 })
+        .limit(BACKFILL_BATCH)
+        .toArray();
+      const missing = batch.filter((document) => document.x === undefined);
+      if (missing.length > 0)
+        await collection.bulkWrite(
+          missing.map((document) => ({
+            updateOne: {
+              filter: { _id: document._id },
+              update: { $set: { x: loweredTexts(dataset, document.record) } },
+            },
+          })),
+          { ordered: false },
+        );
+      if (batch.length < BACKFILL_BATCH) break;
+      afterId = batch[batch.length - 1]!._id;
+    }
+    await layout.updateOne({ _id: dataset }, { $set: { texts_lowered: true } }, { upsert: true });
   }
 
   async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
     const observations = normalizeBatch(dataset, records);
     if (observations.length === 0) return;
-    const operations = observations.map((observation) => {
-      const stored = toStored(dataset, observation);
-      const { _id, ...replacement } = stored;
-      return { replaceOne: { filter: { _id }, replacement, upsert: true } };
-    });
+    const operations = observations.map((observation) => observationUpsert(toStored(dataset, observation)));
     const session = this.client.startSession();
     try {
       await session.withTransaction(
@@ -158,31 +189,35 @@ export class MongoObservationIndex implements ObservationIndex {
     signal?: AbortSignal,
   ): Promise<SearchPage> {
     const request = pageRequest(page);
+    const startedAt = Date.now();
     throwIfAborted(signal);
     const filter = await this.compile(dataset, query, signal);
     const collection = this.collection(dataset);
     return raceAbort(
-      (async () => {
-        let records: ObservationRecord[] = [];
-        if (request.limit > 0) {
-          throwIfAborted(signal);
-          const stored = await collection
-            .find(filter, { projection: { record: 1 }, ...this.readOptions(signal) })
-            .sort({ 't.last_seen': -1, _id: 1 })
-            .skip(request.offset)
-            .limit(request.limit)
-            .toArray();
-          records = stored.map((document) => document.record);
-        }
-        const total = totalFromPage(request, records.length);
-        if (total !== undefined) return { records, total, totalIsLowerBound: false };
+      timeoutsAsDeadline(async () => {
+        // The count comes first: it chooses how the page is read (pagePlan), as on PostgreSQL.
         throwIfAborted(signal);
         const counted = await collection.countDocuments(filter, {
           limit: request.countLimit + 1,
-          ...this.readOptions(signal),
+          ...this.readOptions(signal, startedAt),
         });
+        const plan = pagePlan(request, counted);
+        let records: ObservationRecord[] = [];
+        if (plan.read) {
+          throwIfAborted(signal);
+          const cursor = collection
+            .find(filter, { projection: { record: 1 }, ...this.readOptions(signal, startedAt) })
+            .sort({ ...RECENT_ORDER })
+            .skip(request.offset)
+            .limit(request.limit);
+          if (plan.hint) cursor.hint(plan.hint);
+          records = (await cursor.toArray()).map((document) => document.record);
+          // A page that is not full ends the result: it tells the total even past countLimit.
+          const total = totalFromPage(request, records.length);
+          if (total !== undefined) return { records, total, totalIsLowerBound: false };
+        }
         return { records, ...totalFromCount(request, records.length, counted) };
-      })(),
+      }),
       signal,
     );
   }
@@ -202,11 +237,12 @@ export class MongoObservationIndex implements ObservationIndex {
     const filter = await this.compile(dataset, query, signal);
     if (names.length === 0) return {};
     const pipeline: Document[] = [{ $match: filter }, { $facet: facetPipelines(dataset, names, limit) }];
+    const startedAt = Date.now();
     return raceAbort(
-      (async () => {
+      timeoutsAsDeadline(async () => {
         throwIfAborted(signal);
         const [result] = await this.collection(dataset)
-          .aggregate(pipeline, this.readOptions(signal))
+          .aggregate(pipeline, this.readOptions(signal, startedAt))
           .toArray();
         const facets: Facets = {};
         names.forEach((name, i) => {
@@ -214,7 +250,7 @@ export class MongoObservationIndex implements ObservationIndex {
           facets[name] = buckets.map((bucket) => ({ value: bucket._id, count: bucket.count }));
         });
         return facets;
-      })(),
+      }),
       signal,
     );
   }
@@ -234,12 +270,15 @@ export class MongoObservationIndex implements ObservationIndex {
       throwIfAborted(signal);
       const batchFilter: Filter<StoredObservation> =
         afterId === undefined ? filter : { $and: [filter, { _id: { $gt: afterId } }] };
+      // Each batch is one short query: the time limit applies per batch (an export streams for longer).
       const stored = await raceAbort(
-        collection
-          .find(batchFilter, { projection: { record: 1 }, ...this.readOptions(signal) })
-          .sort({ _id: 1 })
-          .limit(batchSize)
-          .toArray(),
+        timeoutsAsDeadline(() =>
+          collection
+            .find(batchFilter, { projection: { record: 1 }, ...this.readOptions(signal, Date.now()) })
+            .sort({ _id: 1 })
+            .limit(batchSize)
+            .toArray(),
+        ),
         signal,
       );
       if (stored.length > 0) yield stored.map((document) => document.record);
@@ -271,12 +310,37 @@ export class MongoObservationIndex implements ObservationIndex {
     });
   }
 
-  private readOptions(signal: AbortSignal | undefined): { signal?: AbortSignal; maxTimeMS?: number } {
+  /** The signal, and what is left of the time budget of a call that started at `startedAt`. */
+  private readOptions(
+    signal: AbortSignal | undefined,
+    startedAt: number,
+  ): { signal?: AbortSignal; maxTimeMS?: number } {
     return {
       ...(signal ? { signal } : {}),
-      ...(this.maxTimeMS !== undefined ? { maxTimeMS: this.maxTimeMS } : {}),
+      ...(this.maxTimeMS !== undefined
+        ? { maxTimeMS: remainingTimeMS(this.maxTimeMS, startedAt, Date.now()) }
+        : {}),
     };
   }
+}
+
+const MAX_TIME_MS_EXPIRED = 50;
+
+/**
+ * The server's time limit ran out: the same TimeoutError the dataset deadline's AbortSignal gives (and the
+ * PostgreSQL adapter rethrows on its deadline), so the caller refuses both alike (`timeout`).
+ */
+async function timeoutsAsDeadline<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (hasCode(error, MAX_TIME_MS_EXPIRED)) throw deadlineExceeded();
+    throw error;
+  }
+}
+
+export function deadlineExceeded(): DOMException {
+  return new DOMException('the operation exceeded its time limit (maxTimeMS)', 'TimeoutError');
 }
 
 function hasCode(error: unknown, ...codes: number[]): boolean {

@@ -10,22 +10,26 @@
  *   t       date fields as BSON dates
  *   n4, n6  ip fields as numbers: IPv4 as an integer, IPv6 as 32 lowercase hex digits (fixed width, so string
  *           order is address order): a CIDR block is one range
+ *   x       text fields lowercased (as PostgreSQL's `lower(doc #>> path)`), indexed: matches are case-sensitive
+ *           on it, so an exact match is an index point, a prefix an index range, and a suffix/contains regex
+ *           scans index keys only (MongoDB has no trigram index; this is the nearest it allows)
  * Keys inside k, t, n4 and n6 are the vocabulary names with `.` written `__` (`k.http__status`).
  *
  * Matches:
  *   - exact keyword/integer/boolean/ip: equality on `k.<f>` (an array field matches any element, natively);
  *   - keyword prefix: anchored regex on the normalized value (case-sensitive, so the index bounds it);
  *     suffix/contains: escaped regex, unanchored at the start;
- *   - text fields: escaped regex with the `i` option on the record itself (\A...\z for exact, \A for prefix,
- *     \z for suffix, unanchored for contains);
+ *   - text fields: on the lowercased `x.<f>` with the lowercased value: equality for exact, escaped regex
+ *     anchored at the start for prefix, \z for suffix, unanchored for contains;
  *   - integer ranges: $gte/$lte on `k.<f>` (bounds made inclusive integers); dates: on `t.<f>`;
  *   - cidr: a range of `n4.<f>` or `n6.<f>`;
  *   - not: $nor (a record without the field matches the negation, as in the PostgreSQL adapter).
  * Values are never interpreted as operators or patterns: strings go into equality or into escaped regexes.
  */
-import type { Db, Document, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Db, Document, Filter } from 'mongodb';
 import { fieldsOf, type Dataset, type FieldDefinition } from '../domain/datasets.js';
 import { QuerySyntaxError, type Match, type QueryNode } from '../query-language/ast.js';
+import { FILTER_FIRST_MAX_MATCHES, type PageStrategy } from './postgres-query-compiler.js';
 import {
   aggregatableField,
   assertDataset,
@@ -55,6 +59,8 @@ export interface StoredObservation {
   t: Record<string, Date>;
   n4: Record<string, number>;
   n6: Record<string, string>;
+  /** Text fields lowercased (absent in documents written before ADR 83: init backfills them). */
+  x?: Record<string, string>;
 }
 
 export interface MongoSelectorContext {
@@ -101,7 +107,7 @@ export interface MongoIndexDefinition {
 
 /** The indexes of a dataset's collection: the order, and one per searchable stored value. */
 export function indexesOf(dataset: Dataset): MongoIndexDefinition[] {
-  const indexes: MongoIndexDefinition[] = [{ name: 'recent', keys: { 't.last_seen': -1, _id: 1 } }];
+  const indexes: MongoIndexDefinition[] = [{ name: 'recent', keys: { ...RECENT_ORDER } }];
   for (const field of fieldsOf(dataset)) {
     const key = storageKey(field);
     if (field.multiple && field.type !== 'keyword') {
@@ -122,6 +128,7 @@ export function indexesOf(dataset: Dataset): MongoIndexDefinition[] {
         indexes.push({ name: `n6_${key}`, keys: { [`n6.${key}`]: 1 } });
         break;
       case 'text':
+        indexes.push({ name: `x_${key}`, keys: { [`x.${key}`]: 1 } });
         break;
     }
   }
@@ -137,6 +144,7 @@ export function toStored(dataset: Dataset, observation: NormalizedObservation): 
     t: {},
     n4: {},
     n6: {},
+    x: loweredTexts(dataset, observation.record),
   };
   for (const field of fieldsOf(dataset)) {
     const key = storageKey(field);
@@ -149,6 +157,31 @@ export function toStored(dataset: Dataset, observation: NormalizedObservation): 
     if (address?.family === 6) stored.n6[key] = ipv6Hex(address);
   }
   return stored;
+}
+
+/** `x`: each text field of the record, lowercased, by storage key. */
+export function loweredTexts(dataset: Dataset, record: ObservationRecord): Record<string, string> {
+  const lowered: Record<string, string> = {};
+  for (const field of fieldsOf(dataset)) {
+    if (field.type !== 'text') continue;
+    let value: unknown = record;
+    for (const segment of field.name.split('.')) {
+      value =
+        value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
+    }
+    if (typeof value === 'string') lowered[storageKey(field)] = value.toLowerCase();
+  }
+  return lowered;
+}
+
+/**
+ * The write of one observation: its own fields are set and the rest of the document is kept, so the summary of
+ * its associations (`assoc`, maintained by the catalogue store) survives a re-observation (a replaceOne would
+ * drop it until the association is rewritten, and a `cve:` query in between would miss the host).
+ */
+export function observationUpsert(stored: StoredObservation): AnyBulkWriteOperation<StoredObservation> {
+  const { _id, ...fields } = stored;
+  return { updateOne: { filter: { _id }, update: { $set: fields }, upsert: true } };
 }
 
 function ipv4Number(address: IpAddress): number {
@@ -265,14 +298,12 @@ class FilterCompiler {
   }
 
   private text(field: FieldDefinition, match: Match, position: number): Filter<StoredObservation> {
-    const path = `record.${field.name}`;
-    if (match.kind === 'exact') {
-      return { [path]: { $regex: `\\A${escapeRegex(String(match.value))}\\z`, $options: 'i' } };
-    }
+    const path = `x.${storageKey(field)}`;
+    if (match.kind === 'exact') return { [path]: String(match.value).toLowerCase() };
     if (match.kind !== 'prefix' && match.kind !== 'suffix' && match.kind !== 'contains') {
       throw unsupported(field, match, position);
     }
-    return { [path]: { $regex: anchored(match.kind, escapeRegex(match.value)), $options: 'i' } };
+    return { [path]: { $regex: anchored(match.kind, escapeRegex(match.value.toLowerCase())) } };
   }
 
   private integer(key: string, match: Match, position: number): Filter<StoredObservation> {
@@ -320,6 +351,41 @@ function anchored(kind: 'prefix' | 'suffix' | 'contains', escaped: string): stri
   if (kind === 'prefix') return `^${escaped}`;
   if (kind === 'suffix') return `${escaped}\\z`;
   return escaped;
+}
+
+// --- reading a page ------------------------------------------------------------------------------------------
+
+/** The order of every page, and the index that walks it. */
+export const RECENT_ORDER = { 't.last_seen': -1, _id: 1 } as const;
+
+/**
+ * How search() reads a page, chosen from the capped count as in the PostgreSQL adapter (see PageStrategy there):
+ * - nothing to read (no limit, or an exact count at or below the offset): the count answers alone;
+ * - `filter-first` when the count is exact and at most FILTER_FIRST_MAX_MATCHES: no hint, so the planner takes
+ *   a filter index (its trial ends as soon as that plan reaches its end) and sorts the few matches in memory;
+ * - `ordered` otherwise: hinted to walk the recent index, keeping matches until the page is full (dense matches
+ *   fill it early; a rare value never gets there, because its count is exact and small).
+ */
+export type MongoPagePlan =
+  | { readonly read: false }
+  | { readonly read: true; readonly strategy: PageStrategy; readonly hint?: Document };
+
+export function pagePlan(
+  request: { readonly offset: number; readonly limit: number; readonly countLimit: number },
+  counted: number,
+): MongoPagePlan {
+  const exact = counted <= request.countLimit;
+  if (request.limit === 0 || (exact && counted <= request.offset)) return { read: false };
+  if (exact && counted <= FILTER_FIRST_MAX_MATCHES) return { read: true, strategy: 'filter-first' };
+  return { read: true, strategy: 'ordered', hint: { ...RECENT_ORDER } };
+}
+
+/**
+ * The server-side limit of the next operation of a call that started at `startedAt` with `budgetMs` in all (the
+ * dataset deadline): the call's operations share it, as they share the deadline's AbortSignal.
+ */
+export function remainingTimeMS(budgetMs: number, startedAt: number, now: number): number {
+  return Math.max(1, Math.floor(budgetMs - (now - startedAt)));
 }
 
 // --- aggregation -----------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import {
   type Filter as MongoFilter,
   type Sort as MongoSort,
 } from 'mongodb';
+import { reconcileIndexes, type DeclaredIndex } from '../../mongodb/index-reconciliation.js';
 import {
   CheckpointMoved,
   type Checkpoint,
@@ -56,8 +57,6 @@ const INTERNAL_COLLECTIONS = new Set([CHECKPOINTS_COLLECTION, META_COLLECTION]);
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
-const INDEX_OPTIONS_CONFLICT = 85;
-const INDEX_KEY_SPECS_CONFLICT = 86;
 
 interface StoredDocument {
   _id: string;
@@ -139,31 +138,28 @@ export class MongoReadStore implements ReadStore {
   async ensureCollection(name: string, indexes: readonly IndexSpec[] = []): Promise<void> {
     assertCollectionName(name);
     await this.createCollectionIfMissing(name);
-    const collection = this.documents(name);
+    const declared: DeclaredIndex[] = [];
     for (const index of indexes) {
       const keys: Record<string, 1 | -1> = {};
       for (const [field, direction] of index.fields) keys[fieldPath(field)] = direction;
       // An index on the id alone is MongoDB's own unique `_id` index, which always exists.
       if (Object.keys(keys).length === 1 && '_id' in keys) continue;
-      const options: Document = { name: index.name };
+      const partial: Document = {};
       if (index.unique) {
-        options.unique = true;
-        const partial: Document = {};
         for (const [field] of index.fields) {
           const path = fieldPath(field);
           if (path !== '_id') partial[path] = { $exists: true };
         }
-        if (Object.keys(partial).length > 0) options.partialFilterExpression = partial;
       }
-      try {
-        await collection.createIndex(keys, options);
-      } catch (error) {
-        // Same name, different definition: the declaration changed, so replace the index.
-        if (!hasCode(error, INDEX_OPTIONS_CONFLICT, INDEX_KEY_SPECS_CONFLICT)) throw error;
-        await collection.dropIndex(index.name);
-        await collection.createIndex(keys, options);
-      }
+      declared.push({
+        name: index.name,
+        keys,
+        ...(index.unique ? { unique: true } : {}),
+        ...(Object.keys(partial).length > 0 ? { partialFilterExpression: partial } : {}),
+      });
     }
+    // A declaration whose name or definition changed replaces the existing index (see index-reconciliation.ts).
+    await reconcileIndexes(this.documents(name), declared);
   }
 
   async dropCollection(name: string): Promise<void> {
