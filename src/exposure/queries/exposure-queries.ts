@@ -40,7 +40,7 @@ import {
   type ProcessingView,
 } from '../domain/coverage.js';
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
-import { PageBoundaries, readPage } from './inventory-pages.js';
+import { PageBoundaries, readPage, type PageMemory } from './inventory-pages.js';
 
 /** Contract, Limits. */
 export const INVENTORY_PAGE = 100;
@@ -218,11 +218,43 @@ export class ExposureQueries {
     const evaluationFilter = parseEvaluationFilter(query.filter);
     // The lifecycle state comes from the folded stream the gate read (the read model may lag an archive).
     const summaries = this.collection<ExposureSummaryDocument>('exposure-inventory', EXPOSURE_SUMMARIES);
-    // Independent reads, asked together (one round trip's wait on a server instead of three).
-    const [stored, summary, watch] = await Promise.all([
+    const subjects = this.collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS);
+    // `$is`: scalar equality, so the PostgreSQL store seeks the index that leads with the scope (ADR 84).
+    const filterOf = (failure: LatestRefresh | null): Filter => ({
+      scopeId: { $is: scope.scopeId },
+      ...(evaluationFilter ? this.filterFor(evaluationFilter, failure) : {}),
+    });
+    const subjectPage = (pageFilter: Filter, memory: PageMemory | null) =>
+      Promise.all([
+        readPage(
+          subjects,
+          {
+            filter: pageFilter,
+            // The scope first: the order of the index `by_scope_order`, which the page is read from.
+            sort: [
+              ['scopeId', 1],
+              ['order', 1],
+            ],
+            // `order` ends with the subject id: unique within the scope.
+            keyField: 'order',
+            offset,
+            limit: INVENTORY_PAGE,
+          },
+          memory,
+        ),
+        evaluationFilter ? subjects.count(pageFilter) : null,
+      ]);
+    // A shallow page needs neither the latest refresh (result filters) nor the summary's revision (deep
+    // pages): it is read alongside the scope, summary and watch documents, one round trip's wait for all.
+    const early =
+      query.group_by !== 'host' && offset < KEYSET_FROM_OFFSET && evaluationFilter?.field !== 'result'
+        ? subjectPage(filterOf(null), null)
+        : null;
+    const [stored, summary, watch, earlyPage] = await Promise.all([
       this.scopeDocument(scope.scopeId),
       summaries.get(scope.scopeId),
       this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(scope.scopeId),
+      early,
     ]);
     const document = { ...stored, state: scope.space.state };
     const latest = document.latestRefresh;
@@ -232,14 +264,10 @@ export class ExposureQueries {
     const count = (key: string) => counts[key] ?? 0;
     const failure =
       latest && (latest.status === 'failed' || latest.status === 'retry_scheduled') ? latest : null;
-
-    // `$is`: scalar equality, so the PostgreSQL store seeks the index that leads with the scope (ADR 84).
-    const filter: Record<string, unknown> = { scopeId: { $is: scope.scopeId } };
-    if (evaluationFilter) Object.assign(filter, this.filterFor(evaluationFilter, failure));
-    const subjects = this.collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS);
+    const filter = filterOf(failure);
     const view = (subject: ExposureSubjectDocument) => subjectView(subject, document, now);
     // Deep pages seek from remembered boundaries, valid for the summary revision read above (inventory-pages.ts).
-    const memoryFor = (collection: { name: string }, pageFilter: Filter) => {
+    const memoryFor = (collection: { name: string }, pageFilter: Filter): PageMemory | null => {
       const revision = summary?.revision;
       if (this.source || offset < KEYSET_FROM_OFFSET || typeof revision !== 'number') return null;
       return {
@@ -287,25 +315,7 @@ export class ExposureQueries {
         services: (byHost.get(host.host) ?? []).map(view),
       }));
     } else {
-      const [found, matching] = await Promise.all([
-        readPage(
-          subjects,
-          {
-            filter: filter as Filter,
-            // The scope first: the order of the index `by_scope_order`, which the page is read from.
-            sort: [
-              ['scopeId', 1],
-              ['order', 1],
-            ],
-            // `order` ends with the subject id: unique within the scope.
-            keyField: 'order',
-            offset,
-            limit: INVENTORY_PAGE,
-          },
-          memoryFor(subjects, filter as Filter),
-        ),
-        evaluationFilter ? subjects.count(filter as Filter) : null,
-      ]);
+      const [found, matching] = earlyPage ?? (await subjectPage(filter, memoryFor(subjects, filter)));
       total = matching ?? count('kind:service') + count('kind:domain_expiry');
       page = found.map(view);
     }

@@ -57,6 +57,11 @@ export class PageBoundaries {
     boundaries.set(boundary.offset, boundary);
   }
 
+  /** Forgets every boundary (the benchmark's first-visit figure). */
+  clear(): void {
+    this.snapshots.clear();
+  }
+
   /** Snapshots held (tests and diagnostics). */
   get size(): number {
     return this.snapshots.size;
@@ -73,6 +78,13 @@ export interface KeysetPageRequest {
   readonly limit: number;
 }
 
+/** Where boundaries are remembered, for which snapshot, and how to check the snapshot held during a read. */
+export interface PageMemory {
+  readonly boundaries: PageBoundaries;
+  readonly snapshot: string;
+  confirm(): Promise<boolean>;
+}
+
 /**
  * The page at `offset`, sought from the nearest remembered boundary when `snapshot` names one. `confirm` is
  * asked after the read: true when the snapshot did not move while the page was read (otherwise the boundary
@@ -81,7 +93,7 @@ export interface KeysetPageRequest {
 export async function readPage<T extends ReadDocument>(
   collection: Collection<T>,
   request: KeysetPageRequest,
-  memory: { boundaries: PageBoundaries; snapshot: string; confirm: () => Promise<boolean> } | null,
+  memory: PageMemory | null,
 ): Promise<T[]> {
   const { filter, sort, keyField, offset, limit } = request;
   const plain = () => collection.find(filter, { sort, offset, limit });
