@@ -244,11 +244,23 @@ export class ExposureQueries {
         ),
         evaluationFilter ? subjects.count(pageFilter) : null,
       ]);
-    // A shallow page needs neither the latest refresh (result filters) nor the summary's revision (deep
-    // pages): it is read alongside the scope, summary and watch documents, one round trip's wait for all.
+    // Deep pages seek from remembered boundaries of the summary's current revision (inventory-pages.ts).
+    const memoryFor = (collection: { name: string }, pageFilter: Filter): PageMemory | null => {
+      if (this.source || offset < KEYSET_FROM_OFFSET) return null;
+      return {
+        boundaries: inventoryPageBoundaries(this.ports.projections),
+        answer: JSON.stringify([collection.name, summaries.name, pageFilter]),
+        revision: async () => {
+          const revision = (await summaries.get(scope.scopeId))?.revision;
+          return typeof revision === 'number' ? revision : undefined;
+        },
+      };
+    };
+    // Unless the filter is on results (it depends on the latest refresh), the page is read alongside the scope,
+    // summary and watch documents: one round trip's wait for all of them.
     const early =
-      query.group_by !== 'host' && offset < KEYSET_FROM_OFFSET && evaluationFilter?.field !== 'result'
-        ? subjectPage(filterOf(null), null)
+      query.group_by !== 'host' && evaluationFilter?.field !== 'result'
+        ? subjectPage(filterOf(null), memoryFor(subjects, filterOf(null)))
         : null;
     const [stored, summary, watch, earlyPage] = await Promise.all([
       this.scopeDocument(scope.scopeId),
@@ -266,16 +278,6 @@ export class ExposureQueries {
       latest && (latest.status === 'failed' || latest.status === 'retry_scheduled') ? latest : null;
     const filter = filterOf(failure);
     const view = (subject: ExposureSubjectDocument) => subjectView(subject, document, now);
-    // Deep pages seek from remembered boundaries, valid for the summary revision read above (inventory-pages.ts).
-    const memoryFor = (collection: { name: string }, pageFilter: Filter): PageMemory | null => {
-      const revision = summary?.revision;
-      if (this.source || offset < KEYSET_FROM_OFFSET || typeof revision !== 'number') return null;
-      return {
-        boundaries: inventoryPageBoundaries(this.ports.projections),
-        snapshot: JSON.stringify([collection.name, summaries.name, revision, pageFilter]),
-        confirm: async () => (await summaries.get(scope.scopeId))?.revision === revision,
-      };
-    };
     let page: unknown;
     let total: number;
     if (query.group_by === 'host') {
