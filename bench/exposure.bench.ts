@@ -10,12 +10,13 @@ import { parseCatalogueText } from '../src/catalogue/import/parse-catalogue-file
 import type { ScopeAccess } from '../src/exposure/commands/exposure-access.js';
 import { declarationKey } from '../src/exposure/domain/coverage.js';
 import { refreshDecider, refreshRunStreamId, runKeyHash } from '../src/exposure/domain/refresh-run.js';
-import { ExposureQueries } from '../src/exposure/queries/exposure-queries.js';
+import { ExposureQueries, inventoryPageBoundaries } from '../src/exposure/queries/exposure-queries.js';
 import { RefreshWorkerPool, scopeQuery } from '../src/exposure/refresh-worker-pool.js';
 import { spaceDecider, spaceStreamId } from '../src/organizations/domain/space.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { physicalCollectionName } from '../src/platform/projections/projection-definition.js';
+import { buildFindStatement } from '../src/platform/read-store/postgres/filter-sql.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { validateRecord } from '../src/search/domain/records.js';
@@ -23,6 +24,8 @@ import type { Measurement } from './bench-support.js';
 
 const DOMAIN = 'bench-exposure.example';
 const SAMPLES = 25;
+/** Deep first visits forget every remembered boundary first, so fewer of them. */
+const FIRST_VISIT_SAMPLES = 5;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,8 +36,10 @@ function median(values: number[]): number {
  * Exposure scopes (issue 8): a scope of `subjects` services on the PostgreSQL server (BENCH_DATABASE_URL, the
  * local test server by default; PGlite when none is reachable). Figures: the refresh of the whole scope (request
  * to inventory read model caught up, through the service's refresh pool and projections), and the inventory page
- * at offset 0 and 50,000 through the service's query, each beside the same page read by one hand-written SQL
- * query on the same read-model table in the same run (the floor: no counts, no summary, no view mapping).
+ * at offset 0 and 50,000 (first visit, and with a remembered boundary: issue 16, ADR 84) through the service's
+ * query, each beside the same page read in the same run by the issue's hand-written SQL (containment, sort,
+ * OFFSET) and by one hand-written keyset statement seeking the same index (the floor: no scope, summary or
+ * watch read, no view mapping).
  */
 export async function benchExposure(subjects: number): Promise<Measurement[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-exposure-'));
@@ -192,37 +197,92 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
     const generation = await context.storage.readStore.getMeta<{ live: number }>(
       'projection:exposure-inventory',
     );
-    const table = `rs_${physicalCollectionName('exposure_subjects', generation!.live)}`;
+    const collection = physicalCollectionName('exposure_subjects', generation!.live);
+    const table = `rs_${collection}`;
     const sql = context.storage.sql!;
-    for (const offset of [0, 50_000]) {
-      const service: number[] = [];
-      const baseline: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) {
-        let t = performance.now();
-        const page = await queries.inventory(access, { offset: String(offset) });
-        service.push(performance.now() - t);
-        const expected = Math.max(0, Math.min(100, subjects - offset));
-        if ((page.subjects as unknown[]).length !== expected) throw new Error('short page');
-        t = performance.now();
-        const rows = await sql.query(
+    const boundaries = inventoryPageBoundaries(context.projections);
+    const sort = [
+      ['scopeId', 1],
+      ['order', 1],
+    ] as const;
+    // The order key that ends the page before 50,000: where a hand-written keyset query seeks from.
+    const before = (await queries.inventory(access, { offset: String(50_000 - 100) })).subjects as Array<{
+      id: string;
+    }>;
+    const lastBefore = await context.projections
+      .collection<{ id: string; order: string }>('exposure-inventory', 'exposure_subjects')
+      .get(`${scopeId}:${before[before.length - 1]!.id}`);
+    const time = async (run: () => Promise<number>, expected: number): Promise<number> => {
+      const t = performance.now();
+      const rows = await run();
+      const elapsed = performance.now() - t;
+      if (rows !== expected) throw new Error(`expected ${expected} rows, got ${rows}`);
+      return elapsed;
+    };
+    const servicePage = (offset: number) => async () =>
+      ((await queries.inventory(access, { offset: String(offset) })).subjects as unknown[]).length;
+    // The issue's baseline: containment on the scope, sorted on `order`, OFFSET (no index gives that order).
+    const containmentPage = (offset: number) => async () =>
+      (
+        await sql.query(
           `SELECT doc FROM "${table}" WHERE doc @> $1::jsonb ORDER BY (doc->>'order') COLLATE "C", id COLLATE "C" OFFSET $2 LIMIT 100`,
           [JSON.stringify({ scopeId }), offset],
-        );
-        baseline.push(performance.now() - t);
-        if (rows.rows.length !== expected) throw new Error('short baseline page');
+        )
+      ).rows.length;
+    // The floor: one statement seeking the scope's index (at offset 0, or past the previous page's last key).
+    const seekPage = (after: string | null) => {
+      const statement = buildFindStatement(
+        collection,
+        after === null ? { scopeId: { $is: scopeId } } : { scopeId: { $is: scopeId }, order: { $gt: after } },
+        { sort, limit: 100 },
+      );
+      return async () => (await sql.query(statement.text, [...statement.params])).rows.length;
+    };
+    const figures: Array<{ name: string; service: () => Promise<number>; offset: number; warm: boolean }> = [
+      { name: 'offset 0', service: servicePage(0), offset: 0, warm: true },
+      {
+        name: 'offset 50,000, first visit (no remembered boundary: OFFSET on the index)',
+        service: servicePage(50_000),
+        offset: 50_000,
+        warm: false,
+      },
+      {
+        name: 'offset 50,000 (a boundary remembered by an earlier visit or the previous page)',
+        service: servicePage(50_000),
+        offset: 50_000,
+        warm: true,
+      },
+    ];
+    for (const figure of figures) {
+      const expected = Math.max(0, Math.min(100, subjects - figure.offset));
+      const service: number[] = [];
+      const containment: number[] = [];
+      const seek: number[] = [];
+      const samples = figure.warm ? SAMPLES : FIRST_VISIT_SAMPLES;
+      if (figure.warm) await figure.service();
+      for (let i = 0; i < samples; i++) {
+        if (!figure.warm) boundaries.clear();
+        service.push(await time(figure.service, expected));
+        containment.push(await time(containmentPage(figure.offset), expected));
+        seek.push(await time(seekPage(figure.offset === 0 ? null : lastBefore!.order), expected));
       }
       const value = median(service);
-      const floor = median(baseline);
-      measurements.push({
-        target,
-        name: `exposure inventory page at offset ${offset.toLocaleString('en-US')} (median of ${SAMPLES})`,
-        value: Number(value.toFixed(1)),
-        unit: 'ms',
-        baseline: Number(floor.toFixed(1)),
-        baselineName: 'the same 100 documents by one hand-written SQL query',
-        ratio: Number((floor / value).toFixed(3)),
-      });
+      for (const [baseline, baselineName] of [
+        [median(containment), 'the issue\u2019s hand-written SQL: containment, sort, OFFSET'],
+        [median(seek), 'hand-written keyset SQL seeking the same index (the floor)'],
+      ] as const) {
+        measurements.push({
+          target,
+          name: `exposure inventory page at ${figure.name} (median of ${samples})`,
+          value: Number(value.toFixed(2)),
+          unit: 'ms',
+          baseline: Number(baseline.toFixed(2)),
+          baselineName,
+          ratio: Number((baseline / value).toFixed(3)),
+        });
+      }
     }
+    if (boundaries.seeks === 0) throw new Error('no page was sought from a remembered boundary');
   } finally {
     await app.close();
     await context.close();

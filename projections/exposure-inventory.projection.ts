@@ -40,6 +40,11 @@ export interface ExposureSummaryDocument {
   readonly hosts: number;
   readonly firstSeen: string | null;
   readonly lastSeen: string | null;
+  /**
+   * Grows with every batch that writes the scope's subjects or hosts: the inventory remembers page boundaries
+   * (keyset seeks for deep offsets) only for the revision it read them at. Absent before version 3.
+   */
+  readonly revision?: number;
   readonly [field: string]: unknown;
 }
 
@@ -62,6 +67,7 @@ interface SummaryDraft {
   hosts: number;
   firstSeen: string | null;
   lastSeen: string | null;
+  revision: number;
 }
 
 /** Keeps a scope's summary in step with its subjects, from each subject's document before and after. */
@@ -79,10 +85,16 @@ class SummaryChanges {
         hosts: stored?.hosts ?? 0,
         firstSeen: stored?.firstSeen ?? null,
         lastSeen: stored?.lastSeen ?? null,
+        revision: (stored?.revision ?? 0) + 1,
       };
       this.summaries.set(scopeId, summary);
     }
     return summary;
+  }
+
+  /** Marks the scope's subjects as written in this batch (its summary gets a new revision). */
+  touch(scopeId: string): void {
+    this.of(scopeId);
   }
 
   replace(scopeId: string, before: ExposureSubjectDocument | null, after: ExposureSubjectDocument): void {
@@ -187,7 +199,8 @@ function orderOf(
 export const exposureInventoryProjection: ProjectionDefinition<InventoryEvent> = {
   name: 'exposure-inventory',
   // 2: a service observed but not evaluated keeps its recorded evaluation; summaries count evaluation inputs.
-  version: 2,
+  // 3: summaries carry a revision (the inventory's remembered page boundaries are valid for one revision).
+  version: 3,
   collections: {
     [EXPOSURE_SUBJECTS]: {
       indexes: [
@@ -322,6 +335,8 @@ function applyRefresh(data: RefreshServicesRecorded['data'], view: ProjectionVie
   const at = data.recordedAt;
   const hostCounts = new Map<string, { added: number; hostnames: Set<string> }>();
   const summary = new SummaryChanges(view);
+  // Every refresh batch moves the revision, even one that only sees services again (their documents change).
+  summary.touch(scopeId);
   for (const service of data.services) {
     const id = subjectDocumentId(scopeId, service.subjectId);
     const current = view.get<ExposureSubjectDocument>(EXPOSURE_SUBJECTS, id);

@@ -160,6 +160,20 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreUn
         expect(await matching({ tags: 'w' })).toEqual([]);
       });
 
+      it('$is is equality on a scalar only: an array holding the value does not match', async () => {
+        expect(await matching({ s: { $is: 'a' } })).toEqual(['b']);
+        expect(await matching({ n: { $is: 2 } })).toEqual(['a']);
+        expect(await matching({ n: { $is: '7' } })).toEqual(['d']);
+        expect(await matching({ n: { $is: 7 } })).toEqual([]);
+        expect(await matching({ flag: { $is: true } })).toEqual(['a', 'f']);
+        expect(await matching({ flag: { $is: false } })).toEqual(['b']);
+        expect(await matching({ 'nested.k': { $is: 'v1' } })).toEqual(['a', 'c']);
+        expect(await matching({ 'nested.depth.level': { $is: 3 } })).toEqual(['a', 'e']);
+        expect(await matching({ tags: 'y' })).toEqual(['a', 'b']);
+        expect(await matching({ tags: { $is: 'y' } })).toEqual([]);
+        expect(await matching({ id: { $is: 'c' } })).toEqual(['c']);
+      });
+
       it('null matches null and missing fields', async () => {
         expect(await matching({ maybe: null })).toEqual(['a', 'b', 'd', 'e', 'f']);
         expect(await matching({ 'nested.depth': null })).toEqual(['b', 'd', 'f']);

@@ -189,6 +189,30 @@ describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
     expect(found).toHaveLength(111);
   });
 
+  it('$is on the leading field, sorted by the whole index, is one seek of it without sorting', async () => {
+    const sort = [
+      ['category', 1],
+      ['at', -1],
+    ] as const;
+    const nodes = await planOf({ category: { $is: 'c7' } }, { sort, limit: 10 });
+    const scans = indexScansOf(nodes);
+    expect(scans.map((node) => node['Index Name'])).toEqual(['rs_plans__by_category_at']);
+    // The category is a boundary of the scan (its number key `IS NULL` bound too), not a filter on it.
+    expect(scans[0]?.['Index Cond']).toMatch(/IS NULL.*= 'c7'/);
+    expect(sortsOf(nodes)).toEqual([]);
+    // And a keyset seek past a key on the next field stays one scan of the same index.
+    const seek = await planOf({ category: { $is: 'c7' }, at: { $lt: 2_007 } }, { sort, limit: 10 });
+    expect(indexScansOf(seek).map((node) => node['Index Name'])).toEqual(['rs_plans__by_category_at']);
+    expect(sortsOf(seek)).toEqual([]);
+
+    const page = await store.collection(collection).find({ category: { $is: 'c7' } }, { sort, limit: 3 });
+    expect(page.map((document) => document.id)).toEqual(['doc-4987', 'doc-4967', 'doc-4947']);
+    const next = await store
+      .collection(collection)
+      .find({ category: { $is: 'c7' }, at: { $lt: 4_947 } }, { sort, limit: 2 });
+    expect(next.map((document) => document.id)).toEqual(['doc-4927', 'doc-4907']);
+  });
+
   it('equality uses the containment index', async () => {
     const nodes = await planOf({ category: 'c7' }, {});
     expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toContain('rs_plans__containment');

@@ -1008,6 +1008,8 @@ describe('scope state table', () => {
       if (inv.latest_refresh?.status === 'failed') throw new Error(JSON.stringify(inv.latest_refresh));
       return inv.latest_refresh?.status === 'completed';
     }, 20_000);
+    // The refresh's completion is in the scopes read model; its subjects in the inventory's, which may lag.
+    await waitForProjections(service, ['exposure-inventory']);
     const inv = json((await h.request(other.owner, 'GET', exposure(other.organizationId, scopeId))).body);
     const subjectId = service_(inv, KEV_SERVICE).id as string;
     await ok(analyst, 'PATCH', exposure(other.organizationId, scopeId, `/subjects/${subjectId}`), {

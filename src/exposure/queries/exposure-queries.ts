@@ -40,6 +40,7 @@ import {
   type ProcessingView,
 } from '../domain/coverage.js';
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
+import { PageBoundaries, readPage, type PageMemory } from './inventory-pages.js';
 
 /** Contract, Limits. */
 export const INVENTORY_PAGE = 100;
@@ -48,6 +49,21 @@ export const HISTORY_PAGE = 50;
 export const MAX_HISTORY_OFFSET = 100_000;
 export const MAX_CONTROLS = 100;
 export const MAX_DELETED_ENTRIES = 100;
+/** Shallower pages are read by plain OFFSET on the index (cheap); deeper ones seek remembered boundaries. */
+export const KEYSET_FROM_OFFSET = 1_000;
+
+/** One boundary memory per service (its projection runner), shared by every request of that service. */
+const boundariesByService = new WeakMap<ProjectionRunner, PageBoundaries>();
+
+/** The boundaries a service remembers (tests and diagnostics read `seeks`). */
+export function inventoryPageBoundaries(projections: ProjectionRunner): PageBoundaries {
+  let boundaries = boundariesByService.get(projections);
+  if (!boundaries) {
+    boundaries = new PageBoundaries();
+    boundariesByService.set(projections, boundaries);
+  }
+  return boundaries;
+}
 
 /** Said with every inventory and refresh answer: what the data is, and what it is not. */
 export const OBSERVATION_NOTICE =
@@ -201,31 +217,87 @@ export class ExposureQueries {
     }
     const evaluationFilter = parseEvaluationFilter(query.filter);
     // The lifecycle state comes from the folded stream the gate read (the read model may lag an archive).
-    const document = { ...(await this.scopeDocument(scope.scopeId)), state: scope.space.state };
+    const summaries = this.collection<ExposureSummaryDocument>('exposure-inventory', EXPOSURE_SUMMARIES);
+    const subjects = this.collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS);
+    // `$is`: scalar equality, so the PostgreSQL store seeks the index that leads with the scope (ADR 84).
+    const filterOf = (failure: LatestRefresh | null): Filter => ({
+      scopeId: { $is: scope.scopeId },
+      ...(evaluationFilter ? this.filterFor(evaluationFilter, failure) : {}),
+    });
+    const subjectPage = (pageFilter: Filter, memory: PageMemory | null) =>
+      Promise.all([
+        readPage(
+          subjects,
+          {
+            filter: pageFilter,
+            // The scope first: the order of the index `by_scope_order`, which the page is read from.
+            sort: [
+              ['scopeId', 1],
+              ['order', 1],
+            ],
+            // `order` ends with the subject id: unique within the scope.
+            keyField: 'order',
+            offset,
+            limit: INVENTORY_PAGE,
+          },
+          memory,
+        ),
+        evaluationFilter ? subjects.count(pageFilter) : null,
+      ]);
+    // Deep pages seek from remembered boundaries of the summary's current revision (inventory-pages.ts).
+    const memoryFor = (collection: { name: string }, pageFilter: Filter): PageMemory | null => {
+      if (this.source || offset < KEYSET_FROM_OFFSET) return null;
+      return {
+        boundaries: inventoryPageBoundaries(this.ports.projections),
+        answer: JSON.stringify([collection.name, summaries.name, pageFilter]),
+        revision: async () => {
+          const revision = (await summaries.get(scope.scopeId))?.revision;
+          return typeof revision === 'number' ? revision : undefined;
+        },
+      };
+    };
+    // Unless the filter is on results (it depends on the latest refresh), the page is read alongside the scope,
+    // summary and watch documents: one round trip's wait for all of them.
+    const early =
+      query.group_by !== 'host' && evaluationFilter?.field !== 'result'
+        ? subjectPage(filterOf(null), memoryFor(subjects, filterOf(null)))
+        : null;
+    const [stored, summary, watch, earlyPage] = await Promise.all([
+      this.scopeDocument(scope.scopeId),
+      summaries.get(scope.scopeId),
+      this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(scope.scopeId),
+      early,
+    ]);
+    const document = { ...stored, state: scope.space.state };
     const latest = document.latestRefresh;
     const archived = document.state !== 'active';
     const now = this.now();
-    const summary = await this.collection<ExposureSummaryDocument>(
-      'exposure-inventory',
-      EXPOSURE_SUMMARIES,
-    ).get(scope.scopeId);
     const counts = summary?.counts ?? {};
     const count = (key: string) => counts[key] ?? 0;
     const failure =
       latest && (latest.status === 'failed' || latest.status === 'retry_scheduled') ? latest : null;
-
-    const filter: Record<string, unknown> = { scopeId: scope.scopeId };
-    if (evaluationFilter) Object.assign(filter, this.filterFor(evaluationFilter, failure));
-    const subjects = this.collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS);
+    const filter = filterOf(failure);
     const view = (subject: ExposureSubjectDocument) => subjectView(subject, document, now);
     let page: unknown;
     let total: number;
     if (query.group_by === 'host') {
-      const hosts = await this.collection<
+      const hostCollection = this.collection<
         ReadDocument & { host: string; hostnames: string[]; services: number }
-      >('exposure-inventory', EXPOSURE_HOSTS).find(
-        { scopeId: scope.scopeId },
-        { sort: [['host', 1]], offset, limit: INVENTORY_PAGE },
+      >('exposure-inventory', EXPOSURE_HOSTS);
+      const hostFilter: Filter = { scopeId: { $is: scope.scopeId } };
+      const hosts = await readPage(
+        hostCollection,
+        {
+          filter: hostFilter,
+          sort: [
+            ['scopeId', 1],
+            ['host', 1],
+          ],
+          keyField: 'host',
+          offset,
+          limit: INVENTORY_PAGE,
+        },
+        memoryFor(hostCollection, hostFilter),
       );
       total = summary?.hosts ?? 0;
       const services = hosts.length
@@ -233,20 +305,20 @@ export class ExposureQueries {
             sort: [['order', 1]],
           })
         : [];
+      const byHost = new Map<string, ExposureSubjectDocument[]>();
+      for (const service of services) {
+        const list = byHost.get(service.host!);
+        if (list) list.push(service);
+        else byHost.set(service.host!, [service]);
+      }
       page = hosts.map((host) => ({
         host: host.host,
         hostnames: host.hostnames,
-        services: services.filter((s) => s.host === host.host).map(view),
+        services: (byHost.get(host.host) ?? []).map(view),
       }));
     } else {
-      const found = await subjects.find(filter as Filter, {
-        sort: [['order', 1]],
-        offset,
-        limit: INVENTORY_PAGE,
-      });
-      total = evaluationFilter
-        ? await subjects.count(filter as Filter)
-        : count('kind:service') + count('kind:domain_expiry');
+      const [found, matching] = earlyPage ?? (await subjectPage(filter, memoryFor(subjects, filter)));
+      total = matching ?? count('kind:service') + count('kind:domain_expiry');
       page = found.map(view);
     }
 
@@ -323,12 +395,7 @@ export class ExposureQueries {
       },
       latest_refresh: latest ? latestView(latest) : null,
       // What the latest watch run found (exposure-monitoring.projection.ts); never that a service disappeared.
-      monitoring: monitoringView(
-        document.monitoring,
-        await this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(
-          scope.scopeId,
-        ),
-      ),
+      monitoring: monitoringView(document.monitoring, watch),
       subjects: query.group_by === 'host' ? undefined : page,
       hosts: query.group_by === 'host' ? page : undefined,
       notice: OBSERVATION_NOTICE,
@@ -338,11 +405,11 @@ export class ExposureQueries {
   private filterFor(filter: { field: string; value: string }, failure: LatestRefresh | null): Filter {
     switch (filter.field) {
       case 'coverage':
-        return { coverage: filter.value };
+        return { coverage: { $is: filter.value } };
       case 'decision':
-        return { decisionState: filter.value };
+        return { decisionState: { $is: filter.value } };
       case 'kind':
-        return { kind: filter.value };
+        return { kind: { $is: filter.value } };
       default: {
         if (failure && failure.lastAttemptAt) {
           const before = { 'evaluation.evaluatedAt': { $lt: failure.lastAttemptAt } };

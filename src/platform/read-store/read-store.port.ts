@@ -17,12 +17,16 @@ export type FilterValue = string | number | boolean | null;
 
 /**
  * A small MongoDB-like filter over dotted field paths. All entries must hold (AND).
- * `{ 'a.b': 1 }` is equality; operators: $in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $prefix.
+ * `{ 'a.b': 1 }` is equality; operators: $is, $in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $prefix.
  * Equality on a field that holds an array matches when the array contains the value (as in MongoDB).
+ * `$is` is equality on a scalar only (an array holding the value does not match): the PostgreSQL adapter can
+ * then seek an index that leads with the field, where plain equality needs its containment index.
  */
 export type FieldCondition =
   | FilterValue
   | {
+      /** Exactly this string, number or boolean (never an array element). */
+      $is?: string | number | boolean;
       $in?: readonly FilterValue[];
       $nin?: readonly FilterValue[];
       $ne?: FilterValue;

@@ -6,7 +6,8 @@
  * - Filters map directly to MongoDB query operators (the port's Filter is MongoDB-like by design, and
  *   MongoDB's semantics are the reference: equality on an array matches an element, `null` matches a
  *   missing field, range operators only compare values of the same type). `$prefix` becomes an anchored,
- *   escaped, case-sensitive `$regex`. An empty condition object matches everything.
+ *   escaped, case-sensitive `$regex`; `$is` is `$eq` on a field that is not an array. An empty condition
+ *   object matches everything.
  * - Sorts always end with `_id` ascending, so equal sort keys page stably.
  * - Unique indexes are partial (`$exists: true` on each field), so documents that lack the field do not
  *   collide, as with SQL unique indexes over NULLs.
@@ -80,7 +81,18 @@ class CheckpointRaced extends Error {
   override readonly name = 'CheckpointRaced';
 }
 
-const FIELD_OPERATORS = new Set(['$in', '$nin', '$ne', '$gt', '$gte', '$lt', '$lte', '$exists', '$prefix']);
+const FIELD_OPERATORS = new Set([
+  '$is',
+  '$in',
+  '$nin',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$exists',
+  '$prefix',
+]);
 
 export interface MongoReadStoreOptions {
   /** Close the MongoClient in close() (true when the store created it). */
@@ -405,7 +417,11 @@ function toMongoCondition(condition: FieldCondition): unknown {
     if (operand === undefined) continue;
     if (!FIELD_OPERATORS.has(operator)) throw new Error(`unsupported filter operator ${operator}`);
     if (operator === '$prefix') out.$regex = `^${escapeRegex(operand as string)}`;
-    else out[operator] = operand;
+    else if (operator === '$is') {
+      // Equality that an array holding the value does not satisfy (the port's scalar-only equality).
+      out.$eq = operand;
+      out.$not = { $type: 'array' };
+    } else out[operator] = operand;
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -67,6 +67,8 @@ export const RANGE_OPERATORS: Readonly<Record<string, RangeOperator>> = {
 /** SQL for conditions on one field, and the keys that order it. */
 export interface FieldSql {
   equals(value: FilterValue, params: SqlParameters): string;
+  /** Scalar-only equality, spelled on the sort keys so that an index leading with the field is sought. */
+  is(value: string | number | boolean, params: SqlParameters): string;
   equalsAny(values: readonly FilterValue[], params: SqlParameters): string;
   compare(operator: RangeOperator, bound: string | number, params: SqlParameters): string;
   startsWith(prefix: string, params: SqlParameters): string;
@@ -123,17 +125,37 @@ export class DocumentField implements FieldSql {
     return `(${values.map((value) => this.equals(value, params)).join(' OR ')})`;
   }
 
+  is(value: string | number | boolean, params: SqlParameters): string {
+    // Every sort key bound (`IS NULL` is an equality to a btree), so the index's next columns give the order.
+    if (typeof value === 'number') {
+      return `(${this.rank} = ${TYPE_RANK.number} AND ${this.numberKey} = ${params.add(finite(value), 'numeric')} AND ${this.textKey} IS NULL)`;
+    }
+    if (typeof value === 'boolean') {
+      return `(${this.rank} = ${TYPE_RANK.boolean} AND ${this.numberKey} IS NULL AND ${this.textKey} = ${params.add(String(value), 'text')})`;
+    }
+    if (typeof value !== 'string') throw new Error('$is needs a string, a number or a boolean');
+    return `(${this.stringKeys()} = ${params.add(value, 'text')})`;
+  }
+
   compare(operator: RangeOperator, bound: string | number, params: SqlParameters): string {
     // Range operators only compare values of the bound's type (MongoDB type bracketing).
     if (typeof bound === 'number') {
       return `(${this.rank} = ${TYPE_RANK.number} AND ${this.numberKey} ${operator} ${params.add(finite(bound), 'numeric')})`;
     }
-    return `(${this.rank} = ${TYPE_RANK.string} AND ${this.textKey} ${operator} ${params.add(bound, 'text')})`;
+    return `(${this.stringKeys()} ${operator} ${params.add(bound, 'text')})`;
   }
 
   startsWith(prefix: string, params: SqlParameters): string {
     // LIKE with a literal prefix under COLLATE "C" becomes an index range on the text key.
-    return `(${this.rank} = ${TYPE_RANK.string} AND ${this.textKey} LIKE ${params.add(likePrefix(prefix), 'text')})`;
+    return `(${this.stringKeys()} LIKE ${params.add(likePrefix(prefix), 'text')})`;
+  }
+
+  /**
+   * The sort keys of a string value, up to its text key. The number key of a string is always NULL; saying
+   * so lets a btree use the text key as a boundary (a seek) rather than a filter over every string.
+   */
+  private stringKeys(): string {
+    return `${this.rank} = ${TYPE_RANK.string} AND ${this.numberKey} IS NULL AND ${this.textKey}`;
   }
 
   exists(): string {
@@ -157,6 +179,10 @@ export class DocumentField implements FieldSql {
 export class IdColumn implements FieldSql {
   equals(value: FilterValue, params: SqlParameters): string {
     return typeof value === 'string' ? `(id = ${params.add(value, 'text')})` : 'FALSE';
+  }
+
+  is(value: string | number | boolean, params: SqlParameters): string {
+    return this.equals(value, params);
   }
 
   equalsAny(values: readonly FilterValue[], params: SqlParameters): string {
@@ -223,6 +249,9 @@ export function compileCondition(field: FieldSql, condition: FieldCondition, par
       continue;
     }
     switch (operator) {
+      case '$is':
+        conditions.push(field.is(operand as string | number | boolean, params));
+        break;
       case '$in':
         conditions.push(field.equalsAny(filterValues(operator, operand), params));
         break;
