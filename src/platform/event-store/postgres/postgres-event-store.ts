@@ -55,6 +55,8 @@ export interface PostgresEventStoreOptions {
 const SUBSCRIPTION_PAGE_SIZE = 500;
 const RETRY_INITIAL_DELAY_MS = 50;
 const RETRY_MAX_DELAY_MS = 2_000;
+/** While polls find nothing, they come at most this many times less often than the poll interval. */
+const IDLE_POLLS_SLOWER = 20;
 
 /** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
 const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
@@ -101,6 +103,10 @@ export class PostgresEventStore implements EventStore {
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
+  /** Subscribers waiting for the next poll, and the one timer that wakes them. */
+  private readonly pollWaiters = new Set<() => void>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private pollDelayMs: number;
   /** Subscription page reads in flight, by append generation and start: subscribers woken together share one. */
   private readonly pageReads = new Map<string, Promise<RecordedEvent[]>>();
 
@@ -111,6 +117,7 @@ export class PostgresEventStore implements EventStore {
     this.kind = db.kind;
     this.clock = options.clock ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.pollDelayMs = this.pollIntervalMs;
     this.wakeGate = options.wakeGate;
     this.legacyEventRewriters = options.legacyEventRewriters ?? [];
     this.unchainedAppendFunction = options.unchainedAppendFunction;
@@ -305,6 +312,7 @@ export class PostgresEventStore implements EventStore {
         await sleep(delay, signal);
         continue;
       }
+      if (page.length > 0) this.sawEvents();
       for (const event of page) {
         if (signal.aborted) return;
         lastDelivered = event.position;
@@ -336,34 +344,60 @@ export class PostgresEventStore implements EventStore {
   /** Ends this instance's subscriptions. The SqlDatabase belongs to its owner, who closes it. */
   async close(): Promise<void> {
     this.closing.abort();
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
   }
 
   private wakeSubscribers(): void {
     this.appendGeneration += 1;
+    this.pollDelayMs = this.pollIntervalMs;
     for (const wake of this.appendWaiters) wake();
     this.appendWaiters.clear();
   }
 
-  /** Resolves on the next append of this instance, after the poll interval, or on abort. */
+  /**
+   * Resolves on the next append of this instance, at the next poll, or on abort. One poll timer serves every
+   * waiting subscriber, so subscribers at the head read one shared page per poll; polls that find nothing
+   * come further apart (doubling up to IDLE_POLLS_SLOWER times the interval), and any event found or
+   * appended here brings them back to the interval: an idle service rests.
+   */
   private waitForAppend(generationBeforeRead: number, signal: AbortSignal): Promise<void> {
     if (this.appendGeneration !== generationBeforeRead || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
         signal.removeEventListener('abort', done);
         this.appendWaiters.delete(woken);
+        this.pollWaiters.delete(done);
         resolve();
       };
       const woken = (): void => {
+        this.pollWaiters.delete(done);
         if (!this.wakeGate) return done();
-        clearTimeout(timer);
         this.appendWaiters.delete(woken);
         this.wakeGate().then(done, done);
       };
-      const timer = setTimeout(done, this.pollIntervalMs);
       signal.addEventListener('abort', done, { once: true });
       this.appendWaiters.add(woken);
+      this.pollWaiters.add(done);
+      this.armPoll();
     });
+  }
+
+  private armPoll(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      const waiters = [...this.pollWaiters];
+      this.pollWaiters.clear();
+      // Back off until a read finds events (sawEvents) or this instance appends (wakeSubscribers).
+      this.pollDelayMs = Math.min(this.pollDelayMs * 2, this.pollIntervalMs * IDLE_POLLS_SLOWER);
+      for (const wake of waiters) wake();
+    }, this.pollDelayMs);
+    this.pollTimer.unref();
+  }
+
+  private sawEvents(): void {
+    this.pollDelayMs = this.pollIntervalMs;
   }
 }
 
