@@ -164,18 +164,19 @@ export class MongoCatalogueStore implements CatalogueStore {
       },
       { upsert: true, session },
     );
-    for (let i = 0; i < change.upserts.length; i += CHUNK) {
-      await this.advisories.bulkWrite(
-        change.upserts.slice(i, i + CHUNK).map(({ advisory, hash }) => ({
-          replaceOne: {
-            filter: { _id: advisory.id },
-            replacement: { hash, last_modified: advisory.last_modified, doc: advisory },
-            upsert: true,
-          },
-        })),
-        { session },
-      );
-    }
+    for await (const batch of change.upserts())
+      for (let i = 0; i < batch.length; i += CHUNK) {
+        await this.advisories.bulkWrite(
+          batch.slice(i, i + CHUNK).map(({ advisory, hash }) => ({
+            replaceOne: {
+              filter: { _id: advisory.id },
+              replacement: { hash, last_modified: advisory.last_modified, doc: advisory },
+              upsert: true,
+            },
+          })),
+          { session },
+        );
+      }
     if (change.kev) {
       await this.kev.deleteMany({}, { session });
       for (let i = 0; i < change.kev.entries.length; i += CHUNK)
