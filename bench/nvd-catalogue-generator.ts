@@ -43,6 +43,12 @@ export interface NvdGeneratorReport {
 
 type Json = Record<string, unknown>;
 
+// A vendor or product in a criteria string as JSON text: a CPE escape is `\\` and one character there (e.g. the
+// escaped colon of `product\\:_connector`).
+const COMPONENT = String.raw`((?:\\\\.|[^:\\])+)`;
+const CRITERIA_PRODUCT = new RegExp(String.raw`"cpe:2\.3:[aho]:${COMPONENT}:${COMPONENT}:`, 'g');
+const CRITERIA_PART_PRODUCT = new RegExp(String.raw`"cpe:2\.3:([aho]):${COMPONENT}:${COMPONENT}:`, 'g');
+
 interface Template {
   readonly configurations: Json[];
   readonly metrics: unknown;
@@ -78,7 +84,7 @@ function loadTemplates(folder: string): Template[] {
     const configurations = Array.isArray(record.configurations) ? (record.configurations as Json[]) : [];
     if (configurations.length === 0) continue; // the awaiting-analysis shape is generated on its own
     const products = new Set<string>();
-    for (const criteria of JSON.stringify(configurations).matchAll(/"cpe:2\.3:[aho]:([^:]+):([^:]+):/g))
+    for (const criteria of JSON.stringify(configurations).matchAll(CRITERIA_PRODUCT))
       products.add(`${criteria[1]}:${criteria[2]}`);
     templates.push({
       configurations,
@@ -199,7 +205,7 @@ export function generateNvdCatalogue(out: string, options: NvdGeneratorOptions):
       if (isAwaiting) awaiting++;
       else {
         const text = JSON.stringify(template.configurations).replace(
-          /"cpe:2\.3:([aho]):([^:]+):([^:]+):/g,
+          CRITERIA_PART_PRODUCT,
           (_match, part: string, vendor: string, product: string) =>
             `"cpe:2.3:${part}:${rename.get(`${vendor}:${product}`) ?? `${vendor}:${product}`}:`,
         );

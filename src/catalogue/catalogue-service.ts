@@ -332,14 +332,16 @@ export class CatalogueService {
     onProgress?: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<ReindexReport> {
-    const matcher = await this.matcher();
-    const total = onProgress ? await observations.count('hosts') : 0;
+    const total = await observations.count('hosts');
+    // Without hosts the catalogue (250,000 advisories at NVD scale) is not loaded for nothing.
+    let matcher = total > 0 ? await this.matcher() : null;
     onProgress?.(0, total);
     let count = 0;
     let associated = 0;
     let associations = 0;
     for await (const batch of observations.stream('hosts', { ast: ALL }, REINDEX_BATCH, signal)) {
       signal?.throwIfAborted();
+      matcher ??= await this.matcher();
       const rows = this.associationRows(matcher, batch);
       await this.store.replaceAssociations(
         batch.map((record) => record.id),
@@ -465,11 +467,21 @@ async function* upsertsOf(
   const pending = new Map<number, number>();
   for (const winner of survey.winners.values())
     if (winner.write) pending.set(winner.source, (pending.get(winner.source) ?? 0) + 1);
+  const indexes = survey.sources.map((_, index) => index).filter((index) => pending.has(index));
+  // The next file is read and parsed while the store writes the current batch (the database works meanwhile).
+  const read = (position: number) => {
+    const reading = position < indexes.length ? survey.sources[indexes[position]!]!.read() : null;
+    reading?.catch(() => undefined); // awaited in turn; an early failure must not go unhandled meanwhile
+    return reading;
+  };
   let done = 0;
-  for (const [index, source] of survey.sources.entries()) {
-    const expected = pending.get(index);
-    if (!expected) continue;
-    const file = await source.read();
+  let next = read(0);
+  for (let position = 0; position < indexes.length; position++) {
+    const index = indexes[position]!;
+    const source = survey.sources[index]!;
+    const expected = pending.get(index)!;
+    const file = (await next)!;
+    next = read(position + 1);
     const batch: StoredAdvisory[] = [];
     const taken = new Set<string>();
     for (const advisory of file.advisories) {

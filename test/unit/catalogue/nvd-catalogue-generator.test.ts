@@ -43,6 +43,16 @@ describe('synthetic NVD catalogue generator', () => {
     expect(report.distinctProducts).toBeGreaterThan(50);
   });
 
+  it('keeps every criteria a valid CPE 2.3 string when renaming products (escaped characters included)', () => {
+    const out = join(scratch, 'many');
+    const report = generateNvdCatalogue(out, { count: 6000, seed: 'escapes', templates: TEMPLATES });
+    const parsed = readdirSync(out).flatMap(
+      (file) => parseCatalogueText(file, readFileSync(join(out, file), 'utf8')).advisories,
+    );
+    expect(parsed.length).toBe(6000);
+    expect(report.cpeMatches).toBeGreaterThan(6000);
+  });
+
   it('is deterministic from its seed', () => {
     const first = generate('b', 'same');
     const again = generate('c', 'same');
