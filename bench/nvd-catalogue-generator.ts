@@ -23,7 +23,7 @@ export interface NvdGeneratorOptions {
   /** Folder holding the real NVD records used as templates. */
   readonly templates: string;
   readonly pageSize?: number;
-  /** Share of product references that keep their real vendor:product (default 0.05). */
+  /** Share of product references that keep their real vendor:product (default 0.01). */
   readonly keepRealProduct?: number;
   /** Size of the synthetic product universe (default 60,000). */
   readonly products?: number;
@@ -143,7 +143,7 @@ const hex = (random: () => number, length: number): string => {
 export function generateNvdCatalogue(out: string, options: NvdGeneratorOptions): NvdGeneratorReport {
   const templates = loadTemplates(options.templates);
   const pageSize = options.pageSize ?? NVD_PAGE_SIZE;
-  const keepReal = options.keepRealProduct ?? 0.05;
+  const keepReal = options.keepRealProduct ?? 0.01;
   const universe = options.products ?? 60_000;
   const random = randomStream(`nvd:${options.seed}`);
   // The sample is famous CVEs, whose configurations are larger than the NVD's average (log4j's has 408 criteria):
