@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchCredits } from './credits.bench.js';
 import { benchSearch } from './search.bench.js';
-import { benchCatalogue } from './catalogue.bench.js';
+import { benchCatalogue, benchCatalogueAtScale } from './catalogue.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
@@ -52,6 +52,8 @@ if (!only || only === 'search') {
 if (!only || only === 'catalogue') {
   process.stderr.write('benchmarking CPE evaluations against the imported catalogue…\n');
   measurements.push(...(await benchCatalogue()));
+  process.stderr.write('benchmarking the catalogue at NVD scale (import, enrichment, reindex)…\n');
+  measurements.push(...(await benchCatalogueAtScale()));
 }
 
 if (!only || only === 'exports') {

@@ -1,6 +1,6 @@
 /**
- * The catalogue context's application service: imports (parse everything, then one atomic commit, then the
- * association index), the loaded matcher (cached per catalogue version, so a CLI import while the service runs is
+ * The catalogue context's application service: imports (survey every file, then one atomic commit streamed file by
+ * file, then the association index), the loaded matcher (cached per catalogue version, so a CLI import while the service runs is
  * picked up at the next request), and the association index maintenance on observation writes. Every full build
  * of the index records the matcher version it used (MATCHER_VERSION); at service start an index built by another
  * version is rebuilt in the background (upkeepIndexAtStart).
@@ -16,6 +16,7 @@ import type { Advisory, CatalogueVersion, KevEntry } from './domain/advisory.js'
 import { CatalogueMatcher, MATCHER_VERSION } from './domain/matching.js';
 import {
   collectCatalogueFiles,
+  MalformedCatalogueFile,
   readCatalogueFile,
   type KevCatalogue,
   type ParsedFile,
@@ -50,7 +51,7 @@ export interface ReindexReport {
 
 /**
  * Each phase reports `done: 0` when it starts, before any of its work, so that a rate measured from the first
- * report covers the whole phase.
+ * report covers the whole phase. `read` counts files, `commit` advisories written, `reindex` host observations.
  */
 export interface ImportProgress {
   readonly phase: 'read' | 'commit' | 'reindex';
@@ -81,8 +82,14 @@ export type CatalogueLog = (
   fields?: Record<string, unknown>,
 ) => void;
 
+export interface ImportOptions {
+  readonly observations?: ObservationIndex;
+  readonly onProgress?: (progress: ImportProgress) => void;
+}
+
 const ALL: QueryNode = { kind: 'and', children: [], span: { start: 0, end: 0 } };
 const REINDEX_BATCH = 1000;
+const STAMP_BATCH = 10_000;
 
 export function advisoryHash(advisory: Advisory): string {
   return createHash('sha256').update(JSON.stringify(advisory)).digest('hex');
@@ -128,68 +135,59 @@ export class CatalogueService {
   /**
    * Imports files and folders. Every file is read and validated first: one malformed file (MalformedCatalogueFile,
    * with its path and reason) and nothing is written. Re-importing the same files changes nothing (idempotent):
-   * the version moves only when an advisory or the KEV catalogue changed.
+   * the version moves only when an advisory or the KEV catalogue changed. Memory stays bounded by one file's
+   * records plus a small stamp per CVE: files are read twice (survey, then write) instead of held (ADR 85).
    */
-  async importPaths(
-    paths: readonly string[],
-    options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
-  ): Promise<ImportReport> {
-    return this.importParsed(await readCataloguePaths(paths, options.onProgress), options);
+  async importPaths(paths: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+    return this.importSurveyed(await surveyCataloguePaths(paths, options.onProgress), options);
   }
 
-  async importParsed(
-    parsed: readonly ParsedFile[],
-    options: { observations?: ObservationIndex; onProgress?: (progress: ImportProgress) => void } = {},
-  ): Promise<ImportReport> {
-    // Within one import the latest lastModified of a CVE wins (e.g. an "awaiting analysis" copy beside the
-    // analysed record).
-    const incoming = new Map<string, Advisory>();
-    let read = 0;
-    let kev: KevCatalogue | null = null;
-    for (const file of parsed) {
-      for (const advisory of file.advisories) {
-        read++;
-        const previous = incoming.get(advisory.id);
-        if (!previous || isNewer(advisory, previous)) incoming.set(advisory.id, advisory);
-      }
-      if (file.kev) kev = file.kev; // the last KEV file given wins
-    }
-    const stamps = await this.store.stamps([...incoming.keys()]);
-    const upserts: StoredAdvisory[] = [];
+  /** Imports records already parsed (tests, the sample catalogue): the same path as files. */
+  async importParsed(parsed: readonly ParsedFile[], options: ImportOptions = {}): Promise<ImportReport> {
+    const sources = parsed.map((file) => ({ path: file.path, read: () => Promise.resolve(file) }));
+    return this.importSurveyed(await surveyCatalogue(sources, options.onProgress), options);
+  }
+
+  /** Writes what a survey found: new and changed advisories, streamed file by file into one atomic commit. */
+  async importSurveyed(survey: CatalogueSurvey, options: ImportOptions = {}): Promise<ImportReport> {
     let added = 0;
     let updated = 0;
     let unchanged = 0;
     let older = 0;
-    for (const advisory of incoming.values()) {
-      const hash = advisoryHash(advisory);
-      const stored = stamps.get(advisory.id);
-      if (!stored) {
-        added++;
-        upserts.push({ advisory, hash });
-      } else if (stored.hash === hash) unchanged++;
-      else if (
-        stored.last_modified &&
-        advisory.last_modified &&
-        advisory.last_modified < stored.last_modified
-      )
-        older++;
-      else {
-        updated++;
-        upserts.push({ advisory, hash });
+    const ids = [...survey.winners.keys()];
+    for (let i = 0; i < ids.length; i += STAMP_BATCH) {
+      const batch = ids.slice(i, i + STAMP_BATCH);
+      const stamps = await this.store.stamps(batch);
+      for (const id of batch) {
+        const winner = survey.winners.get(id)!;
+        const stored = stamps.get(id);
+        if (!stored) {
+          added++;
+          winner.write = true;
+        } else if (stored.hash === winner.hash) unchanged++;
+        else if (stored.last_modified && winner.last_modified && winner.last_modified < stored.last_modified)
+          older++;
+        else {
+          updated++;
+          winner.write = true;
+        }
       }
     }
+    const kev = survey.kev;
     const newKevHash = kev ? kevHash(kev) : null;
     const kevChanged = kev !== null && newKevHash !== (await this.store.kevHash());
-    const changed = upserts.length > 0 || kevChanged;
-    options.onProgress?.({ phase: 'commit', done: 0, total: 1 });
+    const writes = added + updated;
+    const changed = writes > 0 || kevChanged;
+    options.onProgress?.({ phase: 'commit', done: 0, total: writes });
     const catalogue = changed
       ? await this.store.commit({
-          upserts,
-          kev: kevChanged ? { source: kev!.source, entries: kev!.entries, hash: newKevHash! } : null,
+          upserts: () =>
+            upsertsOf(survey, (done) => options.onProgress?.({ phase: 'commit', done, total: writes })),
+          kev: kevChanged ? { source: kev.source, entries: kev.entries, hash: newKevHash! } : null,
           at: this.clock.now(),
         })
       : await this.store.version();
-    options.onProgress?.({ phase: 'commit', done: 1, total: 1 });
+    if (!changed || writes === 0) options.onProgress?.({ phase: 'commit', done: writes, total: writes });
     const associations =
       changed && options.observations
         ? await this.reindex(options.observations, (done, total) =>
@@ -197,8 +195,8 @@ export class CatalogueService {
           )
         : null;
     return {
-      files: parsed.length,
-      advisories_read: read,
+      files: survey.sources.length,
+      advisories_read: survey.read,
       advisories_added: added,
       advisories_updated: updated,
       advisories_unchanged: unchanged,
@@ -334,14 +332,16 @@ export class CatalogueService {
     onProgress?: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<ReindexReport> {
-    const matcher = await this.matcher();
-    const total = onProgress ? await observations.count('hosts') : 0;
+    const total = await observations.count('hosts');
+    // Without hosts the catalogue (250,000 advisories at NVD scale) is not loaded for nothing.
+    let matcher = total > 0 ? await this.matcher() : null;
     onProgress?.(0, total);
     let count = 0;
     let associated = 0;
     let associations = 0;
     for await (const batch of observations.stream('hosts', { ast: ALL }, REINDEX_BATCH, signal)) {
       signal?.throwIfAborted();
+      matcher ??= await this.matcher();
       const rows = this.associationRows(matcher, batch);
       await this.store.replaceAssociations(
         batch.map((record) => record.id),
@@ -389,26 +389,122 @@ export class CatalogueService {
   }
 }
 
-/**
- * Reads and validates files and folders without any storage: the first malformed file throws
- * MalformedCatalogueFile with its path and reason (the CLI reads before it opens the database).
- */
-export async function readCataloguePaths(
-  paths: readonly string[],
-  onProgress?: (progress: ImportProgress) => void,
-): Promise<ParsedFile[]> {
-  const files = await collectCatalogueFiles(paths);
-  const parsed: ParsedFile[] = [];
-  onProgress?.({ phase: 'read', done: 0, total: files.length });
-  for (const file of files) {
-    parsed.push(await readCatalogueFile(file));
-    onProgress?.({ phase: 'read', done: parsed.length, total: files.length });
-  }
-  return parsed;
+/** A catalogue file that can be read again (a survey reads each once, the commit the ones with writes again). */
+export interface CatalogueSource {
+  readonly path: string;
+  read(): Promise<ParsedFile>;
 }
 
-function isNewer(candidate: Advisory, current: Advisory): boolean {
-  if (!current.last_modified) return true;
-  if (!candidate.last_modified) return false;
-  return candidate.last_modified > current.last_modified;
+/** The record of one CVE an import keeps: where it is, and what it is compared with. */
+interface Winner {
+  readonly source: number;
+  readonly hash: string;
+  readonly last_modified: string | null;
+  write: boolean;
+}
+
+/** What an import will write, learnt by reading and validating every file once without keeping the records. */
+export interface CatalogueSurvey {
+  readonly sources: readonly CatalogueSource[];
+  readonly winners: Map<string, Winner>;
+  readonly read: number;
+  /** The KEV catalogue of the last KEV file given (small: held). */
+  readonly kev: KevCatalogue | null;
+}
+
+/**
+ * Reads and validates every source without any storage: the first malformed file throws MalformedCatalogueFile
+ * with its path and reason (the CLI surveys before it opens the database). Within one import the latest
+ * lastModified of a CVE wins (e.g. an "awaiting analysis" copy beside the analysed record).
+ */
+export async function surveyCatalogue(
+  sources: readonly CatalogueSource[],
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<CatalogueSurvey> {
+  const winners = new Map<string, Winner>();
+  let read = 0;
+  let kev: KevCatalogue | null = null;
+  onProgress?.({ phase: 'read', done: 0, total: sources.length });
+  for (const [index, source] of sources.entries()) {
+    const file = await source.read();
+    for (const advisory of file.advisories) {
+      read++;
+      const previous = winners.get(advisory.id);
+      if (!previous || isNewer(advisory.last_modified, previous.last_modified))
+        winners.set(advisory.id, {
+          source: index,
+          hash: advisoryHash(advisory),
+          last_modified: advisory.last_modified,
+          write: false,
+        });
+    }
+    if (file.kev) kev = file.kev; // the last KEV file given wins
+    onProgress?.({ phase: 'read', done: index + 1, total: sources.length });
+  }
+  return { sources, winners, read, kev };
+}
+
+export async function surveyCataloguePaths(
+  paths: readonly string[],
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<CatalogueSurvey> {
+  const files = await collectCatalogueFiles(paths);
+  return surveyCatalogue(
+    files.map((path) => ({ path, read: () => readCatalogueFile(path) })),
+    onProgress,
+  );
+}
+
+/**
+ * The advisories to write, one file's worth at a time: each source holding a winner to write is read again and
+ * its winners taken. A file that no longer holds what the survey found (changed during the import) is refused, and
+ * the commit with it.
+ */
+async function* upsertsOf(
+  survey: CatalogueSurvey,
+  onWritten: (done: number) => void,
+): AsyncGenerator<readonly StoredAdvisory[]> {
+  const pending = new Map<number, number>();
+  for (const winner of survey.winners.values())
+    if (winner.write) pending.set(winner.source, (pending.get(winner.source) ?? 0) + 1);
+  const indexes = survey.sources.map((_, index) => index).filter((index) => pending.has(index));
+  // The next file is read and parsed while the store writes the current batch (the database works meanwhile).
+  const read = (position: number) => {
+    const reading = position < indexes.length ? survey.sources[indexes[position]!]!.read() : null;
+    reading?.catch(() => undefined); // awaited in turn; an early failure must not go unhandled meanwhile
+    return reading;
+  };
+  let done = 0;
+  let next = read(0);
+  for (let position = 0; position < indexes.length; position++) {
+    const index = indexes[position]!;
+    const source = survey.sources[index]!;
+    const expected = pending.get(index)!;
+    const file = (await next)!;
+    next = read(position + 1);
+    const batch: StoredAdvisory[] = [];
+    const taken = new Set<string>();
+    for (const advisory of file.advisories) {
+      const winner = survey.winners.get(advisory.id);
+      if (!winner?.write || winner.source !== index || taken.has(advisory.id)) continue;
+      const hash = advisoryHash(advisory);
+      if (hash !== winner.hash) continue; // a duplicate of the CVE in the same file that did not win
+      taken.add(advisory.id);
+      batch.push({ advisory, hash });
+    }
+    if (batch.length !== expected)
+      throw new MalformedCatalogueFile(
+        source.path,
+        'changed while it was being imported; nothing was imported',
+      );
+    yield batch;
+    done += batch.length;
+    onWritten(done);
+  }
+}
+
+function isNewer(candidate: string | null, current: string | null): boolean {
+  if (!current) return true;
+  if (!candidate) return false;
+  return candidate > current;
 }

@@ -5,11 +5,16 @@
  * selectors (this extends the observation index contract with real selectors).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssociatedObservationIndex } from '../../src/catalogue/associated-observation-index.js';
-import { CatalogueService, type ImportProgress } from '../../src/catalogue/catalogue-service.js';
+import { generateNvdCatalogue } from '../../bench/nvd-catalogue-generator.js';
+import {
+  CatalogueService,
+  surveyCataloguePaths,
+  type ImportProgress,
+} from '../../src/catalogue/catalogue-service.js';
 import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { MalformedCatalogueFile } from '../../src/catalogue/import/parse-catalogue-files.js';
 import type { CatalogueStore } from '../../src/catalogue/store/catalogue-store.port.js';
@@ -123,10 +128,8 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
         progress.filter((p) => p.phase === name).map((p) => [p.done, p.total]);
       expect([...new Set(progress.map((p) => p.phase))]).toEqual(['read', 'commit', 'reindex']);
       expect(phase('read')).toEqual(Array.from({ length: 42 }, (_, i) => [i, 41]));
-      expect(phase('commit')).toEqual([
-        [0, 1],
-        [1, 1],
-      ]);
+      // The commit counts advisories written, one file's worth at a time (the files are read again, not held).
+      expect(phase('commit')).toEqual(Array.from({ length: 40 }, (_, i) => [i, 39]));
       expect(phase('reindex')).toEqual([
         [0, 5],
         [5, 5],
@@ -280,6 +283,58 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
       expect(await subject.store.associationCount()).toBe(0);
       await index.write('hosts', HOSTS);
       expect(await ids(q.selector('kev', 'true'))).toEqual(['h1', 'h4']);
+    });
+
+    it('imports NVD API pages file by file; a page changed between the survey and the commit changes nothing', async () => {
+      const pages = join(scratch, 'pages');
+      // Synthetic products only (none keeps a real name): the hosts above keep their associations.
+      generateNvdCatalogue(pages, {
+        count: 25,
+        seed: 'contract',
+        templates: join(DATA, 'nvd'),
+        pageSize: 10,
+        keepRealProduct: 0,
+      });
+      const before = await subject.store.version();
+      const survey = await surveyCataloguePaths([pages]);
+      expect(survey).toMatchObject({ read: 25 });
+      const second = join(pages, 'nvdcve-2.0-00001.json');
+      const original = readFileSync(second, 'utf8');
+      writeFileSync(second, original.replace('Synthetic advisory', 'Rewritten advisory'));
+      const refused = service.importSurveyed(survey, { observations: index });
+      await expect(refused).rejects.toBeInstanceOf(MalformedCatalogueFile);
+      await expect(refused).rejects.toThrow(/nvdcve-2\.0-00001\.json: changed while it was being imported/);
+      // The first page's batch was written inside the same transaction: it was rolled back with the rest.
+      expect(await subject.store.version()).toEqual(before);
+      const firstIds = (
+        JSON.parse(readFileSync(join(pages, 'nvdcve-2.0-00000.json'), 'utf8')) as {
+          vulnerabilities: Array<{ cve: { id: string } }>;
+        }
+      ).vulnerabilities.map((v) => v.cve.id);
+      expect((await subject.store.stamps(firstIds)).size).toBe(0);
+
+      writeFileSync(second, original);
+      const progress: ImportProgress[] = [];
+      const report = await service.importPaths([pages], { onProgress: (p) => progress.push(p) });
+      expect(report).toMatchObject({
+        files: 3,
+        advisories_read: 25,
+        advisories_added: 25,
+        catalogue: { version: before.version + 1, advisories: before.advisories + 25 },
+      });
+      expect(progress.filter((p) => p.phase === 'commit').map((p) => [p.done, p.total])).toEqual([
+        [0, 25],
+        [10, 25],
+        [20, 25],
+        [25, 25],
+      ]);
+      expect((await subject.store.stamps(firstIds)).size).toBe(10);
+      const again = await service.importPaths([pages]);
+      expect(again).toMatchObject({
+        changed: false,
+        advisories_unchanged: 25,
+        catalogue: { version: before.version + 1 },
+      });
     });
   });
 }

@@ -54,7 +54,7 @@ if (url) {
     });
 
     it('an import that dies before its switch leaves the old catalogue, and the next commit drops its leftovers', async () => {
-      await store.commit({ upserts: stored(nvd.slice(0, 4)), kev: null, at: new Date() });
+      await store.commit({ upserts: inOneBatch(stored(nvd.slice(0, 4))), kev: null, at: new Date() });
       // A crashed import: a generation numbered and partly written, never switched to.
       const counter = await client
         .db(name)
@@ -69,7 +69,7 @@ if (url) {
           .sort(),
       );
       const version = await store.commit({
-        upserts: stored(nvd.slice(4)),
+        upserts: inOneBatch(stored(nvd.slice(4))),
         kev: { ...kev, hash: 'sample' },
         at: new Date(),
       });
@@ -129,4 +129,11 @@ if (url) {
   describe.skip('CatalogueStore contract: mongodb (MONGODB_URL not set)', () => {
     it('runs against a MongoDB replica set', () => undefined);
   });
+}
+
+/** A change's advisories as the port hands them: batches, read again on every call. */
+function inOneBatch<T>(items: readonly T[]): () => AsyncIterable<readonly T[]> {
+  return async function* () {
+    yield items;
+  };
 }

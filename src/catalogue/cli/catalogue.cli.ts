@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { startProgress, type Progress } from '../../platform/cli/progress.js';
 import {
-  readCataloguePaths,
+  surveyCataloguePaths,
   type CatalogueIndexStatus,
   type ImportProgress,
   type ImportReport,
@@ -32,7 +32,11 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
       action(runtime, async (paths: string[], options: { json?: boolean }) => {
         const json = Boolean(options.json);
         const bars = new Map<ImportProgress['phase'], Progress>();
-        const labels = { read: 'reading files', commit: 'writing catalogue', reindex: 'associating hosts' };
+        const labels = {
+          read: 'reading files',
+          commit: 'writing advisories',
+          reindex: 'associating hosts',
+        };
         // A phase's bar starts at its first report, which the service sends before the phase's work (done: 0):
         // the rate shown is measured over the phase itself.
         const onProgress = (progress: ImportProgress): void => {
@@ -42,7 +46,8 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
             bar = startProgress(labels[progress.phase], {
               json,
               ...(progress.total !== null ? { total: progress.total } : {}),
-              unit: progress.phase === 'reindex' ? 'hosts' : progress.phase === 'read' ? 'files' : 'steps',
+              unit:
+                progress.phase === 'reindex' ? 'hosts' : progress.phase === 'read' ? 'files' : 'advisories',
             });
             bars.set(progress.phase, bar);
           }
@@ -51,9 +56,9 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
         try {
           // Every file is read and validated before the database is opened: a malformed file is refused without
           // touching (or waiting for) the store.
-          const parsed = await readCataloguePaths(paths, onProgress);
+          const survey = await surveyCataloguePaths(paths, onProgress);
           const context = await runtime.open();
-          const report = await context.catalogue.importParsed(parsed, {
+          const report = await context.catalogue.importSurveyed(survey, {
             observations: context.observations,
             onProgress,
           });

@@ -150,7 +150,14 @@ export function attributeOutcome(
     : NONE;
 }
 
-export function compileAdvisory(advisory: Advisory): CompiledAdvisory {
+/**
+ * `parsed` shares the parsed criteria among advisories (Cpe values are immutable): across an NVD-sized catalogue
+ * the same criteria strings recur, and parsing (which compiles wildcard patterns) dominates compiling.
+ */
+export function compileAdvisory(
+  advisory: Advisory,
+  parsed: Map<string, Cpe | null> = new Map(),
+): CompiledAdvisory {
   return {
     advisory,
     configurations: advisory.configurations.map((configuration: Configuration): CompiledConfiguration => ({
@@ -158,7 +165,11 @@ export function compileAdvisory(advisory: Advisory): CompiledAdvisory {
       negate: configuration.negate,
       nodes: configuration.nodes.map((node: ConfigurationNode): CompiledNode => {
         const criteria = node.cpeMatch.flatMap((source): CompiledCriterion[] => {
-          const cpe = tryParseCpe(source.criteria);
+          let cpe = parsed.get(source.criteria);
+          if (cpe === undefined) {
+            cpe = tryParseCpe(source.criteria);
+            parsed.set(source.criteria, cpe);
+          }
           if (!cpe) return [];
           const hasRange =
             source.versionStartIncluding !== undefined ||

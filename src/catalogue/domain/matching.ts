@@ -93,9 +93,10 @@ export class CatalogueMatcher {
     readonly version: CatalogueVersion,
   ) {
     let count = 0;
+    const parsed = new Map<string, Cpe | null>();
     for (const advisory of advisories) {
       count++;
-      const compiled = compileAdvisory(advisory);
+      const compiled = compileAdvisory(advisory, parsed);
       const keys = new Set<string>();
       let wildcard = false;
       for (const configuration of compiled.configurations)

@@ -41,6 +41,12 @@ export interface ParsedFile {
 
 type Json = Record<string, unknown>;
 
+/**
+ * A CPE 2.3 string parseCpe accepts, by shape: part a, o, h or *, then ten non-empty components of escaped or
+ * unescaped non-space characters. Anything it refuses goes through parseCpe, which accepts or explains.
+ */
+const PLAIN_CPE = /^cpe:2\.3:[aoh*](?::(?:\\[\s\S]|[^\\:\s])+){10}$/i;
+
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -141,12 +147,14 @@ function parseCriterion(value: unknown, fail: (reason: string) => never): CpeCri
   if (!isObject(value)) return fail('expected an object');
   if (typeof value.vulnerable !== 'boolean') return fail('vulnerable must be true or false');
   if (typeof value.criteria !== 'string') return fail('criteria must be a CPE 2.3 string');
-  try {
-    parseCpe(value.criteria);
-  } catch (error) {
-    if (error instanceof InvalidCpeError) return fail(`criteria ${value.criteria}: ${error.message}`);
-    throw error;
-  }
+  // Most criteria pass the plain shape check; parseCpe (which compiles patterns) decides, with its reason, the rest.
+  if (value.criteria.length > 1024 || !PLAIN_CPE.test(value.criteria))
+    try {
+      parseCpe(value.criteria);
+    } catch (error) {
+      if (error instanceof InvalidCpeError) return fail(`criteria ${value.criteria}: ${error.message}`);
+      throw error;
+    }
   const criterion: { -readonly [K in keyof CpeCriterion]: CpeCriterion[K] } = {
     vulnerable: value.vulnerable,
     criteria: value.criteria,

@@ -16,8 +16,11 @@ export interface StoredAdvisory {
 }
 
 export interface CatalogueChange {
-  /** New or changed advisories (already decided by the caller: newer or different). */
-  readonly upserts: readonly StoredAdvisory[];
+  /**
+   * New or changed advisories (already decided by the caller: newer or different), in batches read as they are
+   * written (an NVD-sized import is never held whole). Each call starts over (a retried transaction calls it again).
+   */
+  readonly upserts: () => AsyncIterable<readonly StoredAdvisory[]>;
   /** A complete KEV catalogue replacing the current one, or null to keep it. */
   readonly kev: {
     readonly source: KevSource;

@@ -84,6 +84,24 @@ function batchesOf<T, D extends Document>(
   return batches;
 }
 
+/** Unordered, idempotent upserts of advisories by id, `size` to a bulkWrite. */
+export function advisoryBatches(
+  upserts: readonly StoredAdvisory[],
+  size = IMPORT_BATCH,
+): AnyBulkWriteOperation<AdvisoryDocument>[][] {
+  return batchesOf<StoredAdvisory, AdvisoryDocument>(
+    upserts,
+    ({ advisory, hash }) => ({
+      replaceOne: {
+        filter: { _id: advisory.id },
+        replacement: { hash, last_modified: advisory.last_modified, doc: advisory },
+        upsert: true,
+      },
+    }),
+    size,
+  );
+}
+
 /** How one catalogue change is written as a new generation `generation` over `current`. */
 export function importPlan(
   change: {
@@ -100,17 +118,7 @@ export function importPlan(
       : {
           into: advisoriesCollectionOf(generation),
           copyFrom: advisoriesCollectionOf(current.advisories_generation),
-          batches: batchesOf<StoredAdvisory, AdvisoryDocument>(
-            change.upserts,
-            ({ advisory, hash }) => ({
-              replaceOne: {
-                filter: { _id: advisory.id },
-                replacement: { hash, last_modified: advisory.last_modified, doc: advisory },
-                upsert: true,
-              },
-            }),
-            batchSize,
-          ),
+          batches: advisoryBatches(change.upserts, batchSize),
         };
   const kev: GenerationWrite<KevDocument> | null = change.kev
     ? {

@@ -7,7 +7,7 @@
  * single-document write; each observation carries the summary of its associations, which the `cve:`/`kev:`
  * selectors query through a multikey index. Both are described in mongodb-catalogue-plan.ts (ADRs 82, 83).
  */
-import { MongoClient, MongoServerError, type Db, type Document } from 'mongodb';
+import { MongoClient, MongoServerError, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
 import { reconcileIndexes } from '../../platform/mongodb/index-reconciliation.js';
 import {
   collectionOf,
@@ -22,9 +22,11 @@ import {
   type CatalogueStore,
   type HostAssociation,
   type IndexStamp,
+  type StoredAdvisory,
 } from './catalogue-store.port.js';
 import {
   advisoriesCollectionOf,
+  advisoryBatches,
   ASSOCIATION_FIELD,
   associationWrites,
   importPlan,
@@ -186,12 +188,21 @@ export class MongoCatalogueStore implements CatalogueStore {
     for (let attempt = 1; ; attempt++) {
       const meta = await this.currentMeta();
       const current = generationsOf(meta);
-      const plan = importPlan(change, current, await this.nextGeneration());
+      // Advisories arrive in batches (an NVD-sized import is never held whole): the plan is made from the first
+      // non-empty one, and the others are written into the same generation as they come.
+      const upserts = change.upserts()[Symbol.asyncIterator]();
+      let first: readonly StoredAdvisory[] = [];
+      for (let next = await upserts.next(); !next.done; next = await upserts.next())
+        if (next.value.length > 0) {
+          first = next.value;
+          break;
+        }
+      const plan = importPlan({ upserts: first, kev: change.kev }, current, await this.nextGeneration());
       const written: string[] = [];
       const counts: { advisory_count?: number; kev_count?: number } = {};
       if (plan.advisories) {
         written.push(plan.advisories.into);
-        counts.advisory_count = await this.writeGeneration(plan.advisories);
+        counts.advisory_count = await this.writeGeneration(plan.advisories, restOf(upserts));
       }
       if (plan.kev) {
         written.push(plan.kev.into);
@@ -218,7 +229,10 @@ export class MongoCatalogueStore implements CatalogueStore {
   }
 
   /** Copies (server-side) and upserts one generation's collection; returns its document count. */
-  private async writeGeneration<T extends Document>(write: GenerationWrite<T>): Promise<number> {
+  private async writeGeneration<T extends Document>(
+    write: GenerationWrite<T>,
+    more: AsyncIterable<readonly AnyBulkWriteOperation<T>[]> = noMoreBatches(),
+  ): Promise<number> {
     if (write.copyFrom !== null)
       await this.db
         .collection(write.copyFrom)
@@ -226,6 +240,7 @@ export class MongoCatalogueStore implements CatalogueStore {
         .toArray();
     const into = this.db.collection<T>(write.into);
     for (const batch of write.batches) await into.bulkWrite([...batch], { ordered: false });
+    for await (const batch of more) await into.bulkWrite([...batch], { ordered: false });
     return into.countDocuments();
   }
 
@@ -376,3 +391,13 @@ function generationsOf(meta: MetaDocument | null): CurrentGenerations {
 function hasCode(error: unknown, code: number): boolean {
   return error instanceof MongoServerError && error.code === code;
 }
+
+/** The advisory batches an iterator still holds, as bulkWrite batches of the plan's size. */
+async function* restOf(
+  upserts: AsyncIterator<readonly StoredAdvisory[]>,
+): AsyncIterable<readonly AnyBulkWriteOperation<AdvisoryDocument>[]> {
+  for (let next = await upserts.next(); !next.done; next = await upserts.next())
+    yield* advisoryBatches(next.value);
+}
+
+async function* noMoreBatches<T extends Document>(): AsyncIterable<readonly AnyBulkWriteOperation<T>[]> {}

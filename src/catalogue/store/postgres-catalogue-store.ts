@@ -121,25 +121,26 @@ export class PostgresCatalogueStore implements CatalogueStore {
   async commit(change: CatalogueChange): Promise<CatalogueVersion> {
     await this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${LOCK})`);
-      for (let i = 0; i < change.upserts.length; i += CHUNK) {
-        const chunk = change.upserts.slice(i, i + CHUNK);
-        await tx.query(
-          `INSERT INTO catalogue_advisories (id, hash, last_modified, doc)
+      for await (const batch of change.upserts())
+        for (let i = 0; i < batch.length; i += CHUNK) {
+          const chunk = batch.slice(i, i + CHUNK);
+          await tx.query(
+            `INSERT INTO catalogue_advisories (id, hash, last_modified, doc)
            SELECT r.id, r.hash, r.last_modified, r.doc
              FROM jsonb_to_recordset($1::jsonb) AS r(id text, hash text, last_modified text, doc jsonb)
            ON CONFLICT (id) DO UPDATE SET hash = EXCLUDED.hash, last_modified = EXCLUDED.last_modified, doc = EXCLUDED.doc`,
-          [
-            JSON.stringify(
-              chunk.map(({ advisory, hash }) => ({
-                id: advisory.id,
-                hash,
-                last_modified: advisory.last_modified,
-                doc: advisory,
-              })),
-            ),
-          ],
-        );
-      }
+            [
+              JSON.stringify(
+                chunk.map(({ advisory, hash }) => ({
+                  id: advisory.id,
+                  hash,
+                  last_modified: advisory.last_modified,
+                  doc: advisory,
+                })),
+              ),
+            ],
+          );
+        }
       if (change.kev) {
         await tx.query('DELETE FROM catalogue_kev');
         for (let i = 0; i < change.kev.entries.length; i += CHUNK) {
