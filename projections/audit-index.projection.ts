@@ -11,7 +11,10 @@ import type {
  * whose behalf, when, why, which stream and position), never the payload: readers that need it read the event.
  */
 export interface AuditEntryDocument {
-  /** `<key>@<position>`: one entry per subject and event. */
+  /**
+   * `<key>@<position>`: one entry per subject and event. Positions are fixed width, so a subject's entries in id
+   * order are in log order: readers page by id range (ADR 78).
+   */
   readonly id: string;
   /** The subject: `account:<id>`, `organization:<id>`, `scope:<id>` or `actor:<actor>`. */
   readonly key: string;
@@ -140,29 +143,13 @@ function erasedStreams(event: RecordedEvent): string[] {
 
 export const auditIndexProjection: ProjectionDefinition = {
   name: 'audit-index',
-  version: 1,
+  // Version 2 dropped the declared btree indexes (ADR 78): no read used them, every entry paid for them.
+  version: 2,
   collections: {
-    [AUDIT_ENTRIES]: {
-      indexes: [
-        // Keyset paging of one subject by position, with or without a type.
-        {
-          name: 'by_key_position',
-          fields: [
-            ['key', 1],
-            ['position', 1],
-          ],
-        },
-        {
-          name: 'by_key_type_position',
-          fields: [
-            ['key', 1],
-            ['type', 1],
-            ['position', 1],
-          ],
-        },
-        { name: 'by_stream', fields: [['stream', 1]] },
-      ],
-    },
+    // Pages are ranges of the primary key (`<key>@<position>`, see auditFilter); the equality filters (key, type,
+    // actor, stream of an erasure) use the containment index every collection has. A declared index here would
+    // only be written.
+    [AUDIT_ENTRIES]: {},
     [AUDIT_STREAMS]: {},
   },
   handles: ['*'],

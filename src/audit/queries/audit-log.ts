@@ -11,7 +11,7 @@ import type { EventStore } from '../../platform/event-store/event-store.port.js'
 import { isGlobalPosition } from '../../platform/event-store/global-position.js';
 import { parseLogPoint, type LogPoint } from '../../platform/projections/as-of-replay.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import type { FieldCondition, Filter } from '../../platform/read-store/read-store.port.js';
+import type { FieldCondition, Filter, FindOptions } from '../../platform/read-store/read-store.port.js';
 
 export const AUDIT_PAGE_MAX = 500;
 
@@ -49,6 +49,37 @@ export function parseCursor(raw: string, field = 'after'): string {
   return raw;
 }
 
+/** Above every position (digits and a dash) in the C collation the entry ids sort by. */
+const AFTER_EVERY_POSITION = '~';
+
+/**
+ * The read store query of one page (exported so the benchmark can EXPLAIN exactly what a page sends). An entry's
+ * id is `<key>@<position>` and positions are fixed width, so one subject's entries in id order are its entries in
+ * log order: the page is a range of the primary key (ADR 78), which every read store walks in order and stops
+ * after `limit + 1`, however long the subject's history. The key stays in the filter so the range can never
+ * admit another subject's entry.
+ */
+export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
+  const idAt = (position: string) => `${search.key}@${position}`;
+  const id: Record<string, string> = {
+    $gt: idAt(search.after ?? ''),
+    $lt: idAt(AFTER_EVERY_POSITION),
+  };
+  if (search.since && 'position' in search.since) id.$gte = idAt(search.since.position);
+  if (search.until && 'position' in search.until) id.$lte = idAt(search.until.position);
+  const recordedAt: Record<string, string> = {};
+  if (search.since && 'time' in search.since) recordedAt.$gte = search.since.time;
+  if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
+  const filter: Filter = {
+    id: id as FieldCondition,
+    key: search.key,
+    ...(search.type ? { type: search.type } : {}),
+    ...(search.actor ? { actor: search.actor } : {}),
+    ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),
+  };
+  return [filter, { sort: [['id', 1]], limit: search.limit + 1 }];
+}
+
 /**
  * The auditor's reading of the audit index (ADR 71): one subject's entries by global position, paged by
  * keyset (the cursor is the last position returned), never by offset.
@@ -70,23 +101,10 @@ export class AuditLog {
   }
 
   async page(search: AuditSearch): Promise<AuditPage> {
-    const position: Record<string, string> = {};
-    if (search.after) position.$gt = search.after;
-    if (search.since && 'position' in search.since) position.$gte = search.since.position;
-    if (search.until && 'position' in search.until) position.$lte = search.until.position;
-    const recordedAt: Record<string, string> = {};
-    if (search.since && 'time' in search.since) recordedAt.$gte = search.since.time;
-    if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
-    const filter: Filter = {
-      key: search.key,
-      ...(search.type ? { type: search.type } : {}),
-      ...(search.actor ? { actor: search.actor } : {}),
-      ...(Object.keys(position).length > 0 ? { position: position as FieldCondition } : {}),
-      ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),
-    };
+    const [filter, options] = auditFilter(search);
     const found = await this.projections
       .collection<AuditEntryDocument>('audit-index', AUDIT_ENTRIES)
-      .find(filter, { sort: [['position', 1]], limit: search.limit + 1 });
+      .find(filter, options);
     const entries = found.slice(0, search.limit);
     return {
       entries,

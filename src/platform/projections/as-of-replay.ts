@@ -7,6 +7,7 @@
 import { ServiceError } from '../errors/service-error.js';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, isGlobalPosition } from '../event-store/global-position.js';
+import { readStreamPrefix } from '../event-store/stream-prefix.js';
 import { matchesFilter, valueAt } from '../read-store/filter-matcher.js';
 import type { Collection, Filter, FindOptions, ReadDocument } from '../read-store/read-store.port.js';
 import { BatchView } from './batch-view.js';
@@ -59,6 +60,24 @@ export function asOfPoint(requested: unknown, point: LogPoint, events: readonly 
   };
 }
 
+/**
+ * True when the events `point` includes are a prefix of every stream: a position is (a stream's positions grow
+ * with its versions); a time is not (the writers' clocks need not agree), so a time reads whole streams.
+ */
+export const includesStreamPrefix = (point: LogPoint): boolean => 'position' in point;
+
+/** The events of one stream recorded by `point`; at a position, only that much of the stream is read. */
+export async function readStreamUpTo(
+  eventStore: Pick<EventStore, 'readStream'>,
+  streamId: string,
+  point: LogPoint,
+): Promise<RecordedEvent[]> {
+  const include = (event: RecordedEvent) => recordedBy(event, point);
+  return includesStreamPrefix(point)
+    ? readStreamPrefix(eventStore, streamId, include)
+    : (await eventStore.readStream(streamId)).filter(include);
+}
+
 /** The events of these streams recorded by `point`, in global log order. */
 export async function readStreamsUpTo(
   eventStore: Pick<EventStore, 'readStream'>,
@@ -66,10 +85,8 @@ export async function readStreamsUpTo(
   point: LogPoint,
 ): Promise<RecordedEvent[]> {
   const events: RecordedEvent[] = [];
-  for (const streamId of new Set(streams)) {
-    for (const event of await eventStore.readStream(streamId))
-      if (recordedBy(event, point)) events.push(event);
-  }
+  for (const streamId of new Set(streams))
+    events.push(...(await readStreamUpTo(eventStore, streamId, point)));
   return events.sort((a, b) => comparePositions(a.position, b.position));
 }
 
