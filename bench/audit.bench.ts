@@ -5,11 +5,17 @@ import { join } from 'node:path';
 import { CommandBus } from '@nestjs/cqrs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
-import { AUDIT_ENTRIES, auditIndexProjection, auditKey } from '../projections/audit-index.projection.js';
+import {
+  AUDIT_ENTRIES,
+  auditEntryId,
+  auditIndexProjection,
+  auditKey,
+  type AuditEntryDocument,
+} from '../projections/audit-index.projection.js';
 import { RegisterAccount } from '../src/accounts/commands/account.commands.js';
 import { billingCycle, planById } from '../src/accounts/domain/plans.js';
 import { AppModule } from '../src/app.module.js';
-import { AuditLog, auditFilter } from '../src/audit/queries/audit-log.js';
+import { AuditLog, auditFilter, type AuditSearch } from '../src/audit/queries/audit-log.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ledgerDecider, ledgerStreamId, type LedgerCommand } from '../src/credits/domain/ledger.js';
 import { CHANNELS, USAGE_CATEGORIES, type LedgerState } from '../src/credits/domain/ledger-state.js';
@@ -22,11 +28,15 @@ import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata
 import { eventIdFor } from '../src/platform/event-store/event-id.js';
 import type { EventMetadata, NewEvent } from '../src/platform/event-store/event-store.port.js';
 import { createHttpApp } from '../src/platform/http/create-http-app.js';
-import type { ProjectionDefinition } from '../src/platform/projections/projection-definition.js';
+import type {
+  ProjectionDefinition,
+  ProjectionView,
+} from '../src/platform/projections/projection-definition.js';
 import { physicalCollectionName } from '../src/platform/projections/projection-definition.js';
 import { ProjectionMaintenance } from '../src/platform/projections/projection-maintenance.js';
 import { buildFindStatement } from '../src/platform/read-store/postgres/filter-sql.js';
 import type { Filter, FindOptions } from '../src/platform/read-store/read-store.port.js';
+import { readStreamsUpTo, recordedBy } from '../src/platform/projections/as-of-replay.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { searchesStreamId } from '../src/search/domain/search-record.js';
 import type { Measurement } from './bench-support.js';
@@ -39,6 +49,8 @@ import type { Measurement } from './bench-support.js';
  */
 
 const SAMPLES = 15;
+const LEGS = 4;
+const LEG_EVENTS = 2000;
 const PAGE = 50;
 
 function median(values: readonly number[]): number {
@@ -82,6 +94,70 @@ const readOnlyProjection: ProjectionDefinition = {
   handles: ['*'],
   apply: () => undefined,
 };
+
+/**
+ * The audit index as it was before ADR 78, rebuilt beside today's in the same run: the same handler writing into
+ * collections of its own that carry the three btree indexes version 1 declared.
+ */
+const V1_ENTRIES = 'audit_entries_v1';
+const V1_STREAMS = 'audit_streams_v1';
+const renameV1 = (collection: string) =>
+  collection === AUDIT_ENTRIES ? V1_ENTRIES : collection === 'audit_streams' ? V1_STREAMS : collection;
+const auditIndexBeforeAdr78: ProjectionDefinition = {
+  name: 'bench-audit-index-v1',
+  version: 1,
+  collections: {
+    [V1_ENTRIES]: {
+      indexes: [
+        {
+          name: 'by_key_position',
+          fields: [
+            ['key', 1],
+            ['position', 1],
+          ],
+        },
+        {
+          name: 'by_key_type_position',
+          fields: [
+            ['key', 1],
+            ['type', 1],
+            ['position', 1],
+          ],
+        },
+        { name: 'by_stream', fields: [['stream', 1]] },
+      ],
+    },
+    [V1_STREAMS]: {},
+  },
+  handles: ['*'],
+  reads: (event) =>
+    (auditIndexProjection.reads?.(event) ?? []).map((ref) => ({
+      ...ref,
+      collection: renameV1(ref.collection),
+    })),
+  apply(event, view) {
+    const renamed: ProjectionView = {
+      get: (collection, id) => view.get(renameV1(collection), id),
+      put: (collection, document) => view.put(renameV1(collection), document),
+      patch: (collection, id, fields) => view.patch(renameV1(collection), id, fields),
+      delete: (collection, id) => view.delete(renameV1(collection), id),
+      deleteWhere: (collection, filter) => view.deleteWhere(renameV1(collection), filter),
+    };
+    auditIndexProjection.apply(event, renamed);
+  },
+};
+
+/** The page query before ADR 78: containment on the key, sorted by position. */
+function filterBeforeAdr78(search: AuditSearch): [Filter, FindOptions] {
+  const position: Record<string, string> = {};
+  if (search.after) position.$gt = search.after;
+  const filter: Filter = {
+    key: search.key,
+    ...(search.type ? { type: search.type } : {}),
+    ...(Object.keys(position).length > 0 ? { position } : {}),
+  };
+  return [filter, { sort: [['position', 1]], limit: search.limit + 1 }];
+}
 
 /** A seeded generator, so both targets get the same log. */
 function random(seed: number): () => number {
@@ -505,6 +581,45 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
     ratio: frozenAfter.service / frozenBefore.service,
   });
 
+  // Live catch-up: the same runner over fresh traffic, with the audit index following or stopped.
+  const others = runner.projectionNames.filter((name) => name !== auditIndexProjection.name);
+  const leg = async (withAudit: boolean): Promise<number> => {
+    for (const name of runner.projectionNames) await runner.stopProjection(name);
+    const before = writer.written;
+    await writer.traffic(writer.written + LEG_EVENTS, { frozenSearch: false });
+    const appended = writer.written - before;
+    const names = withAudit ? runner.projectionNames : others;
+    const ms = await timed(async () => {
+      for (const name of names) await runner.startProjection(name);
+      await caughtUp(names);
+    });
+    if (!withAudit) {
+      await runner.startProjection(auditIndexProjection.name);
+      await caughtUp();
+    }
+    return ms / appended;
+  };
+  const on: number[] = [];
+  const off: number[] = [];
+  for (let round = 0; round < LEGS; round++) {
+    if (round % 2 === 0) {
+      on.push(await leg(true));
+      off.push(await leg(false));
+    } else {
+      off.push(await leg(false));
+      on.push(await leg(true));
+    }
+  }
+  results.push({
+    target: target.name,
+    name: `live catch-up of every projection with the audit index, per event (${LEGS} × ${LEG_EVENTS.toLocaleString('en-US')} events)`,
+    value: round(median(on), 3),
+    unit: 'ms',
+    baseline: round(median(off), 3),
+    baselineName: 'the same catch-up with the audit index stopped',
+    ratio: median(off) / median(on),
+  });
+
   // Rebuild: the audit index beside a projection that reads every event and writes nothing.
   const maintenance = new ProjectionMaintenance(runner.engine, { dropGraceMs: 0 });
   const floor = await maintenance.rebuild(readOnlyProjection);
@@ -524,46 +639,17 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
     baselineName: 'the same replay through a projection that writes nothing',
     ratio: audit.eventsPerSecond / floor.eventsPerSecond,
   });
-  await caughtUp();
-
-  // Live catch-up: the same runner over fresh traffic, with the audit index following or stopped.
-  const others = runner.projectionNames.filter((name) => name !== auditIndexProjection.name);
-  const leg = async (withAudit: boolean): Promise<number> => {
-    for (const name of runner.projectionNames) await runner.stopProjection(name);
-    const before = writer.written;
-    await writer.traffic(writer.written + 3000, { frozenSearch: false });
-    const appended = writer.written - before;
-    const names = withAudit ? runner.projectionNames : others;
-    const ms = await timed(async () => {
-      for (const name of names) await runner.startProjection(name);
-      await caughtUp(names);
-    });
-    if (!withAudit) {
-      await runner.startProjection(auditIndexProjection.name);
-      await caughtUp();
-    }
-    return ms / appended;
-  };
-  const on: number[] = [];
-  const off: number[] = [];
-  for (let round = 0; round < 4; round++) {
-    if (round % 2 === 0) {
-      on.push(await leg(true));
-      off.push(await leg(false));
-    } else {
-      off.push(await leg(false));
-      on.push(await leg(true));
-    }
-  }
+  const v1 = await maintenance.rebuild(auditIndexBeforeAdr78);
   results.push({
     target: target.name,
-    name: 'live catch-up of every projection with the audit index, per event (4 × 3,000 events)',
-    value: round(median(on), 3),
-    unit: 'ms',
-    baseline: round(median(off), 3),
-    baselineName: 'the same catch-up with the audit index stopped',
-    ratio: median(off) / median(on),
+    name: `audit-index rebuild as before ADR 78 (three declared btree indexes)`,
+    value: v1.eventsPerSecond,
+    unit: 'events/s',
+    baseline: floor.eventsPerSecond,
+    baselineName: 'the same replay through a projection that writes nothing',
+    ratio: v1.eventsPerSecond / floor.eventsPerSecond,
   });
+  await caughtUp();
 
   // events search and the audit route, beside hand-written SQL over the index table.
   const auditLog = new AuditLog({
@@ -573,6 +659,13 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
   });
   const busiest = writer.organizations[0]!;
   const table = await entriesTable(target);
+  const v1Generation = await context.storage.readStore.getMeta<{ live: number }>(
+    `projection:${auditIndexBeforeAdr78.name}`,
+  );
+  const v1Entries = () =>
+    context.storage.readStore.collection<AuditEntryDocument>(
+      physicalCollectionName(V1_ENTRIES, v1Generation!.live),
+    );
   const account = writer.accounts[7]!;
   const subjects: Array<[string, string]> = [
     ['account', auditKey('account', account)],
@@ -598,6 +691,13 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
         () => auditLog.page({ key, limit: PAGE, ...(after ? { after } : {}) }),
         () => handWritten(target, table, key, after),
       );
+      const before = await paired(
+        async () => {
+          const [filter, options] = filterBeforeAdr78({ key, limit: PAGE, ...(after ? { after } : {}) });
+          return v1Entries().find(filter, options);
+        },
+        () => handWritten(target, table, key, after),
+      );
       results.push({
         target: target.name,
         name: `events search --${subject}, ${label} of ${PAGE} (${(all?.length ?? count.entries.length).toLocaleString('en-US')} entries)`,
@@ -606,6 +706,15 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
         baseline: round(figures.baseline),
         baselineName: 'hand-written SQL over the index table',
         ratio: figures.baseline / figures.service,
+      });
+      results.push({
+        target: target.name,
+        name: `  the same page as before ADR 78 (sorted by position, declared indexes)`,
+        value: round(before.service),
+        unit: 'ms',
+        baseline: round(before.baseline),
+        baselineName: 'hand-written SQL over the index table',
+        ratio: before.baseline / before.service,
       });
     }
   }
@@ -675,7 +784,39 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
     }
   }
 
-  if (target.sql) await explainShapes(target, table, subjects, busiest);
+  // The stream reads of an as_of at the early position: a prefix (ADR 78) against the whole streams as before.
+  if (positions) {
+    const streams = [`account-${account}`, ledgerStreamId(`account:${account}`)];
+    const point = { position: points[0]![1] };
+    const streamReads = await paired(
+      () => readStreamsUpTo(store, streams, point),
+      async () => {
+        const events = [];
+        for (const stream of streams)
+          events.push(...(await store.readStream(stream)).filter((event) => recordedBy(event, point)));
+        return events;
+      },
+    );
+    const length = (await store.readStream(streams[1]!)).length;
+    results.push({
+      target: target.name,
+      name: `as_of stream reads at the early position (a ${length.toLocaleString('en-US')}-event ledger), prefix read`,
+      value: round(streamReads.service),
+      unit: 'ms',
+      baseline: round(streamReads.baseline),
+      baselineName: 'whole streams read and filtered, as before ADR 78',
+      ratio: streamReads.baseline / streamReads.service,
+    });
+  }
+
+  if (target.sql)
+    await explainShapes(
+      target,
+      table,
+      subjects,
+      busiest,
+      physicalCollectionName(V1_ENTRIES, v1Generation!.live),
+    );
   await runner.stop();
   return results;
 }
@@ -713,7 +854,7 @@ async function handWritten(
   return target.sql!(
     `SELECT doc FROM ${table} WHERE id > $1 AND id < $2 ${type ? `AND doc->>'type' = $4` : ''}
       ORDER BY id LIMIT $3`,
-    [`${key}@${after ?? ''}`, `${key}@~`, PAGE + 1, ...(type ? [type] : [])],
+    [auditEntryId(key, after ?? ''), auditEntryId(key, '~'), PAGE + 1, ...(type ? [type] : [])],
   );
 }
 
@@ -723,6 +864,7 @@ async function explainShapes(
   table: string,
   subjects: ReadonlyArray<[string, string]>,
   organization: Organization,
+  v1Collection: string,
 ): Promise<void> {
   const collection = table.slice('rs_'.length);
   const key = subjects[1]![1];
@@ -743,8 +885,21 @@ async function explainShapes(
     shapes.push(['position range', ...filters({ key, since: { position: middle.p }, limit: PAGE })]);
     shapes.push(['cursor', ...filters({ key, after: middle.p, limit: PAGE })]);
   }
-  for (const [shape, filter, options] of shapes) {
-    const statement = buildFindStatement(collection, filter, options);
+  const plans: Array<[string, string, Filter, FindOptions]> = shapes.map(([shape, filter, options]) => [
+    shape,
+    collection,
+    filter,
+    options,
+  ]);
+  plans.push(['organization before ADR 78', v1Collection, ...filterBeforeAdr78({ key, limit: PAGE })]);
+  if (middle)
+    plans.push([
+      'cursor before ADR 78',
+      v1Collection,
+      ...filterBeforeAdr78({ key, after: middle.p, limit: PAGE }),
+    ]);
+  for (const [shape, physical, filter, options] of plans) {
+    const statement = buildFindStatement(physical, filter, options);
     const plan = (await target.sql!(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${statement.text}`, [
       ...statement.params,
     ])) as Array<Record<string, string>>;

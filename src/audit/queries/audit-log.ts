@@ -1,5 +1,6 @@
 import {
   AUDIT_ENTRIES,
+  auditEntryId,
   auditKey,
   type AuditEntryDocument,
 } from '../../../projections/audit-index.projection.js';
@@ -49,18 +50,17 @@ export function parseCursor(raw: string, field = 'after'): string {
   return raw;
 }
 
-/** Above every position (digits and a dash) in the C collation the entry ids sort by. */
+/** Sorts after every character of a position (digits and a dash). */
 const AFTER_EVERY_POSITION = '~';
 
 /**
- * The read store query of one page (exported so the benchmark can EXPLAIN exactly what a page sends). An entry's
- * id is `<key>@<position>` and positions are fixed width, so one subject's entries in id order are its entries in
- * log order: the page is a range of the primary key (ADR 78), which every read store walks in order and stops
- * after `limit + 1`, however long the subject's history. The key stays in the filter so the range can never
- * admit another subject's entry.
+ * The read store query of one page (exported so the benchmark can EXPLAIN exactly what a page sends): a range of
+ * the primary key, which holds one subject's entries and only them, in log order (auditEntryId, ADR 78). Every
+ * read store walks it in order and stops after `limit + 1` entries, however long the subject's history; type,
+ * actor and time filters are checked along the way.
  */
 export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
-  const idAt = (position: string) => `${search.key}@${position}`;
+  const idAt = (position: string) => auditEntryId(search.key, position);
   const id: Record<string, string> = {
     $gt: idAt(search.after ?? ''),
     $lt: idAt(AFTER_EVERY_POSITION),
@@ -72,7 +72,6 @@ export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
   if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
   const filter: Filter = {
     id: id as FieldCondition,
-    key: search.key,
     ...(search.type ? { type: search.type } : {}),
     ...(search.actor ? { actor: search.actor } : {}),
     ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),

@@ -1,7 +1,8 @@
 /**
- * The audit index's pages are ranges of its primary key (`<key>@<position>`, ADR 78): on real storage (PGlite and
- * the server) they give each subject's entries, only its entries, in log order, whatever the page size, cursor,
- * position bounds or filters, even when another subject's key starts with this one's followed by `@`.
+ * The audit index's pages are ranges of its primary key (auditEntryId, ADR 78): on real storage (PGlite and the
+ * server) they give each subject's entries, only its entries, in log order, whatever the page size, cursor,
+ * position bounds or filters, even when another subject's key is this one's followed by `@` and a position (which
+ * would fall inside this key's range if keys were not escaped in ids).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
