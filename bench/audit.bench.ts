@@ -39,7 +39,7 @@ import type { Filter, FindOptions } from '../src/platform/read-store/read-store.
 import { readStreamsUpTo, recordedBy } from '../src/platform/projections/as-of-replay.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { searchesStreamId } from '../src/search/domain/search-record.js';
-import type { Measurement } from './bench-support.js';
+import { formatMeasurements, type Measurement } from './bench-support.js';
 
 /**
  * The auditor's reading tools over a large log (issue 15 part 5): a log of `events` events over many accounts,
@@ -497,11 +497,16 @@ class LogWriter {
 
 export async function benchAudit(events: number): Promise<Measurement[]> {
   const measurements: Measurement[] = [];
-  for (const kind of ['pglite', 'postgres'] as const) {
+  // BENCH_AUDIT_TARGETS=postgres (or pglite) runs one target only.
+  const kinds = (process.env.BENCH_AUDIT_TARGETS ?? 'pglite,postgres').split(',');
+  for (const kind of (['pglite', 'postgres'] as const).filter((k) => kinds.includes(k))) {
     const target = await openTarget(kind);
     if (!target) continue;
     try {
-      measurements.push(...(await benchTarget(target, events)));
+      const figures = await benchTarget(target, events);
+      // Each target's figures as soon as they exist: a long run stopped later keeps them.
+      process.stderr.write(`\n${formatMeasurements(figures)}\n`);
+      measurements.push(...figures);
     } finally {
       await target.dispose();
     }
