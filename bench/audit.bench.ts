@@ -572,7 +572,7 @@ async function benchTarget(target: Target, events: number): Promise<Measurement[
   const buildSeconds = (performance.now() - started) / 1000;
   const total = await countEvents(target);
   log(
-    `${total.toLocaleString('en-US')} events in the log (${buildSeconds.toFixed(0)} s with live projections)`,
+    `${total.toLocaleString('en-US')} events in the log (${buildSeconds.toFixed(0)} s, projections caught up)`,
   );
   results.push({
     target: target.name,
