@@ -6,6 +6,7 @@ import { benchCatalogue, benchCatalogueAtScale } from './catalogue.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
+import { benchAudit } from './audit.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -66,6 +67,14 @@ if (!only || only === 'exposure') {
   const subjects = Number(process.env.BENCH_EXPOSURE_SUBJECTS ?? 60_000);
   process.stderr.write(`benchmarking an exposure scope of ${subjects.toLocaleString('en-US')} services…\n`);
   measurements.push(...(await benchExposure(subjects)));
+}
+
+if (!only || only === 'audit') {
+  const auditEvents = Number(process.env.BENCH_AUDIT_EVENTS ?? 200_000);
+  process.stderr.write(
+    `benchmarking the audit index and as_of over ${auditEvents.toLocaleString('en-US')} events…\n`,
+  );
+  measurements.push(...(await benchAudit(auditEvents)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

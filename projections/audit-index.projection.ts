@@ -11,7 +11,7 @@ import type {
  * whose behalf, when, why, which stream and position), never the payload: readers that need it read the event.
  */
 export interface AuditEntryDocument {
-  /** `<key>@<position>`: one entry per subject and event. */
+  /** `<escaped key>@<position>` (auditEntryId): one entry per subject and event, in log order by id. */
   readonly id: string;
   /** The subject: `account:<id>`, `organization:<id>`, `scope:<id>` or `actor:<actor>`. */
   readonly key: string;
@@ -47,6 +47,15 @@ export const AUDIT_STREAMS = 'audit_streams';
 export type AuditSubject = 'account' | 'organization' | 'scope' | 'actor';
 
 export const auditKey = (subject: AuditSubject, id: string): string => `${subject}:${id}`;
+
+/**
+ * An entry's id: its key, with `%` and `@` escaped so the key part never holds an `@`, then `@` and the position.
+ * Positions are fixed width, so one key's ids in id order are its entries in log order, and the ids between
+ * `auditEntryId(key, '')` and `auditEntryId(key, '~')` (`~` sorts after every position character) are exactly
+ * that key's: readers page by this primary-key range alone (ADR 78).
+ */
+export const auditEntryId = (key: string, position: string): string =>
+  `${key.replace(/%/g, '%25').replace(/@/g, '%40')}@${position}`;
 
 /**
  * Stream naming (README, "Stream naming"): the id prefixes whose remainder is the subject's id. Longer
@@ -140,29 +149,12 @@ function erasedStreams(event: RecordedEvent): string[] {
 
 export const auditIndexProjection: ProjectionDefinition = {
   name: 'audit-index',
-  version: 1,
+  // Version 2 dropped the declared btree indexes (ADR 78): no read used them, every entry paid for them.
+  version: 2,
   collections: {
-    [AUDIT_ENTRIES]: {
-      indexes: [
-        // Keyset paging of one subject by position, with or without a type.
-        {
-          name: 'by_key_position',
-          fields: [
-            ['key', 1],
-            ['position', 1],
-          ],
-        },
-        {
-          name: 'by_key_type_position',
-          fields: [
-            ['key', 1],
-            ['type', 1],
-            ['position', 1],
-          ],
-        },
-        { name: 'by_stream', fields: [['stream', 1]] },
-      ],
-    },
+    // Pages are ranges of the primary key (auditEntryId); the equality filters (type, actor, the streams of an
+    // erasure) use the containment index every collection has. A declared index here would only be written.
+    [AUDIT_ENTRIES]: {},
     [AUDIT_STREAMS]: {},
   },
   handles: ['*'],
@@ -181,7 +173,7 @@ export const auditIndexProjection: ProjectionDefinition = {
     const meta = event.metadata;
     for (const key of auditKeys(event, stream?.organization ?? null)) {
       const entry: AuditEntryDocument = {
-        id: `${key}@${event.position}`,
+        id: auditEntryId(key, event.position),
         key,
         position: event.position,
         recordedAt: event.recordedAt,

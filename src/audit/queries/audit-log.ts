@@ -1,5 +1,6 @@
 import {
   AUDIT_ENTRIES,
+  auditEntryId,
   auditKey,
   type AuditEntryDocument,
 } from '../../../projections/audit-index.projection.js';
@@ -11,7 +12,7 @@ import type { EventStore } from '../../platform/event-store/event-store.port.js'
 import { isGlobalPosition } from '../../platform/event-store/global-position.js';
 import { parseLogPoint, type LogPoint } from '../../platform/projections/as-of-replay.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
-import type { FieldCondition, Filter } from '../../platform/read-store/read-store.port.js';
+import type { FieldCondition, Filter, FindOptions } from '../../platform/read-store/read-store.port.js';
 
 export const AUDIT_PAGE_MAX = 500;
 
@@ -49,6 +50,35 @@ export function parseCursor(raw: string, field = 'after'): string {
   return raw;
 }
 
+/** Sorts after every character of a position (digits and a dash). */
+const AFTER_EVERY_POSITION = '~';
+
+/**
+ * The read store query of one page (exported so the benchmark can EXPLAIN exactly what a page sends): a range of
+ * the primary key, which holds one subject's entries and only them, in log order (auditEntryId, ADR 78). Every
+ * read store walks it in order and stops after `limit + 1` entries, however long the subject's history; type,
+ * actor and time filters are checked along the way.
+ */
+export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
+  const idAt = (position: string) => auditEntryId(search.key, position);
+  const id: Record<string, string> = {
+    $gt: idAt(search.after ?? ''),
+    $lt: idAt(AFTER_EVERY_POSITION),
+  };
+  if (search.since && 'position' in search.since) id.$gte = idAt(search.since.position);
+  if (search.until && 'position' in search.until) id.$lte = idAt(search.until.position);
+  const recordedAt: Record<string, string> = {};
+  if (search.since && 'time' in search.since) recordedAt.$gte = search.since.time;
+  if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
+  const filter: Filter = {
+    id: id as FieldCondition,
+    ...(search.type ? { type: search.type } : {}),
+    ...(search.actor ? { actor: search.actor } : {}),
+    ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),
+  };
+  return [filter, { sort: [['id', 1]], limit: search.limit + 1 }];
+}
+
 /**
  * The auditor's reading of the audit index (ADR 71): one subject's entries by global position, paged by
  * keyset (the cursor is the last position returned), never by offset.
@@ -70,23 +100,10 @@ export class AuditLog {
   }
 
   async page(search: AuditSearch): Promise<AuditPage> {
-    const position: Record<string, string> = {};
-    if (search.after) position.$gt = search.after;
-    if (search.since && 'position' in search.since) position.$gte = search.since.position;
-    if (search.until && 'position' in search.until) position.$lte = search.until.position;
-    const recordedAt: Record<string, string> = {};
-    if (search.since && 'time' in search.since) recordedAt.$gte = search.since.time;
-    if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
-    const filter: Filter = {
-      key: search.key,
-      ...(search.type ? { type: search.type } : {}),
-      ...(search.actor ? { actor: search.actor } : {}),
-      ...(Object.keys(position).length > 0 ? { position: position as FieldCondition } : {}),
-      ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),
-    };
+    const [filter, options] = auditFilter(search);
     const found = await this.projections
       .collection<AuditEntryDocument>('audit-index', AUDIT_ENTRIES)
-      .find(filter, { sort: [['position', 1]], limit: search.limit + 1 });
+      .find(filter, options);
     const entries = found.slice(0, search.limit);
     return {
       entries,

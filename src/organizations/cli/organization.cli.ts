@@ -4,7 +4,7 @@ import { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
 import { onBehalfOf } from '../../platform/event-sourcing/command-metadata.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import { parseLogPoint, recordedBy } from '../../platform/projections/as-of-replay.js';
+import { includesStreamPrefix, parseLogPoint, recordedBy } from '../../platform/projections/as-of-replay.js';
 import type { ReadDocument } from '../../platform/read-store/read-store.port.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { isId } from '../commands/organization-access.js';
@@ -255,7 +255,9 @@ async function load(
   const stream = organizationStreamId(organizationId);
   const point = asOf === undefined ? null : parseLogPoint(asOf, '--as-of');
   const { state } = point
-    ? await context.reader.loadUpTo(stream, organizationDecider, (event) => recordedBy(event, point))
+    ? await context.reader.loadUpTo(stream, organizationDecider, (event) => recordedBy(event, point), {
+        prefix: includesStreamPrefix(point),
+      })
     : await context.reader.load(stream, organizationDecider);
   if (!state.exists) throw new ServiceError('not_found', `no organization ${organizationId}`);
   return state;

@@ -7,6 +7,7 @@ import { StreamReader } from '../../platform/event-sourcing/stream-reader.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import {
   asOfPoint,
+  includesStreamPrefix,
   parseLogPoint,
   readStreamsUpTo,
   recordedBy,
@@ -44,6 +45,7 @@ export class OrganizationAsOf {
       organizationStreamId(access.organizationId),
       organizationDecider,
       (event) => recordedBy(event, target),
+      { prefix: includesStreamPrefix(target) },
     );
     return {
       access: { ...access, state: past.state, version: past.version },
@@ -81,10 +83,15 @@ export class OrganizationAsOf {
     const target = parseLogPoint(asOf, 'as_of');
     const payer = `organization:${access.organizationId}`;
     const [organization, ledger] = await Promise.all([
-      this.reader.loadUpTo(organizationStreamId(access.organizationId), organizationDecider, (event) =>
-        recordedBy(event, target),
+      this.reader.loadUpTo(
+        organizationStreamId(access.organizationId),
+        organizationDecider,
+        (event) => recordedBy(event, target),
+        { prefix: includesStreamPrefix(target) },
       ),
-      this.reader.loadUpTo(ledgerStreamId(payer), ledgerDecider, (event) => recordedBy(event, target)),
+      this.reader.loadUpTo(ledgerStreamId(payer), ledgerDecider, (event) => recordedBy(event, target), {
+        prefix: includesStreamPrefix(target),
+      }),
     ]);
     const events = [...organization.events, ...ledger.events].sort((a, b) =>
       comparePositions(a.position, b.position),

@@ -8,6 +8,7 @@ import type {
 } from '../event-store/event-store.port.js';
 import { WrongExpectedVersion } from '../event-store/event-store.port.js';
 import { eventIdFor } from '../event-store/event-id.js';
+import { readStreamPrefix } from '../event-store/stream-prefix.js';
 import type { GlobalPosition } from '../event-store/global-position.js';
 import type { ReadStore } from '../read-store/read-store.port.js';
 import type { CommandEnvelope } from './command-metadata.js';
@@ -205,14 +206,18 @@ export class EventSourcedRepository {
 
   /**
    * A stream's state as it stood when `include` stopped holding (an `as_of` read): folded from the start,
-   * without the cache or snapshots, which only know the present. Returns the events folded too.
+   * without the cache or snapshots, which only know the present. Returns the events folded too. `prefix`: the
+   * events `include` accepts are a prefix of the stream (a position), so the read stops at the first it refuses.
    */
   async loadUpTo<TEvent extends DomainEvent, TState>(
     streamId: string,
     decider: Folding<TEvent, TState>,
     include: (event: RecordedEvent) => boolean,
+    options: { readonly prefix?: boolean } = {},
   ): Promise<LoadedStream<TState> & { readonly events: readonly RecordedEvent[] }> {
-    const events = (await this.eventStore.readStream(streamId)).filter(include);
+    const events = options.prefix
+      ? await readStreamPrefix(this.eventStore, streamId, include)
+      : (await this.eventStore.readStream(streamId)).filter(include);
     let state = decider.initialState;
     for (const event of this.upcasters.upcastAll(events))
       state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);

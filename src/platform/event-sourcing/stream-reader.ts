@@ -18,17 +18,19 @@ export class StreamReader {
 
   /**
    * The stream's state as it stood at a moment of the log (`as_of`): only the events `include` accepts (those
-   * recorded by a position or a time, see `recordedBy`) are folded. Also returns those events.
+   * recorded by a position or a time, see `recordedBy`) are folded. Also returns those events. `prefix`: see
+   * EventSourcedRepository.loadUpTo.
    */
   loadUpTo<TEvent extends DomainEvent, TState>(
     stream: string,
     decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
     include: (event: RecordedEvent) => boolean,
+    options: { readonly prefix?: boolean } = {},
   ): Promise<{
     readonly state: TState;
     readonly version: number | null;
     readonly events: readonly RecordedEvent[];
   }> {
-    return this.repository.loadUpTo(stream, decider, include);
+    return this.repository.loadUpTo(stream, decider, include, options);
   }
 }
