@@ -241,6 +241,23 @@ describe.each(SQL_KINDS)('the event log hash chain on %s', (kind) => {
     });
   });
 
+  it('chains correctly whether the appending instance knows the last stream hash or another instance moved it', async () => {
+    // Two instances on one database: each remembers the hashes of its own appends, which the other makes stale.
+    const other = new PostgresEventStore(testDb.db);
+    let version = -1;
+    for (let i = 0; i < 12; i += 1) {
+      const writer = i % 3 === 2 ? other : store; // runs of two by one instance, then one by the other
+      const batch = [event('Counted', { i }), event('Counted', { i, second: true })];
+      version = (
+        await writer.append('two-writers', batch, { expectedVersion: version < 0 ? 'no_stream' : version })
+      ).nextExpectedVersion;
+    }
+    await other.close();
+    const report = await evidence.verify();
+    expect(report.finding).toBeNull();
+    expect(report.eventsChecked).toBe(24);
+  });
+
   it('names the position of changed metadata', async () => {
     const { purchase } = await writeLog();
     await testDb.db.query(

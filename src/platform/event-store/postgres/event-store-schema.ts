@@ -77,6 +77,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   // es_append's earlier signature computed salts, digests and content hashes in SQL; the append now brings
   // them (ADR 0081). Instances sharing a database upgrade together, as for any schema change.
   `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text)`,
+  `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea)`,
   // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
   // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
   // beat RETURNS TABLE. p_seals holds each event's salt (16 bytes), payload digest and content hash (32 bytes
@@ -89,10 +90,13 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      p_events jsonb,
      p_recorded_at text,
      p_seals bytea,
+     p_previous_hash bytea,
+     p_stream_hashes bytea,
      OUT outcome text,
      OUT last_version bigint,
      OUT last_tx_id text,
-     OUT last_seq text
+     OUT last_seq text,
+     OUT last_stream_hash bytea
    ) LANGUAGE plpgsql AS $fn$
    DECLARE
      v_count integer := jsonb_array_length(p_events);
@@ -106,6 +110,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_elsewhere integer;
      v_hash bytea;
      v_hashes bytea[] := '{}';
+     v_given boolean := false;
    BEGIN
      IF length(p_seals) IS DISTINCT FROM v_count * ${SEAL_BYTES} THEN
        RAISE EXCEPTION 'es_append: % seals for % events', length(p_seals), v_count;
@@ -131,16 +136,26 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      END IF;
 
      IF v_previous IS NOT NULL THEN
-       FOR v_i IN 1 .. v_count LOOP
-         v_hash := sha256(v_hash || int8send(v_previous + v_i)
-                          || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
-         v_hashes[v_i] := v_hash;
-       END LOOP;
+       -- The appending process chained the stream hashes from the predecessor it knew (its last append to this
+       -- stream): they hold when that is the stored one. Otherwise they are chained here.
+       v_given := p_previous_hash IS NOT NULL AND v_hash = p_previous_hash
+                  AND length(p_stream_hashes) = v_count * 32;
+       IF v_given THEN
+         v_hash := substring(p_stream_hashes FROM (v_count - 1) * 32 + 1 FOR 32);
+       ELSE
+         FOR v_i IN 1 .. v_count LOOP
+           v_hash := sha256(v_hash || int8send(v_previous + v_i)
+                            || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
+           v_hashes[v_i] := v_hash;
+         END LOOP;
+       END IF;
        WITH inserted AS (
          INSERT INTO es_events (stream_id, stream_version, event_id, type, schema_version, data, metadata,
                                 recorded_at, salt, payload_digest, content_hash, stream_hash)
          SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
-                p_recorded_at, ${SEAL_COLUMNS}, v_hashes[e.ordinal]
+                p_recorded_at, ${SEAL_COLUMNS},
+                CASE WHEN v_given THEN substring(p_stream_hashes FROM (e.ordinal::integer - 1) * 32 + 1 FOR 32)
+                     ELSE v_hashes[e.ordinal] END
            FROM ROWS FROM (jsonb_to_recordset(p_events)
                   AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
                 WITH ORDINALITY AS e (id, type, schema_version, data, metadata, ordinal)
@@ -155,6 +170,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
          last_version := v_previous + v_count;
          last_tx_id := pg_current_xact_id()::text;
          last_seq := v_last_seq::text;
+         last_stream_hash := v_hash;
          RETURN;
        END IF;
        -- Some ids were already stored. We hold the stream lock, so the rows past v_previous are exactly ours:
@@ -232,6 +248,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      last_version := v_version + v_count;
      last_tx_id := pg_current_xact_id()::text;
      last_seq := v_last_seq::text;
+     last_stream_hash := v_hash;
    END
    $fn$`,
 ];

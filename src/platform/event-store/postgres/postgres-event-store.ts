@@ -28,7 +28,7 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { HASH_BYTES, SALT_BYTES, sealEvent } from '../event-hash.js';
+import { asBuffer, HASH_BYTES, SALT_BYTES, sealEvent, streamHash, ZERO_HASH } from '../event-hash.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
@@ -55,6 +55,8 @@ export interface PostgresEventStoreOptions {
 const SUBSCRIPTION_PAGE_SIZE = 500;
 const RETRY_INITIAL_DELAY_MS = 50;
 const RETRY_MAX_DELAY_MS = 2_000;
+/** Streams whose last hash an instance remembers (about 100 bytes each). */
+const REMEMBERED_STREAM_HASHES = 10_000;
 /** While polls find nothing, they come at most this many times less often than the poll interval. */
 const IDLE_POLLS_SLOWER = 20;
 
@@ -88,6 +90,7 @@ interface AppendRow {
   last_version: string | null;
   last_tx_id: string | null;
   last_seq: string | null;
+  last_stream_hash: Uint8Array | null;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -103,6 +106,8 @@ export class PostgresEventStore implements EventStore {
   /** Bumped by every committed append of this instance, so a subscriber cannot miss a wake-up while reading. */
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
+  /** The last stream hash of streams this instance appended to (bounded; a stale entry only costs the SQL path). */
+  private readonly lastStreamHashes = new Map<string, { version: number; hash: Buffer }>();
   /** Subscribers waiting for the next poll, and the one timer that wakes them. */
   private readonly pollWaiters = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | undefined;
@@ -161,6 +166,20 @@ export class PostgresEventStore implements EventStore {
     // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
     // hashes under the stream lock, in the same round trip.
     const seals = this.unchainedAppendFunction ? null : sealsOf(streamId, events, recordedAt);
+    // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
+    // stream hashes too; es_append takes them only when that hash is still the stored one.
+    const known =
+      options.expectedVersion === 'no_stream'
+        ? { version: -1, hash: ZERO_HASH }
+        : typeof options.expectedVersion === 'number'
+          ? this.lastStreamHashes.get(streamId)
+          : undefined;
+    const chained =
+      seals &&
+      known &&
+      known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
+        ? chainStreamHashes(known.hash, known.version, seals, events.length)
+        : null;
     const payload = events.map((event) => ({
       id: event.id,
       type: event.type,
@@ -170,10 +189,22 @@ export class PostgresEventStore implements EventStore {
       metadata: event.metadata,
     }));
     const { rows } = await executor.query<AppendRow>(
-      `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq
-         FROM ${seals ? 'es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, $6::bytea)' : `${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`}`,
       seals
-        ? [streamId, mode, version, JSON.stringify(payload), recordedAt, seals]
+        ? `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, last_stream_hash
+             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, $6::bytea, $7::bytea, $8::bytea)`
+        : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
+             FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
+      seals
+        ? [
+            streamId,
+            mode,
+            version,
+            JSON.stringify(payload),
+            recordedAt,
+            seals,
+            chained ? known!.hash : null,
+            chained,
+          ]
         : [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
     const row = rows[0];
@@ -181,6 +212,7 @@ export class PostgresEventStore implements EventStore {
     switch (row.outcome) {
       case 'ok':
       case 'idempotent':
+        this.rememberStreamHash(streamId, row);
         return {
           nextExpectedVersion: Number(row.last_version),
           position: encodePosition(row.last_tx_id!, row.last_seq!),
@@ -348,6 +380,17 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = undefined;
   }
 
+  private rememberStreamHash(streamId: string, row: AppendRow): void {
+    if (!row.last_stream_hash || row.last_version === null) return;
+    this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
+    this.lastStreamHashes.set(streamId, {
+      version: Number(row.last_version),
+      hash: asBuffer(row.last_stream_hash),
+    });
+    if (this.lastStreamHashes.size > REMEMBERED_STREAM_HASHES)
+      this.lastStreamHashes.delete(this.lastStreamHashes.keys().next().value!);
+  }
+
   private wakeSubscribers(): void {
     this.appendGeneration += 1;
     this.pollDelayMs = this.pollIntervalMs;
@@ -474,4 +517,16 @@ function sealsOf(streamId: string, events: readonly NewEvent[], recordedAt: stri
     seal.contentHash.copy(seals, at + SALT_BYTES + HASH_BYTES);
   });
   return seals;
+}
+
+/** The stream hashes of `count` events appended after `version` whose hash is `previous`, one after the other. */
+function chainStreamHashes(previous: Buffer, version: number, seals: Buffer, count: number): Buffer {
+  const hashes = Buffer.allocUnsafe(count * HASH_BYTES);
+  let hash = previous;
+  for (let i = 0; i < count; i += 1) {
+    const contentAt = i * SEAL_BYTES + SALT_BYTES + HASH_BYTES;
+    hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
+    hash.copy(hashes, i * HASH_BYTES);
+  }
+  return hashes;
 }
