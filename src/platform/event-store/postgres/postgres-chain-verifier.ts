@@ -15,7 +15,7 @@ import {
   type VerifyOptions,
 } from '../event-log-integrity.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
-import { asBuffer, chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
+import { chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
 import { VISIBLE } from './postgres-event-chain.js';
 
 const VERIFY_PAGE_SIZE = 10_000;
@@ -36,10 +36,11 @@ interface VerifyRow {
   erased_at: string | null;
   /** The CHECK bits that hold (one column: fewer to parse per row). */
   checks: number;
-  content_hash: Uint8Array | null;
-  stream_hash: Uint8Array | null;
+  /** Hashes in hex: PGlite parses bytea a byte at a time in JavaScript, hex text is decoded natively. */
+  content_hash: string | null;
+  stream_hash: string | null;
   /** The stored stream hash of the predecessor, read only when verifying from a position. */
-  previous_stream_hash?: Uint8Array | null;
+  previous_stream_hash?: string | null;
   /** Set once the position is needed (findings, spans, the last event of a page). */
   position?: GlobalPosition;
 }
@@ -50,7 +51,7 @@ interface ChainRow {
   event_id: string;
   tx_id: string;
   seq: string;
-  chain_hash: Uint8Array;
+  chain_hash: string;
 }
 
 /** What the database recomputed of each event, as bits of `checks`. */
@@ -75,10 +76,10 @@ const VERIFY_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e
   (CASE WHEN e.salt IS NOT NULL AND (${PAYLOAD_DIGEST} OPERATOR(pg_catalog.=) e.payload_digest)
         THEN ${CHECK.payload} ELSE 0 END
    + CASE WHEN (${CONTENT_HASH} OPERATOR(pg_catalog.=) e.content_hash) THEN ${CHECK.content} ELSE 0 END) AS checks,
-  e.content_hash, e.stream_hash`;
+  pg_catalog.encode(e.content_hash, 'hex') AS content_hash, pg_catalog.encode(e.stream_hash, 'hex') AS stream_hash`;
 
 /** Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain. */
-const PREVIOUS_STREAM_HASH = `, (SELECT p.stream_hash FROM es_events p
+const PREVIOUS_STREAM_HASH = `, (SELECT pg_catalog.encode(p.stream_hash, 'hex') FROM es_events p
    WHERE p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1) AS previous_stream_hash`;
 
 function positionOf(row: VerifyRow): GlobalPosition {
@@ -404,11 +405,11 @@ export async function verifyPostgresChain(
     const previousStreamHash =
       version === 0
         ? ZERO_HASH
-        : (last?.hash ?? (row.previous_stream_hash ? asBuffer(row.previous_stream_hash) : null));
-    const storedStreamHash = asBuffer(row.stream_hash);
+        : (last?.hash ?? (row.previous_stream_hash ? Buffer.from(row.previous_stream_hash, 'hex') : null));
+    const storedStreamHash = Buffer.from(row.stream_hash, 'hex');
     if (
       !previousStreamHash ||
-      !streamHash(previousStreamHash, version, asBuffer(row.content_hash)).equals(storedStreamHash)
+      !streamHash(previousStreamHash, version, Buffer.from(row.content_hash, 'hex')).equals(storedStreamHash)
     )
       throw finding(
         'broken_chain',
@@ -423,7 +424,7 @@ export async function verifyPostgresChain(
       return true;
     }
     const index = nextIndex;
-    const chainHeadNow = asBuffer(sealed.chain_hash);
+    const chainHeadNow = Buffer.from(sealed.chain_hash, 'hex');
     if (!chainHash(lastSealed?.chainHead ?? chainHeadBefore, storedStreamHash).equals(chainHeadNow))
       throw finding(
         'broken_chain',
@@ -518,7 +519,7 @@ class ChainCursor {
     const reading = this.db
       .query<ChainRow>(
         `SELECT chain_index::text AS chain_index, event_id::text AS event_id, tx_id::text AS tx_id,
-                seq::text AS seq, chain_hash
+                seq::text AS seq, encode(chain_hash, 'hex') AS chain_hash
            FROM es_chain c WHERE c.chain_index >= $1 AND c.chain_index < $2
           ORDER BY c.chain_index`, // the column, not its text alias: '100' sorts before '40'
 

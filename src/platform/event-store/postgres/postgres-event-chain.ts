@@ -21,7 +21,8 @@ interface SealRow {
   event_id: string;
   tx_id: string;
   seq: string;
-  stream_hash: Buffer | null;
+  /** Hex: PGlite parses bytea a byte at a time in JavaScript, hex text is decoded natively. */
+  stream_hash: string | null;
 }
 
 interface HeadRow {
@@ -67,7 +68,8 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
       }
       // Erased events are sealed too: their envelopes and hashes stay.
       const { rows } = await tx.query<SealRow>(
-        `SELECT e.event_id::text AS event_id, e.tx_id::text AS tx_id, e.seq::text AS seq, e.stream_hash
+        `SELECT e.event_id::text AS event_id, e.tx_id::text AS tx_id, e.seq::text AS seq,
+                encode(e.stream_hash, 'hex') AS stream_hash
            FROM es_events e WHERE ${VISIBLE} ${after} ORDER BY e.tx_id, e.seq LIMIT $1`,
         params,
       );
@@ -83,7 +85,7 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
       const hashes: string[] = [];
       for (const row of rows) {
         index += 1;
-        previous = chainHash(previous, asBuffer(row.stream_hash!));
+        previous = chainHash(previous, Buffer.from(row.stream_hash!, 'hex'));
         indexes.push(String(index));
         hashes.push(previous.toString('hex'));
       }

@@ -28,7 +28,7 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { asBuffer, HASH_BYTES, SALT_BYTES, sealEvent, streamHash, ZERO_HASH } from '../event-hash.js';
+import { HASH_BYTES, SALT_BYTES, sealEvent, streamHash, ZERO_HASH } from '../event-hash.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
@@ -90,7 +90,8 @@ interface AppendRow {
   last_version: string | null;
   last_tx_id: string | null;
   last_seq: string | null;
-  last_stream_hash: Uint8Array | null;
+  /** Hex: PGlite parses bytea results a byte at a time in JavaScript; hex text is decoded natively. */
+  last_stream_hash: string | null;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -190,8 +191,11 @@ export class PostgresEventStore implements EventStore {
     }));
     const { rows } = await executor.query<AppendRow>(
       seals
-        ? `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, last_stream_hash
-             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, $6::bytea, $7::bytea, $8::bytea)`
+        ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
+          `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq,
+                  encode(last_stream_hash, 'hex') AS last_stream_hash
+             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'),
+                            decode($8, 'hex'))`
         : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
              FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
       seals
@@ -201,9 +205,9 @@ export class PostgresEventStore implements EventStore {
             version,
             JSON.stringify(payload),
             recordedAt,
-            seals,
-            chained ? known!.hash : null,
-            chained,
+            seals.toString('hex'),
+            chained ? known!.hash.toString('hex') : null,
+            chained ? chained.toString('hex') : null,
           ]
         : [streamId, mode, version, JSON.stringify(payload), recordedAt],
     );
@@ -385,7 +389,7 @@ export class PostgresEventStore implements EventStore {
     this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
     this.lastStreamHashes.set(streamId, {
       version: Number(row.last_version),
-      hash: asBuffer(row.last_stream_hash),
+      hash: Buffer.from(row.last_stream_hash, 'hex'),
     });
     if (this.lastStreamHashes.size > REMEMBERED_STREAM_HASHES)
       this.lastStreamHashes.delete(this.lastStreamHashes.keys().next().value!);
