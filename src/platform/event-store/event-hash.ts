@@ -172,19 +172,33 @@ function sha256(bytes: Buffer | string): Buffer {
   return hash('sha256', bytes, 'buffer');
 }
 
-export function contentHash(envelope: HashedEnvelope): Buffer {
+/** The content hash's text from its parts, the canonical metadata already written. */
+function contentText(
+  streamIdJson: string,
+  eventId: string,
+  type: string,
+  schemaVersion: number,
+  canonicalMetadata: string,
+  recordedAtJson: string,
+  payloadDigest: Buffer,
+): string {
   // JSON strings and the jsonb text are self-delimiting, the uuid, the integer and the hex digest fixed in
   // form: joined by commas, no two envelopes give the same text.
-  const text = [
-    JSON.stringify(envelope.streamId),
-    envelope.eventId,
-    JSON.stringify(envelope.type),
-    String(envelope.schemaVersion),
-    canonicalJson(envelope.metadata),
-    JSON.stringify(envelope.recordedAt),
-    envelope.payloadDigest.toString('hex'),
-  ].join(',');
-  return sha256(text);
+  return `${streamIdJson},${eventId},${JSON.stringify(type)},${schemaVersion},${canonicalMetadata},${recordedAtJson},${payloadDigest.toString('hex')}`;
+}
+
+export function contentHash(envelope: HashedEnvelope): Buffer {
+  return sha256(
+    contentText(
+      JSON.stringify(envelope.streamId),
+      envelope.eventId,
+      envelope.type,
+      envelope.schemaVersion,
+      canonicalJson(envelope.metadata),
+      JSON.stringify(envelope.recordedAt),
+      envelope.payloadDigest,
+    ),
+  );
 }
 
 function int64(value: number): Buffer {
@@ -245,4 +259,43 @@ export function sealEvent(
     payloadDigest: digest,
   });
   return { salt, payloadDigest: digest, contentHash: content };
+}
+
+/**
+ * The seals of one append's events, as sealEvent gives them one by one: what they share is written once (the
+ * stream id, the time, and the metadata object a command's events share).
+ */
+export function sealEvents(
+  streamId: string,
+  events: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly schemaVersion: number;
+    readonly data: unknown;
+    readonly metadata: unknown;
+  }[],
+  recordedAt: string,
+): EventSeal[] {
+  const streamIdJson = JSON.stringify(streamId);
+  const recordedAtJson = JSON.stringify(recordedAt);
+  let metadata: unknown = undefined;
+  let canonicalMetadata = '';
+  return events.map((event, i) => {
+    if (i === 0 || event.metadata !== metadata) {
+      metadata = event.metadata;
+      canonicalMetadata = canonicalJson(metadata);
+    }
+    const salt = newSalt();
+    const digest = payloadDigest(salt, canonicalJson(event.data));
+    const text = contentText(
+      streamIdJson,
+      event.id.toLowerCase(),
+      event.type,
+      event.schemaVersion,
+      canonicalMetadata,
+      recordedAtJson,
+      digest,
+    );
+    return { salt, payloadDigest: digest, contentHash: sha256(text) };
+  });
 }

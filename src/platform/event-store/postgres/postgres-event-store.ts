@@ -28,7 +28,7 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { HASH_BYTES, SALT_BYTES, sealEvent, streamHash, ZERO_HASH } from '../event-hash.js';
+import { HASH_BYTES, SALT_BYTES, sealEvents, streamHash, ZERO_HASH } from '../event-hash.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
@@ -513,8 +513,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** Each event's salt, payload digest and content hash, one after the other (es_append's p_seals). */
 function sealsOf(streamId: string, events: readonly NewEvent[], recordedAt: string): Buffer {
   const seals = Buffer.allocUnsafe(events.length * SEAL_BYTES);
-  events.forEach((event, i) => {
-    const seal = sealEvent(streamId, event, recordedAt);
+  sealEvents(streamId, events, recordedAt).forEach((seal, i) => {
     const at = i * SEAL_BYTES;
     seal.salt.copy(seals, at);
     seal.payloadDigest.copy(seals, at + SALT_BYTES);
