@@ -13,12 +13,11 @@ import {
   streamHash,
   ZERO_HASH,
 } from '../event-hash.js';
+import { ChainFinding, chainFinding, ChainWalk } from '../chain-verification.js';
 import {
   type ChainCheckpoint,
   type ChainHead,
-  type ErasedSpan,
   type TamperFinding,
-  type TamperKind,
   type VerificationReport,
   type VerifyOptions,
 } from '../event-log-integrity.js';
@@ -286,26 +285,7 @@ export interface ChainWalkInput {
   readonly storedStreamHash?: (streamId: string, version: number) => Promise<Buffer | null>;
 }
 
-class Finding extends Error {
-  constructor(readonly finding: TamperFinding) {
-    super(finding.detail);
-  }
-}
-
-function findingAt(
-  kind: TamperKind,
-  at: { position: GlobalPosition; streamId: string } | null,
-  eventId: string | null,
-  detail: string,
-): Finding {
-  return new Finding({
-    kind,
-    position: at?.position ?? null,
-    eventId,
-    streamId: at?.streamId ?? null,
-    detail,
-  });
-}
+const findingAt = chainFinding;
 
 /**
  * Verifies the log against its hashes, the chain records and the checkpoints, in $all order, stopping at the
@@ -317,30 +297,13 @@ export async function verifyChainWalk(
   input: ChainWalkInput,
   options: VerifyOptions,
 ): Promise<VerificationReport> {
-  const from = options.from ?? null;
+  const walk = new ChainWalk(options);
+  const from = walk.from;
   const streams = new Map<string, { version: number; hash: Buffer | null }>();
-  const erasedSpans: ErasedSpan[] = [];
-  const spanOfStream = new Map<string, number>();
-  let checked = 0;
-  let unsealed = 0;
-  let sealedThrough: ChainHead | null = null;
-  let checkpointsChecked = 0;
-  let lastVerifiedCheckpoint: ChainCheckpoint | null = null;
   /** The erasers met as (non-erased) events of the walk. */
   const metErasers = new Set<string>();
   const erasersWanted = new Set([...input.erasures.values()].map((e) => e.erasedBy));
-
-  const report = (found: TamperFinding | null): VerificationReport => ({
-    ok: found === null,
-    from,
-    eventsChecked: checked,
-    sealedThrough,
-    unsealed,
-    erasedSpans,
-    checkpointsChecked,
-    lastVerifiedCheckpoint,
-    finding: found,
-  });
+  const report = (found: TamperFinding | null): VerificationReport => walk.report(found);
 
   // The sealed chain, recomputed from the stream hashes its records hold.
   const sealed: ChainEntry[] = [];
@@ -348,8 +311,8 @@ export async function verifyChainWalk(
   const chainHashes = Buffer.alloc(
     HASH_BYTES * input.chainRecords.reduce((n, record) => n + (record?.entries.length ?? 0), 0),
   );
-  const chainHashAt = (index: number): string =>
-    chainHashes.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES).toString('hex');
+  const chainHashAt = (index: number): Buffer =>
+    chainHashes.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
   const indexOf = new Map<string, number>();
   /** Chain records whose stored head the entries do not hash to, by their last chain index. */
   const unhashedRecords = new Map<number, number>();
@@ -384,7 +347,7 @@ export async function verifyChainWalk(
       storedHead = record.chainHead;
     }
   } catch (error) {
-    if (error instanceof Finding) return report(error.finding);
+    if (error instanceof ChainFinding) return report(error.finding);
     throw error;
   }
   const sealedCount = sealed.length;
@@ -395,56 +358,10 @@ export async function verifyChainWalk(
     while (nextIndex < sealedCount && comparePositions(sealed[nextIndex]!.position, from) <= 0)
       nextIndex += 1;
 
-  const expected = new Map<number, ChainCheckpoint[]>();
-  const expect = (checkpoint: ChainCheckpoint): void => {
-    const list = expected.get(checkpoint.chainIndex) ?? [];
-    list.push(checkpoint);
-    expected.set(checkpoint.chainIndex, list);
-  };
-  const checkCheckpoint = (checkpoint: ChainCheckpoint, index: number): void => {
-    checkpointsChecked += 1;
-    const fail = (detail: string) =>
-      new Finding({
-        kind: 'checkpoint_mismatch',
-        position: checkpoint.position,
-        eventId: null,
-        streamId: null,
-        detail,
-      });
-    if (!options.checkSignature(checkpoint))
-      throw fail(
-        `the checkpoint of ${checkpoint.at} at chain index ${checkpoint.chainIndex} has no valid signature (key ${checkpoint.keyId})`,
-      );
-    if (chainHashAt(index) !== checkpoint.chainHead || sealed[index]!.position !== checkpoint.position)
-      throw fail(
-        `the log through chain index ${checkpoint.chainIndex} no longer hashes to the checkpoint signed ${checkpoint.at}` +
-          (lastVerifiedCheckpoint
-            ? ` (it still matched the checkpoint at index ${lastVerifiedCheckpoint.chainIndex}, position ${lastVerifiedCheckpoint.position}: the change lies between)`
-            : ''),
-      );
-    if (!lastVerifiedCheckpoint || checkpoint.chainIndex >= lastVerifiedCheckpoint.chainIndex)
-      lastVerifiedCheckpoint = checkpoint;
-  };
-
-  /** Records one more erased event of a stream in its span (one span per stream while versions follow). */
+  /** Records one more erased event of a stream in its span. */
   const noteErased = (streamId: string, version: number, position: GlobalPosition): void => {
     const erasure = input.erasures.get(streamId)!;
-    const open = spanOfStream.get(streamId);
-    const span = open === undefined ? undefined : erasedSpans[open];
-    if (span && span.toVersion === version - 1)
-      erasedSpans[open!] = { ...span, toVersion: version, toPosition: position };
-    else {
-      spanOfStream.set(streamId, erasedSpans.length);
-      erasedSpans.push({
-        streamId,
-        fromVersion: version,
-        toVersion: version,
-        fromPosition: position,
-        toPosition: position,
-        erasedBy: erasure.erasedBy,
-        erasedAt: erasure.erasedAt,
-      });
-    }
+    walk.noteErased(streamId, version, position, erasure.erasedBy, erasure.erasedAt);
   };
 
   /** The version an event of `streamId` must have next (verifying from a position, its first one is trusted). */
@@ -453,17 +370,8 @@ export async function verifyChainWalk(
     eventId: string | null,
     version: number,
   ): void => {
-    const last = streams.get(at.streamId);
-    const expectedVersion = last === undefined ? (from ? version : 0) : last.version + 1;
-    if (version !== expectedVersion)
-      throw findingAt(
-        version > expectedVersion ? 'removed' : 'reordered',
-        at,
-        eventId,
-        version > expectedVersion
-          ? `${at.streamId} jumps from version ${expectedVersion - 1} to ${version}: events are missing`
-          : `${at.streamId} version ${version} comes after version ${expectedVersion - 1}`,
-      );
+    const expectedVersion = walk.expectedVersion(version, streams.get(at.streamId)?.version);
+    if (version !== expectedVersion) throw walk.versionFinding(at, eventId, version, expectedVersion);
   };
 
   /** Moves the chain past sealed index `index`, checking the checkpoints that name it. */
@@ -476,13 +384,8 @@ export async function verifyChainWalk(
         sealed[index]!.eventId,
         `chain record ${record} of ${CHAIN_STREAM} does not hash to the chain head it stores`,
       );
-    sealedThrough = { chainIndex: index, position: sealed[index]!.position, chainHead: chainHashAt(index) };
     nextIndex = index + 1;
-    const checkpoints = expected.get(index);
-    if (checkpoints) {
-      for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, index);
-      expected.delete(index);
-    }
+    walk.sealed(index, chainHashAt(index), () => sealed[index]!.position);
   };
 
   /**
@@ -500,7 +403,7 @@ export async function verifyChainWalk(
         version: entry.streamVersion,
         hash: Buffer.from(entry.streamHash, 'hex'),
       });
-      checked += 1;
+      walk.checked += 1;
       advance(nextIndex);
     }
   };
@@ -606,9 +509,9 @@ export async function verifyChainWalk(
         `the stream hash of ${event.streamId}@${event.streamVersion} does not follow from its predecessor`,
       );
     streams.set(event.streamId, { version: event.streamVersion, hash: hashes.streamHash });
-    checked += 1;
+    walk.checked += 1;
     if (index === undefined) {
-      unsealed += 1;
+      walk.unsealed += 1;
       return;
     }
     if (
@@ -628,42 +531,30 @@ export async function verifyChainWalk(
     if (options.externalCheckpoint) {
       const external = options.externalCheckpoint;
       if (external.chainIndex >= 0 && external.chainIndex < nextIndex)
-        checkCheckpoint(external, external.chainIndex);
-      else expect(external);
+        walk.checkCheckpoint(
+          external,
+          chainHashAt(external.chainIndex).toString('hex'),
+          sealed[external.chainIndex]!.position,
+        );
+      else walk.expectCheckpoint(external);
     }
-    for (const checkpoint of input.checkpoints) if (checkpoint.chainIndex >= nextIndex) expect(checkpoint);
+    for (const checkpoint of input.checkpoints)
+      if (checkpoint.chainIndex >= nextIndex) walk.expectCheckpoint(checkpoint);
 
     const total = Math.max(0, sealedCount - nextIndex);
     for await (const event of input.events) {
       if (from && comparePositions(event.position, from) <= 0) continue;
       await check(event);
-      if (checked % 1_000 === 0) options.onProgress?.(checked, Math.max(total, checked));
+      if (walk.checked % 1_000 === 0) options.onProgress?.(walk.checked, Math.max(total, walk.checked));
     }
     passErased(null);
-    options.onProgress?.(checked, Math.max(total, checked));
+    options.onProgress?.(walk.checked, Math.max(total, walk.checked));
     if (nextIndex < sealedCount) await missing();
-    for (const [index] of expected)
-      throw new Finding({
-        kind: 'checkpoint_mismatch',
-        position: null,
-        eventId: null,
-        streamId: null,
-        detail: `a checkpoint names chain index ${index}, beyond the sealed chain (${sealedCount} events): events were removed`,
-      });
+    walk.noCheckpointBeyond(sealedCount);
     // Walking the whole log, every eraser must be one of its events; from a position, it may lie before.
-    if (!from) {
-      const span = erasedSpans.find((each) => !metErasers.has(each.erasedBy));
-      if (span)
-        throw new Finding({
-          kind: 'unattributed_erasure',
-          position: span.fromPosition,
-          eventId: null,
-          streamId: span.streamId,
-          detail: `${span.streamId} versions ${span.fromVersion}-${span.toVersion} are erased "by" ${span.erasedBy}, which is not an event of the log`,
-        });
-    }
+    if (!from) walk.everyErasureAttributed((eventId) => metErasers.has(eventId));
   } catch (error) {
-    if (error instanceof Finding) return report(error.finding);
+    if (error instanceof ChainFinding) return report(error.finding);
     throw error;
   }
   return report(null);

@@ -4,12 +4,10 @@
  * checkpoint. Stops at the first finding, which names the global position where the log stopped matching.
  */
 import type { SqlDatabase } from '../../database/sql-database.js';
+import { ChainFinding, chainFinding, ChainWalk } from '../chain-verification.js';
 import {
   CHECKPOINT_STREAM,
   type ChainCheckpoint,
-  type ChainHead,
-  type ErasedSpan,
-  type TamperFinding,
   type TamperKind,
   type VerificationReport,
   type VerifyOptions,
@@ -86,43 +84,30 @@ function positionOf(row: VerifyRow): GlobalPosition {
   return (row.position ??= encodePosition(row.tx_id, row.seq));
 }
 
-class Finding extends Error {
-  constructor(readonly finding: TamperFinding) {
-    super(finding.detail);
-  }
-}
-
 function finding(
   kind: TamperKind,
   row: VerifyRow | null,
   detail: string,
   position?: GlobalPosition,
-): Finding {
-  return new Finding({
+): ChainFinding {
+  return chainFinding(
     kind,
-    position: position ?? (row ? positionOf(row) : null),
-    eventId: row?.event_id ?? null,
-    streamId: row?.stream_id ?? null,
+    row ? { position: position ?? positionOf(row), streamId: row.stream_id } : null,
+    row?.event_id ?? null,
     detail,
-  });
+  );
 }
 
 export async function verifyPostgresChain(
   db: SqlDatabase,
   options: VerifyOptions,
 ): Promise<VerificationReport> {
-  const from = options.from ?? null;
+  const walk = new ChainWalk(options);
+  const from = walk.from;
   /** The last version seen of every stream, and its stream hash as recomputed here. */
   const streams = new Map<string, { version: number; hash: Buffer }>();
-  const erasedSpans: ErasedSpan[] = [];
-  const spanOfStream = new Map<string, number>();
-  let checked = 0;
-  let unsealed = 0;
-  let sealedThrough: ChainHead | null = null;
-  /** The last sealed event checked (its position is written out once, at the end). */
-  let lastSealed: { index: number; row: VerifyRow; chainHead: Buffer } | null = null;
-  let checkpointsChecked = 0;
-  let lastVerifiedCheckpoint: ChainCheckpoint | null = null;
+  /** The global chain hash through the last sealed event passed. */
+  let chainHead: Buffer;
 
   const sealedCount = Number(
     (await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM es_chain`)).rows[0]!.n,
@@ -141,13 +126,13 @@ export async function verifyPostgresChain(
     if (rows[0]) nextIndex = Number(rows[0].chain_index) + 1;
   }
   /** The global chain hash through nextIndex - 1: recomputed from here on, the stored one trusted before. */
-  let chainHeadBefore = ZERO_HASH;
+  chainHead = ZERO_HASH;
   if (nextIndex > 0) {
     const { rows } = await db.query<{ chain_hash: string }>(
       `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
       [nextIndex - 1],
     );
-    chainHeadBefore = Buffer.from(rows[0]!.chain_hash, 'hex');
+    chainHead = Buffer.from(rows[0]!.chain_hash, 'hex');
   }
   const chain = new ChainCursor(db, nextIndex, sealedCount);
   const total = Number(
@@ -161,39 +146,7 @@ export async function verifyPostgresChain(
     ).rows[0]!.n,
   );
 
-  // The checkpoints to hold the chain against, by chain index: those in the log (read as they come) and
-  // the one kept outside.
-  const expected = new Map<number, ChainCheckpoint[]>();
-  const expect = (checkpoint: ChainCheckpoint): void => {
-    const list = expected.get(checkpoint.chainIndex) ?? [];
-    list.push(checkpoint);
-    expected.set(checkpoint.chainIndex, list);
-  };
-  const checkCheckpoint = (checkpoint: ChainCheckpoint, hash: string, position: GlobalPosition): void => {
-    checkpointsChecked += 1;
-    if (!options.checkSignature(checkpoint))
-      throw new Finding({
-        kind: 'checkpoint_mismatch',
-        position: checkpoint.position,
-        eventId: null,
-        streamId: null,
-        detail: `the checkpoint of ${checkpoint.at} at chain index ${checkpoint.chainIndex} has no valid signature (key ${checkpoint.keyId})`,
-      });
-    if (hash !== checkpoint.chainHead || position !== checkpoint.position)
-      throw new Finding({
-        kind: 'checkpoint_mismatch',
-        position: checkpoint.position,
-        eventId: null,
-        streamId: null,
-        detail:
-          `the log through chain index ${checkpoint.chainIndex} no longer hashes to the checkpoint signed ${checkpoint.at}` +
-          (lastVerifiedCheckpoint
-            ? ` (it still matched the checkpoint at index ${lastVerifiedCheckpoint.chainIndex}, position ${lastVerifiedCheckpoint.position}: the change lies between)`
-            : ''),
-      });
-    if (!lastVerifiedCheckpoint || checkpoint.chainIndex >= lastVerifiedCheckpoint.chainIndex)
-      lastVerifiedCheckpoint = checkpoint;
-  };
+  // The checkpoints to hold the chain against: those in the log (read as they come) and the one kept outside.
   if (options.externalCheckpoint) {
     const external = options.externalCheckpoint;
     if (external.chainIndex < nextIndex) {
@@ -208,12 +161,12 @@ export async function verifyPostgresChain(
           `the checkpoint names chain index ${external.chainIndex}, which the log does not have`,
         );
       try {
-        checkCheckpoint(external, row.chain_hash, encodePosition(row.tx_id, row.seq));
+        walk.checkCheckpoint(external, row.chain_hash, encodePosition(row.tx_id, row.seq));
       } catch (error) {
-        if (error instanceof Finding) return report(error.finding);
+        if (error instanceof ChainFinding) return walk.report(error.finding);
         throw error;
       }
-    } else expect(external);
+    } else walk.expectCheckpoint(external);
   }
 
   // Every checkpoint recorded in the log; those before `from` were checked by an earlier verification.
@@ -222,22 +175,9 @@ export async function verifyPostgresChain(
       WHERE e.stream_id = $1 AND e.erased_at IS NULL AND ${VISIBLE} ORDER BY e.stream_version`,
     [CHECKPOINT_STREAM],
   );
-  for (const { data } of recorded) if (data.chainIndex >= nextIndex) expect(data);
+  for (const { data } of recorded) if (data.chainIndex >= nextIndex) walk.expectCheckpoint(data);
 
   const erasers = new Set<string>();
-  function report(found: TamperFinding | null): VerificationReport {
-    return {
-      ok: found === null,
-      from,
-      eventsChecked: checked,
-      sealedThrough,
-      unsealed,
-      erasedSpans,
-      checkpointsChecked,
-      lastVerifiedCheckpoint,
-      finding: found,
-    };
-  }
 
   try {
     // The sealed region is read in ranges cut at every VERIFY_PAGE_SIZE-th sealed position, two in flight (the
@@ -285,9 +225,9 @@ export async function verifyPostgresChain(
       await chain.ensure(rows.length);
       for (const row of rows) {
         if (!checkEvent(row)) await chainMismatch(row);
-        checked += 1;
+        walk.checked += 1;
       }
-      options.onProgress?.(checked, Math.max(total, checked));
+      options.onProgress?.(walk.checked, Math.max(total, walk.checked));
     };
     for (let i = 0; i < ranges.length; i += 1) {
       const rows = await inFlight[i]!;
@@ -304,41 +244,21 @@ export async function verifyPostgresChain(
       await check(rows);
       if (rows.length < VERIFY_PAGE_SIZE) break;
     }
-    if (lastSealed) {
-      const { index, row, chainHead } = lastSealed as { index: number; row: VerifyRow; chainHead: Buffer };
-      sealedThrough = { chainIndex: index, position: positionOf(row), chainHead: chainHead.toString('hex') };
-    }
     if (nextIndex < sealedCount) await missingFromLog(null);
-    for (const [index] of expected) {
-      throw new Finding({
-        kind: 'checkpoint_mismatch',
-        position: null,
-        eventId: null,
-        streamId: null,
-        detail: `a checkpoint names chain index ${index}, beyond the sealed chain (${sealedCount} events): events were removed`,
-      });
-    }
+    walk.noCheckpointBeyond(sealedCount);
     if (erasers.size > 0) {
       const { rows } = await db.query<{ event_id: string }>(
         `SELECT event_id::text AS event_id FROM es_events WHERE event_id = ANY ($1::uuid[]) AND erased_at IS NULL`,
         [[...erasers]],
       );
       const known = new Set(rows.map((row) => row.event_id));
-      const span = erasedSpans.find((each) => !known.has(each.erasedBy));
-      if (span)
-        throw new Finding({
-          kind: 'unattributed_erasure',
-          position: span.fromPosition,
-          eventId: null,
-          streamId: span.streamId,
-          detail: `${span.streamId} versions ${span.fromVersion}-${span.toVersion} are erased "by" ${span.erasedBy}, which is not an event of the log`,
-        });
+      walk.everyErasureAttributed((eventId) => known.has(eventId));
     }
   } catch (error) {
-    if (error instanceof Finding) return report(error.finding);
+    if (error instanceof ChainFinding) return walk.report(error.finding);
     throw error;
   }
-  return report(null);
+  return walk.report(null);
 
   /**
    * Checks one event and recomputes its hashes; false when the sealed chain expected another event here
@@ -358,15 +278,13 @@ export async function verifyPostgresChain(
         );
     }
     const last = streams.get(row.stream_id);
-    // Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain.
-    const expectedVersion = last === undefined ? (from ? version : 0) : last.version + 1;
+    const expectedVersion = walk.expectedVersion(version, last?.version);
     if (version !== expectedVersion)
-      throw finding(
-        version > expectedVersion ? 'removed' : 'reordered',
-        row,
-        version > expectedVersion
-          ? `${row.stream_id} jumps from version ${expectedVersion - 1} to ${version}: events are missing`
-          : `${row.stream_id} version ${version} comes after version ${expectedVersion - 1}`,
+      throw walk.versionFinding(
+        { position: positionOf(row), streamId: row.stream_id },
+        row.event_id,
+        version,
+        expectedVersion,
       );
     if (row.content_hash === null || row.stream_hash === null)
       throw finding(
@@ -375,23 +293,7 @@ export async function verifyPostgresChain(
         `event ${row.event_id} carries no hashes: it was not written by an append`,
       );
     if (row.erased_by) {
-      // One span per stream and erasure while its versions follow each other, however interleaved the log.
-      const open = spanOfStream.get(row.stream_id);
-      const span = open === undefined ? undefined : erasedSpans[open];
-      if (span && span.erasedBy === row.erased_by && span.toVersion === version - 1)
-        erasedSpans[open!] = { ...span, toVersion: version, toPosition: positionOf(row) };
-      else {
-        spanOfStream.set(row.stream_id, erasedSpans.length);
-        erasedSpans.push({
-          streamId: row.stream_id,
-          fromVersion: version,
-          toVersion: version,
-          fromPosition: positionOf(row),
-          toPosition: positionOf(row),
-          erasedBy: row.erased_by,
-          erasedAt: row.erased_at ?? '',
-        });
-      }
+      walk.noteErased(row.stream_id, version, positionOf(row), row.erased_by, row.erased_at ?? '');
       erasers.add(row.erased_by);
     } else if (!(row.checks & CHECK.payload)) {
       throw finding('changed_payload', row, `the payload of event ${row.event_id} (${row.type}) was changed`);
@@ -420,26 +322,21 @@ export async function verifyPostgresChain(
     streams.set(row.stream_id, { version, hash: storedStreamHash });
 
     if (!sealed) {
-      unsealed += 1;
+      walk.unsealed += 1;
       return true;
     }
     const index = nextIndex;
-    const chainHeadNow = Buffer.from(sealed.chain_hash, 'hex');
-    if (!chainHash(lastSealed?.chainHead ?? chainHeadBefore, storedStreamHash).equals(chainHeadNow))
+    const sealedHead = Buffer.from(sealed.chain_hash, 'hex');
+    if (!chainHash(chainHead, storedStreamHash).equals(sealedHead))
       throw finding(
         'broken_chain',
         row,
         `the global chain hash at index ${index} does not follow from its predecessor`,
       );
-    lastSealed = { index, row, chainHead: chainHeadNow };
+    chainHead = sealedHead;
     nextIndex += 1;
     chain.advance();
-    const checkpoints = expected.get(index);
-    if (checkpoints) {
-      for (const checkpoint of checkpoints)
-        checkCheckpoint(checkpoint, chainHeadNow.toString('hex'), positionOf(row));
-      expected.delete(index);
-    }
+    walk.sealed(index, sealedHead, () => positionOf(row));
     return true;
   }
 
@@ -465,15 +362,14 @@ export async function verifyPostgresChain(
     const sealed = rows[0];
     if (!sealed) throw finding('removed', row, `the sealed chain lost its entry ${nextIndex}`);
     const position = encodePosition(sealed.tx_id, sealed.seq);
-    throw new Finding({
-      kind: sealed.present ? 'reordered' : 'removed',
-      position,
-      eventId: sealed.event_id,
-      streamId: null,
-      detail: sealed.present
+    throw chainFinding(
+      sealed.present ? 'reordered' : 'removed',
+      { position, streamId: null },
+      sealed.event_id,
+      sealed.present
         ? `event ${sealed.event_id}, sealed at position ${position}, is no longer there in the global order`
         : `event ${sealed.event_id}, sealed at position ${position}, was removed from the log`,
-    });
+    );
   }
 }
 
