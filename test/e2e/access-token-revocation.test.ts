@@ -204,7 +204,9 @@ describe.each(SQL_KINDS)('access token revocation (%s)', (kind) => {
         revoked_at: null,
       },
     ]);
-    expect(Date.parse(listed[1]!.expires_at) - Date.parse(listed[1]!.issued_at)).toBe(3600 * 1000);
+    // issued_at has milliseconds; expiry is the exp claim, whole seconds from iat's second.
+    const issuedSecond = Math.floor(Date.parse(listed[1]!.issued_at) / 1000) * 1000;
+    expect(Date.parse(listed[1]!.expires_at) - issuedSecond).toBe(3600 * 1000);
     const listedText = JSON.stringify(listed);
     for (const token of [apiToken, mcpToken]) expect(listedText).not.toContain(token.split('.')[2]);
 
@@ -348,8 +350,8 @@ describe.each(SQL_KINDS)('access token revocation (%s)', (kind) => {
       clock.now().toISOString(),
     ]);
 
-    // iat has whole seconds: a token from the next second on works.
-    clock.advance(1_000);
+    // Issuance has milliseconds (iat_ms): a token minted one millisecond after the change, in its second, works.
+    clock.advance(1);
     const fresh = await signIn(owner.email, NEW_PASSWORD);
     const after = await createToken(fresh);
     expect(await personal(after)).toEqual({ status: 200 });

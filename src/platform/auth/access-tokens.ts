@@ -2,12 +2,13 @@
  * OAuth access tokens: JWTs signed with the service's Ed25519 key (alg EdDSA, typ `at+jwt` as in RFC 9068).
  *
  * Claims: iss (the issuer), aud `exposure-research-api`, sub (account id), scope (space-separated), client
- * (`api` or `mcp`), jti (token id, for revocation lists), iat and exp (seconds). Verification pins the
- * algorithm, issuer, audience and type, requires every claim, and reads time from the injected clock.
+ * (`api` or `mcp`), jti (token id, for revocation lists), iat and exp (seconds), and `iat_ms` (the issuance
+ * in milliseconds, signed like the rest, within iat's second). Verification pins the algorithm, issuer, audience
+ * and type, requires every claim, and reads time from the injected clock.
  *
  * A valid signature is not enough: the guard also refuses a token revoked one by one (its id in the access
- * tokens read model, ADR 74) or issued in or before the second of its account's last password change (ADR 75),
- * through `accessTokenRevocation`. Keep lifetimes short (default one hour, at most one day).
+ * tokens read model, ADR 74) or issued at or before its account's last password change (ADR 75), through
+ * `accessTokenRevocation`. Keep lifetimes short (default one hour, at most one day).
  */
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
@@ -39,7 +40,7 @@ export interface IssueAccessTokenInput {
 
 export interface IssuedAccessToken {
   readonly token: string;
-  /** The `iat` claim (whole seconds). */
+  /** The `iat_ms` claim: the issuance to the millisecond. */
   readonly issuedAt: Date;
   readonly expiresAt: Date;
   readonly tokenId: string;
@@ -50,7 +51,7 @@ export interface VerifiedAccessToken {
   readonly scopes: string[];
   readonly client: AccessTokenClient;
   readonly tokenId: string;
-  /** The `iat` claim (whole seconds). */
+  /** The `iat_ms` claim; for a token without it, the start of its `iat` second. */
   readonly issuedAt: Date;
   readonly expiresAt: Date;
 }
@@ -61,8 +62,8 @@ export type AccessTokenRevocation = 'revoked' | 'invalidated' | null;
 /**
  * The revocation rule (ADR 74, 75), pure: `revokedAt` is the token's own revocation from the read model (null
  * when none, or when the read model does not know the token); `issuedBefore` the account's latest invalidation.
- * The token's `iat` has whole seconds, so a token issued in the invalidation's second is refused too: one issued
- * just before it must never pass, and one issued just after costs its holder a new token.
+ * A token issued at or before it is refused. Issuance has milliseconds (`iat_ms`); a token carrying only whole
+ * seconds counts from the start of its second, so it is refused whenever its second is the invalidation's.
  */
 export function accessTokenRevocation(
   token: Pick<VerifiedAccessToken, 'issuedAt'>,
@@ -71,9 +72,8 @@ export function accessTokenRevocation(
 ): AccessTokenRevocation {
   if (revokedAt !== null) return 'revoked';
   if (issuedBefore !== null) {
-    const cutoffSecond = Math.floor(Date.parse(issuedBefore) / 1000);
     // An unreadable cutoff refuses: it can only come from a damaged read model.
-    if (!(Math.floor(token.issuedAt.getTime() / 1000) > cutoffSecond)) return 'invalidated';
+    if (!(token.issuedAt.getTime() > Date.parse(issuedBefore))) return 'invalidated';
   }
   return null;
 }
@@ -108,10 +108,11 @@ export class AccessTokens {
       });
     }
 
-    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
+    const issuedAtMs = this.clock.now().getTime();
+    const issuedAt = Math.floor(issuedAtMs / 1000);
     const expiresAtSeconds = issuedAt + ttlSeconds;
     const tokenId = randomUUID();
-    const token = await new SignJWT({ scope: scopes.join(' '), client: input.client })
+    const token = await new SignJWT({ scope: scopes.join(' '), client: input.client, iat_ms: issuedAtMs })
       .setProtectedHeader({ alg: JWT_SIGNING_ALGORITHM, kid: this.secrets.kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(this.issuer)
       .setAudience(ACCESS_TOKEN_AUDIENCE)
@@ -122,7 +123,7 @@ export class AccessTokens {
       .sign(this.secrets.jwtPrivateKey);
     return {
       token,
-      issuedAt: new Date(issuedAt * 1000),
+      issuedAt: new Date(issuedAtMs),
       expiresAt: new Date(expiresAtSeconds * 1000),
       tokenId,
     };
@@ -140,12 +141,19 @@ export class AccessTokens {
         currentDate: this.clock.now(),
         requiredClaims: ['iss', 'aud', 'sub', 'jti', 'iat', 'exp', 'scope', 'client'],
       });
-      const { sub, jti, iat, exp, scope, client } = payload;
+      const { sub, jti, iat, exp, scope, client, iat_ms: issuedAtMs } = payload;
       if (typeof sub !== 'string' || sub.length === 0) return null;
       if (typeof jti !== 'string' || jti.length === 0) return null;
       if (typeof exp !== 'number' || typeof iat !== 'number') return null;
       if (typeof client !== 'string' || !CLIENTS.has(client)) return null;
       if (typeof scope !== 'string') return null;
+      // Optional (tokens issued before it existed lack it); when present it must lie within iat's second.
+      if (
+        issuedAtMs !== undefined &&
+        !(Number.isSafeInteger(issuedAtMs) && Math.floor(Number(issuedAtMs) / 1000) === iat)
+      ) {
+        return null;
+      }
       const scopes = scope.split(' ').filter((s) => s.length > 0);
       if (scopes.length === 0 || !scopes.every((s) => SCOPE_TOKEN.test(s))) return null;
       return {
@@ -153,7 +161,7 @@ export class AccessTokens {
         scopes,
         client: client as AccessTokenClient,
         tokenId: jti,
-        issuedAt: new Date(iat * 1000),
+        issuedAt: new Date(issuedAtMs === undefined ? iat * 1000 : Number(issuedAtMs)),
         expiresAt: new Date(exp * 1000),
       };
     } catch {

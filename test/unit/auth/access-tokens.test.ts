@@ -63,6 +63,7 @@ describe('AccessTokens', () => {
       client: 'mcp',
       jti: issued.tokenId,
       iat: Date.parse('2026-03-01T10:00:00Z') / 1000,
+      iat_ms: Date.parse('2026-03-01T10:00:00Z'),
       exp: Date.parse('2026-03-01T11:00:00Z') / 1000,
     });
     expect(await tokens.verify(issued.token)).toEqual({
@@ -163,12 +164,29 @@ describe('AccessTokens', () => {
     expect(looksLikeJwt(undefined)).toBe(false);
   });
 
-  it('verify returns the iat the token was issued with, in whole seconds', async () => {
+  it('a token carries its issuance to the millisecond (iat_ms) beside iat in whole seconds', async () => {
     const clock = new ManualClock(new Date('2026-03-01T10:00:00.750Z'));
     const tokens = new AccessTokens(secrets, clock);
     const issued = await tokens.issue({ accountId: 'acc-1', scopes: ['service.read'], client: 'api' });
-    expect(issued.issuedAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
+    expect(issued.issuedAt.toISOString()).toBe('2026-03-01T10:00:00.750Z');
+    const claims = decodeJwt(issued.token);
+    expect(claims.iat).toBe(Date.parse('2026-03-01T10:00:00Z') / 1000);
+    expect(claims.iat_ms).toBe(Date.parse('2026-03-01T10:00:00.750Z'));
     expect((await tokens.verify(issued.token))?.issuedAt).toEqual(issued.issuedAt);
+  });
+
+  it('a token without iat_ms counts from the start of its iat second; one whose iat_ms leaves that second is refused', async () => {
+    const clock = new ManualClock(new Date('2026-03-01T10:00:00.750Z'));
+    const tokens = new AccessTokens(secrets, clock);
+    const second = Date.parse('2026-03-01T10:00:00Z');
+    expect((await tokens.verify(await sign({}, clock)))?.issuedAt.toISOString()).toBe(
+      '2026-03-01T10:00:00.000Z',
+    );
+    expect(await tokens.verify(await sign({ iat_ms: second + 999 }, clock))).not.toBeNull();
+    expect(await tokens.verify(await sign({ iat_ms: second + 1000 }, clock))).toBeNull();
+    expect(await tokens.verify(await sign({ iat_ms: second - 1 }, clock))).toBeNull();
+    expect(await tokens.verify(await sign({ iat_ms: second + 0.5 }, clock))).toBeNull();
+    expect(await tokens.verify(await sign({ iat_ms: String(second) }, clock))).toBeNull();
   });
 });
 
@@ -182,13 +200,21 @@ describe('accessTokenRevocation (ADR 74, 75)', () => {
     );
   });
 
-  it('a token issued in or before the second of the password change is invalidated; one issued after is not', () => {
+  it('a token issued at or before the password change is invalidated; one issued after is not', () => {
     expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:06.000Z')).toBe('invalidated');
-    // Same second, either side of the change: iat cannot tell, so both are refused.
     expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:05.000Z')).toBe('invalidated');
-    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:05.999Z')).toBe('invalidated');
     expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:04.999Z')).toBeNull();
     expect(accessTokenRevocation({ issuedAt }, null, null)).toBeNull();
+  });
+
+  it('in the second of the change, the milliseconds decide (a token minted just after a password change works)', () => {
+    const justAfter = new Date('2026-03-01T10:00:05.420Z');
+    expect(accessTokenRevocation({ issuedAt: justAfter }, null, '2026-03-01T10:00:05.419Z')).toBeNull();
+    expect(accessTokenRevocation({ issuedAt: justAfter }, null, '2026-03-01T10:00:05.420Z')).toBe(
+      'invalidated',
+    );
+    // A token with whole seconds only (no iat_ms) counts from its second's start: refused throughout that second.
+    expect(accessTokenRevocation({ issuedAt }, null, '2026-03-01T10:00:05.999Z')).toBe('invalidated');
   });
 
   it('an unreadable cutoff refuses', () => {
