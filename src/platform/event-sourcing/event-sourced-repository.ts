@@ -14,6 +14,7 @@ import type { ReadStore } from '../read-store/read-store.port.js';
 import type { CommandEnvelope } from './command-metadata.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { SharedReads } from './shared-reads.js';
 import { noUpcasters, type Upcasters } from './upcasters.js';
 
 export interface HandleOptions {
@@ -120,6 +121,7 @@ export class EventSourcedRepository {
   private readonly locks = new KeyedMutex();
   /** Commands waiting for their stream's next group (ADR 91), by stream. */
   private readonly queues = new Map<string, QueuedCommand[]>();
+  private readonly reads = new SharedReads();
   private snapshotsReady: Promise<void> | undefined;
 
   constructor(
@@ -410,8 +412,18 @@ export class EventSourcedRepository {
     });
   }
 
-  /** The current state of a stream (folded from the cache, a snapshot and the newer events). */
-  async load<TEvent extends DomainEvent, TState>(
+  /**
+   * The current state of a stream (folded from the cache, a snapshot and the newer events). Concurrent loads of
+   * one stream share a read that started after each of them was asked for (SharedReads).
+   */
+  load<TEvent extends DomainEvent, TState>(
+    streamId: string,
+    decider: Folding<TEvent, TState>,
+  ): Promise<LoadedStream<TState>> {
+    return this.reads.read(streamId, decider, () => this.readAndFold(streamId, decider));
+  }
+
+  private async readAndFold<TEvent extends DomainEvent, TState>(
     streamId: string,
     decider: Folding<TEvent, TState>,
   ): Promise<LoadedStream<TState>> {
@@ -424,7 +436,10 @@ export class EventSourcedRepository {
     for (const event of this.upcasters.upcastAll(stored))
       state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);
     const version = stored.at(-1)?.streamVersion ?? base?.version ?? null;
-    this.remember(streamId, { state, version, stateVersion });
+    // A read that began before an append of this process may end after it: it never replaces a newer state.
+    const newer = this.cached<TState>(streamId, decider);
+    if (!newer || (newer.version ?? -1) <= (version ?? -1))
+      this.remember(streamId, { state, version, stateVersion });
     return { state, version };
   }
 
