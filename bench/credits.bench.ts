@@ -11,6 +11,8 @@ import { CreditLedger } from '../src/credits/commands/credit-ledger.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { eventIdFor } from '../src/platform/event-store/event-id.js';
+import { decodePosition } from '../src/platform/event-store/global-position.js';
+import { ledgerStreamId } from '../src/credits/domain/ledger.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import type { Measurement } from './bench-support.js';
@@ -18,9 +20,10 @@ import type { Measurement } from './bench-support.js';
 const CLIENTS = 50;
 
 /**
- * Reservations and settlements for one payer under 50 concurrent clients, beside the raw append rate to a
- * single stream measured in the same run on the same database. Each pair is two ledger commands (two
- * appends to the payer's ledger stream plus their decisions).
+ * Reservations and settlements for one payer under 50 concurrent clients, with group commit (ADR 91) and
+ * without it (one append per command), beside the raw append rate to a single stream and, on the server, the
+ * rate of single-row INSERT transactions, all measured in the same run on the same database. Each pair is two
+ * ledger commands.
  */
 export async function benchCredits(target: 'pglite' | 'postgres', pairs: number): Promise<Measurement[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-credits-'));
@@ -53,12 +56,11 @@ export async function benchCredits(target: 'pglite' | 'postgres', pairs: number)
       new RegisterAccount(`bench-${randomUUID()}@example.com`, 'enterprise', undefined, operator()),
     );
     await bus.execute(new PurchaseCredits(accountId, 10_000_000, operator()));
-    const ledger = app.get(CreditLedger);
     const payer = `account:${accountId}`;
 
     // Baseline: one writer appending single events to one stream, expected version each time.
     const stream = `bench-single-${randomUUID()}`;
-    let started = performance.now();
+    const started = performance.now();
     for (let i = 0; i < pairs * 2; i++) {
       await context.storage.eventStore.append(
         stream,
@@ -76,37 +78,89 @@ export async function benchCredits(target: 'pglite' | 'postgres', pairs: number)
     }
     const rawPerSecond = (pairs * 2) / ((performance.now() - started) / 1000);
 
-    started = performance.now();
+    // The same load twice in the same run: one append per command (group commit off), then group commit.
     const perClient = Math.ceil(pairs / CLIENTS);
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        for (let i = 0; i < perClient; i++) {
-          const reservation = await ledger.reserve(
-            { payer, amount: 1, category: 'host', channel: 'api' },
-            operator(),
-          );
-          await ledger.settle(reservation, 1, operator());
-        }
-      }),
-    );
-    const pairsPerSecond = (perClient * CLIENTS) / ((performance.now() - started) / 1000);
+    const drive = async (ledger: CreditLedger): Promise<{ pairsPerSecond: number; appends: number }> => {
+      const from = ((await context.storage.eventStore.streamVersion(ledgerStreamId(payer))) ?? -1) + 1;
+      const began = performance.now();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          for (let i = 0; i < perClient; i++) {
+            const reservation = await ledger.reserve(
+              { payer, amount: 1, category: 'host', channel: 'api' },
+              operator(),
+            );
+            await ledger.settle(reservation, 1, operator());
+          }
+        }),
+      );
+      const pairsPerSecond = (perClient * CLIENTS) / ((performance.now() - began) / 1000);
+      const written = await context.storage.eventStore.readStream(ledgerStreamId(payer), {
+        fromVersion: from,
+      });
+      // One append is one transaction: the major part of its events' positions.
+      const appends = new Set(written.map((event) => decodePosition(event.position).major)).size;
+      return { pairsPerSecond, appends };
+    };
+    const alone = await drive(new CreditLedger(context, { groupCommit: false }));
+    const grouped = await drive(app.get(CreditLedger));
+
+    // The server's own floor for one writer: single-row INSERTs, each its own transaction (one WAL flush each).
+    let rawInsertsPerSecond: number | undefined;
+    if (databaseUrl) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query('CREATE TABLE bench_raw_insert (id bigint PRIMARY KEY, body text NOT NULL)');
+        const began = performance.now();
+        for (let i = 0; i < pairs * 2; i++)
+          await client.query('INSERT INTO bench_raw_insert (id, body) VALUES ($1, $2)', [i, 'x']);
+        rawInsertsPerSecond = (pairs * 2) / ((performance.now() - began) / 1000);
+      } finally {
+        await client.end();
+      }
+    }
+
     const name = target === 'pglite' ? 'PGlite (embedded)' : 'PostgreSQL 15 server';
+    const commands = perClient * CLIENTS * 2;
     return [
       {
         target: name,
-        name: `reservation+settlement pairs, one payer, ${CLIENTS} concurrent clients`,
-        value: Math.round(pairsPerSecond),
+        name: `reservation+settlement pairs, one payer, ${CLIENTS} concurrent clients (group commit)`,
+        value: Math.round(grouped.pairsPerSecond),
         unit: 'pairs/s',
+        baseline: Math.round(alone.pairsPerSecond),
+        baselineName: 'the same load, one append per command',
+        ratio: grouped.pairsPerSecond / alone.pairsPerSecond,
       },
       {
         target: name,
-        name: 'ledger appends (2 per pair) vs raw single-stream appends',
-        value: Math.round(pairsPerSecond * 2),
-        unit: 'appends/s',
+        name: 'ledger commands per append (group commit; 1 without)',
+        value: Math.round((commands / grouped.appends) * 10) / 10,
+        unit: 'commands/append',
+      },
+      {
+        target: name,
+        name: 'ledger commands (2 per pair, group commit) vs raw single-stream appends',
+        value: Math.round(grouped.pairsPerSecond * 2),
+        unit: 'commands/s',
         baseline: Math.round(rawPerSecond),
         baselineName: 'raw single-stream append, one writer',
-        ratio: (pairsPerSecond * 2) / rawPerSecond,
+        ratio: (grouped.pairsPerSecond * 2) / rawPerSecond,
       },
+      ...(rawInsertsPerSecond !== undefined
+        ? [
+            {
+              target: name,
+              name: 'ledger commands (group commit) vs single-row INSERT transactions',
+              value: Math.round(grouped.pairsPerSecond * 2),
+              unit: 'commands/s',
+              baseline: Math.round(rawInsertsPerSecond),
+              baselineName: 'single-row INSERT + commit, one client',
+              ratio: (grouped.pairsPerSecond * 2) / rawInsertsPerSecond,
+            },
+          ]
+        : []),
     ];
   } finally {
     await app.close();

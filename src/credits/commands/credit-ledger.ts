@@ -44,10 +44,21 @@ export interface CreditLedgerPorts {
 export class CreditLedger {
   private readonly writer: StreamWriter;
   private readonly clock: Clock;
+  private readonly groupCommit: boolean;
 
-  constructor(ports: CreditLedgerPorts) {
+  constructor(
+    ports: CreditLedgerPorts,
+    options: {
+      /**
+       * Commands queued on one payer's ledger are decided together and appended in one call (ADR 91; default
+       * on). Off: one append per command, as the benchmark's baseline.
+       */
+      readonly groupCommit?: boolean;
+    } = {},
+  ) {
     this.writer = ports.writer;
     this.clock = ports.clock;
+    this.groupCommit = options.groupCommit ?? true;
   }
 
   /** The allowance and cycle a payer's ledger decides with, now (or at `at`, for an `as_of` read). */
@@ -196,6 +207,7 @@ export class CreditLedger {
       envelope: { ...envelope, metadata: { ...envelope.metadata, payer } },
       // The client sent no version: a conflict with another instance's append is ours to retry.
       conflictRetries: 25,
+      groupCommit: this.groupCommit,
     });
     return result.position;
   }

@@ -14,6 +14,7 @@ import type { ReadStore } from '../read-store/read-store.port.js';
 import type { CommandEnvelope } from './command-metadata.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { SharedReads } from './shared-reads.js';
 import { noUpcasters, type Upcasters } from './upcasters.js';
 
 export interface HandleOptions {
@@ -26,6 +27,11 @@ export interface HandleOptions {
   readonly conflictRetries?: number;
   /** Written with the append (StreamDecision.alongside); run again on every attempt. */
   readonly alongside?: AlongsideWrite;
+  /**
+   * Group commit (ADR 91): the command waits in its stream's queue and is decided with the others queued there,
+   * all their events in one append. Only for commands without a client version or an alongside write.
+   */
+  readonly groupCommit?: boolean;
 }
 
 /**
@@ -67,6 +73,40 @@ type Folding<TEvent extends DomainEvent, TState> = Pick<
   'initialState' | 'evolve' | 'stateVersion'
 >;
 
+type AnyDecider = Decider<unknown, DomainEvent, unknown, unknown>;
+type AnyResult = HandleResult<DomainEvent, unknown>;
+
+/** A command waiting in its stream's queue for the next group (ADR 91). */
+interface QueuedCommand {
+  readonly decider: AnyDecider;
+  readonly command: unknown;
+  readonly context: unknown;
+  readonly envelope: CommandEnvelope;
+  readonly conflictRetries: number | undefined;
+  resolve(result: AnyResult): void;
+  reject(error: unknown): void;
+}
+
+/** One command's outcome within a group: its events and the state and version after them, or its refusal. */
+interface GroupDecision {
+  readonly queued: QueuedCommand;
+  readonly events: readonly DomainEvent[];
+  readonly state: unknown;
+  readonly version: number | null;
+  /** Set when the decider refused the command: what it threw. */
+  readonly refused?: { readonly reason: unknown };
+}
+
+/** The most commands one group appends: bounds the append's size and the wait of the last one in it. */
+const MAX_GROUP = 200;
+
+function settleDecisions(decisions: readonly GroupDecision[], position: GlobalPosition | null): void {
+  for (const { queued, events, state, version, refused } of decisions) {
+    if (refused) queued.reject(refused.reason);
+    else queued.resolve({ events, state, version, position: events.length > 0 ? position : null });
+  }
+}
+
 const stateVersionOf = (decider: { readonly stateVersion?: number }): number => decider.stateVersion ?? 1;
 
 const SNAPSHOT_COLLECTION = 'stream_snapshots';
@@ -79,6 +119,9 @@ const SNAPSHOT_COLLECTION = 'stream_snapshots';
 export class EventSourcedRepository {
   private readonly cache = new Map<string, Cached<unknown>>();
   private readonly locks = new KeyedMutex();
+  /** Commands waiting for their stream's next group (ADR 91), by stream. */
+  private readonly queues = new Map<string, QueuedCommand[]>();
+  private readonly reads = new SharedReads();
   private snapshotsReady: Promise<void> | undefined;
 
   constructor(
@@ -106,76 +149,281 @@ export class EventSourcedRepository {
     envelope: CommandEnvelope,
     options: HandleOptions = {},
   ): Promise<HandleResult<TEvent, TState>> {
-    return this.locks.run(streamId, async () => {
-      const retries = options.expectedVersion === undefined ? (options.conflictRetries ?? 5) : 0;
-      // The first try decides on the cached state without reading the stream: the append's expected version
-      // proves it current. Anything but a successful append on a cached state (a refusal, a no-op, a version
-      // the client did not send, a conflict) is decided again on a fresh read, which is not counted as a retry.
-      let cached = this.cached<TState>(streamId, decider);
-      for (let attempt = 0; ; attempt++) {
-        const optimistic = cached !== undefined;
-        const loaded = cached ?? (await this.load(streamId, decider));
-        cached = undefined;
-        if (optimistic) attempt--;
-        if (options.expectedVersion !== undefined && options.expectedVersion !== (loaded.version ?? -1)) {
-          if (optimistic) continue;
-          throw new WrongExpectedVersion(streamId, options.expectedVersion, loaded.version);
+    if (options.groupCommit && options.expectedVersion === undefined && !options.alongside) {
+      return this.enqueue(streamId, {
+        decider: decider as unknown as AnyDecider,
+        command,
+        context,
+        envelope,
+        conflictRetries: options.conflictRetries,
+      }) as Promise<HandleResult<TEvent, TState>>;
+    }
+    return this.locks.run(streamId, () =>
+      this.handleNow(streamId, decider, command, context, envelope, options),
+    );
+  }
+
+  /** One command decided and appended on its own; the caller holds the stream's lock. */
+  private async handleNow<TCommand, TEvent extends DomainEvent, TState, TContext>(
+    streamId: string,
+    decider: Decider<TCommand, TEvent, TState, TContext>,
+    command: TCommand,
+    context: TContext | ((state: TState) => TContext),
+    envelope: CommandEnvelope,
+    options: HandleOptions,
+  ): Promise<HandleResult<TEvent, TState>> {
+    const retries = options.expectedVersion === undefined ? (options.conflictRetries ?? 5) : 0;
+    // The first try decides on the cached state without reading the stream: the append's expected version
+    // proves it current. Anything but a successful append on a cached state (a refusal, a no-op, a version
+    // the client did not send, a conflict) is decided again on a fresh read, which is not counted as a retry.
+    let cached = this.cached<TState>(streamId, decider);
+    for (let attempt = 0; ; attempt++) {
+      const optimistic = cached !== undefined;
+      const loaded = cached ?? (await this.load(streamId, decider));
+      cached = undefined;
+      if (optimistic) attempt--;
+      if (options.expectedVersion !== undefined && options.expectedVersion !== (loaded.version ?? -1)) {
+        if (optimistic) continue;
+        throw new WrongExpectedVersion(streamId, options.expectedVersion, loaded.version);
+      }
+      const resolvedContext =
+        typeof context === 'function' ? (context as (state: TState) => TContext)(loaded.state) : context;
+      let events: readonly TEvent[];
+      try {
+        events = decider.decide(command, loaded.state, resolvedContext);
+      } catch (refusal) {
+        if (optimistic) continue;
+        throw refusal;
+      }
+      if (events.length === 0) {
+        if (optimistic) continue;
+        return { events, state: loaded.state, version: loaded.version, position: null };
+      }
+      const newEvents: NewEvent[] = events.map((event, index) => ({
+        // One command may touch several streams: ids are unique per (command, stream, index).
+        id: eventIdFor(`${envelope.commandId}@${streamId}`, index),
+        type: event.type,
+        schemaVersion: this.upcasters.currentVersion(event.type),
+        data: event.data,
+        metadata: envelope.metadata,
+      }));
+      try {
+        const appendOptions: AppendOptions = {
+          expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
+        };
+        const result = options.alongside
+          ? await this.appendAlongside(streamId, newEvents, appendOptions, options.alongside)
+          : await this.eventStore.append(streamId, newEvents, appendOptions);
+        if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
+          // The store already held these events: a retried command. Nothing new happened.
+          return { events: [], state: loaded.state, version: loaded.version, position: result.position };
         }
-        const resolvedContext =
-          typeof context === 'function' ? (context as (state: TState) => TContext)(loaded.state) : context;
-        let events: readonly TEvent[];
-        try {
-          events = decider.decide(command, loaded.state, resolvedContext);
-        } catch (refusal) {
-          if (optimistic) continue;
-          throw refusal;
+        const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
+        const stateVersion = stateVersionOf(decider);
+        this.remember(streamId, { state, version: result.nextExpectedVersion, stateVersion });
+        await this.maybeSnapshot(streamId, state, loaded.version, result.nextExpectedVersion, stateVersion);
+        return { events, state, version: result.nextExpectedVersion, position: result.position };
+      } catch (error) {
+        this.cache.delete(streamId);
+        if (error instanceof WrongExpectedVersion && optimistic) continue;
+        if (error instanceof WrongExpectedVersion && attempt < retries) {
+          // Another process won the race; jitter so the two do not collide again at once.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 7)));
+          continue;
         }
-        if (events.length === 0) {
-          if (optimistic) continue;
-          return { events, state: loaded.state, version: loaded.version, position: null };
-        }
-        const newEvents: NewEvent[] = events.map((event, index) => ({
-          // One command may touch several streams: ids are unique per (command, stream, index).
-          id: eventIdFor(`${envelope.commandId}@${streamId}`, index),
+        throw error;
+      }
+    }
+  }
+
+  /** Queues a command on its stream; the stream's next group decides it (ADR 91). */
+  private enqueue(streamId: string, command: Omit<QueuedCommand, 'resolve' | 'reject'>): Promise<AnyResult> {
+    return new Promise<AnyResult>((resolve, reject) => {
+      let queue = this.queues.get(streamId);
+      if (!queue) {
+        const fresh: QueuedCommand[] = [];
+        this.queues.set(streamId, fresh);
+        queue = fresh;
+        // Runs once the stream is free: whatever queued meanwhile is decided together.
+        void this.locks.run(streamId, () => this.commitQueued(streamId, fresh));
+      }
+      queue.push({ ...command, resolve, reject });
+    });
+  }
+
+  /** Decides and appends a queue's commands in groups (same decider, distinct command ids, bounded size). */
+  private async commitQueued(streamId: string, queue: QueuedCommand[]): Promise<void> {
+    // Commands arriving from now on start the next group, which waits for this one.
+    if (this.queues.get(streamId) === queue) this.queues.delete(streamId);
+    for (let start = 0; start < queue.length;) {
+      const decider = queue[start]!.decider;
+      const commandIds = new Set<string>();
+      let end = start;
+      while (
+        end < queue.length &&
+        end - start < MAX_GROUP &&
+        queue[end]!.decider === decider &&
+        !commandIds.has(queue[end]!.envelope.commandId)
+      ) {
+        commandIds.add(queue[end]!.envelope.commandId);
+        end++;
+      }
+      const group = queue.slice(start, end);
+      start = end;
+      try {
+        if (group.length === 1) await this.commitAlone(streamId, group[0]!);
+        else await this.commitGroup(streamId, decider, group);
+      } catch (error) {
+        // Settling an already settled promise does nothing: this reaches only the commands left waiting.
+        for (const queued of group) queued.reject(error);
+      }
+    }
+  }
+
+  private async commitAlone(streamId: string, queued: QueuedCommand): Promise<void> {
+    try {
+      queued.resolve(
+        await this.handleNow(streamId, queued.decider, queued.command, queued.context, queued.envelope, {
+          ...(queued.conflictRetries !== undefined ? { conflictRetries: queued.conflictRetries } : {}),
+        }),
+      );
+    } catch (error) {
+      queued.reject(error);
+    }
+  }
+
+  /**
+   * Group commit: the commands are decided in their order, each on the state the ones before it leave, and all
+   * their events are appended in one call with the expected version. A refused command gets its own error and
+   * the others go on. Nothing is settled before the append: if it conflicts, the whole group is decided again on
+   * the stream as it is (the same retries as one command without a client version); if it fails otherwise, the
+   * commands that decided events get that error and the others are decided again without them.
+   */
+  private async commitGroup(
+    streamId: string,
+    decider: AnyDecider,
+    group: readonly QueuedCommand[],
+  ): Promise<void> {
+    let pending = group;
+    const retries = Math.min(...group.map((queued) => queued.conflictRetries ?? 5));
+    let cached = this.cached<unknown>(streamId, decider);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const optimistic = cached !== undefined;
+      const loaded = cached ?? (await this.load(streamId, decider));
+      cached = undefined;
+      if (optimistic) attempt--;
+      const decisions = this.decideInOrder(decider, pending, loaded);
+      const appending = decisions.filter((decision) => decision.events.length > 0);
+      // As for one command: a refusal or a no-op on the cached state is decided again on a fresh read.
+      if (optimistic && appending.length !== decisions.length) continue;
+      if (appending.length === 0) {
+        settleDecisions(decisions, null);
+        return;
+      }
+      const newEvents: NewEvent[] = appending.flatMap((decision) =>
+        decision.events.map((event, index) => ({
+          id: eventIdFor(`${decision.queued.envelope.commandId}@${streamId}`, index),
           type: event.type,
           schemaVersion: this.upcasters.currentVersion(event.type),
           data: event.data,
-          metadata: envelope.metadata,
-        }));
-        try {
-          const appendOptions: AppendOptions = {
-            expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
-          };
-          const result = options.alongside
-            ? await this.appendAlongside(streamId, newEvents, appendOptions, options.alongside)
-            : await this.eventStore.append(streamId, newEvents, appendOptions);
-          if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
-            // The store already held these events: a retried command. Nothing new happened.
-            return { events: [], state: loaded.state, version: loaded.version, position: result.position };
+          // Each command's own actor, payer, correlation and causation: the chain seals every event with its own.
+          metadata: decision.queued.envelope.metadata,
+        })),
+      );
+      let result: AppendResult;
+      try {
+        result = await this.eventStore.append(streamId, newEvents, {
+          expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
+        });
+      } catch (error) {
+        this.cache.delete(streamId);
+        if (error instanceof WrongExpectedVersion) {
+          if (optimistic) continue;
+          if (error.actual === loaded.version) {
+            // The stream did not move: some of these event ids are stored already (a retried command among
+            // new ones). Each command on its own then, as without group commit.
+            for (const queued of pending) await this.commitAlone(streamId, queued);
+            return;
           }
-          const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
-          const stateVersion = stateVersionOf(decider);
-          this.remember(streamId, { state, version: result.nextExpectedVersion, stateVersion });
-          await this.maybeSnapshot(streamId, state, result.nextExpectedVersion, stateVersion);
-          return { events, state, version: result.nextExpectedVersion, position: result.position };
-        } catch (error) {
-          this.cache.delete(streamId);
-          if (error instanceof WrongExpectedVersion && optimistic) continue;
-          if (error instanceof WrongExpectedVersion && attempt < retries) {
-            // Another process won the race; jitter so the two do not collide again at once.
+          if (attempt < retries) {
             await new Promise((resolve) =>
               setTimeout(resolve, Math.random() * 2 ** Math.min(attempt + 1, 7)),
             );
             continue;
           }
-          throw error;
         }
+        for (const decision of appending) decision.queued.reject(error);
+        pending = decisions
+          .filter((decision) => decision.events.length === 0)
+          .map((decision) => decision.queued);
+        continue;
+      }
+      if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
+        // The store already held every one of these events: retried commands. Nothing new happened.
+        for (const decision of decisions) {
+          if (decision.refused) decision.queued.reject(decision.refused.reason);
+          else
+            decision.queued.resolve({
+              events: [],
+              state: loaded.state,
+              version: loaded.version,
+              position: decision.events.length > 0 ? result.position : null,
+            });
+        }
+        return;
+      }
+      const last = decisions.at(-1)!;
+      const stateVersion = stateVersionOf(decider);
+      this.remember(streamId, { state: last.state, version: result.nextExpectedVersion, stateVersion });
+      // Every command of the group waits for the group's last position: read-your-writes covers its own events.
+      settleDecisions(decisions, result.position);
+      await this.maybeSnapshot(
+        streamId,
+        last.state,
+        loaded.version,
+        result.nextExpectedVersion,
+        stateVersion,
+      );
+      return;
+    }
+  }
+
+  /** Each command decided on the state the commands before it leave; a refusal leaves the state as it was. */
+  private decideInOrder(
+    decider: AnyDecider,
+    pending: readonly QueuedCommand[],
+    loaded: LoadedStream<unknown>,
+  ): GroupDecision[] {
+    let state = loaded.state;
+    let version = loaded.version;
+    return pending.map((queued) => {
+      try {
+        const context =
+          typeof queued.context === 'function'
+            ? (queued.context as (state: unknown) => unknown)(state)
+            : queued.context;
+        const events = decider.decide(queued.command, state, context);
+        for (const event of events) state = decider.evolve(state, event);
+        if (events.length > 0) version = (version ?? -1) + events.length;
+        return { queued, events, state, version };
+      } catch (refusal) {
+        return { queued, events: [], state, version, refused: { reason: refusal } };
       }
     });
   }
 
-  /** The current state of a stream (folded from the cache, a snapshot and the newer events). */
-  async load<TEvent extends DomainEvent, TState>(
+  /**
+   * The current state of a stream (folded from the cache, a snapshot and the newer events). Concurrent loads of
+   * one stream share a read that started after each of them was asked for (SharedReads).
+   */
+  load<TEvent extends DomainEvent, TState>(
+    streamId: string,
+    decider: Folding<TEvent, TState>,
+  ): Promise<LoadedStream<TState>> {
+    return this.reads.read(streamId, decider, () => this.readAndFold(streamId, decider));
+  }
+
+  private async readAndFold<TEvent extends DomainEvent, TState>(
     streamId: string,
     decider: Folding<TEvent, TState>,
   ): Promise<LoadedStream<TState>> {
@@ -188,7 +436,10 @@ export class EventSourcedRepository {
     for (const event of this.upcasters.upcastAll(stored))
       state = decider.evolve(state, { type: event.type, data: event.data } as TEvent);
     const version = stored.at(-1)?.streamVersion ?? base?.version ?? null;
-    this.remember(streamId, { state, version, stateVersion });
+    // A read that began before an append of this process may end after it: it never replaces a newer state.
+    const newer = this.cached<TState>(streamId, decider);
+    if (!newer || (newer.version ?? -1) <= (version ?? -1))
+      this.remember(streamId, { state, version, stateVersion });
     return { state, version };
   }
 
@@ -249,11 +500,14 @@ export class EventSourcedRepository {
   private async maybeSnapshot(
     streamId: string,
     state: unknown,
+    previousVersion: number | null,
     version: number,
     stateVersion: number,
   ): Promise<void> {
     const every = this.options.snapshotEvery;
-    if (!every || (version + 1) % every !== 0) return;
+    // Every `every` events: an append of several events may step over the multiple, so crossing it counts.
+    if (!every || Math.floor((version + 1) / every) === Math.floor(((previousVersion ?? -1) + 1) / every))
+      return;
     await this.ensureSnapshots();
     await this.readStore
       .collection(SNAPSHOT_COLLECTION)

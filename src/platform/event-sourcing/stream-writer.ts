@@ -25,6 +25,11 @@ export interface StreamDecision<TCommand, TEvent extends DomainEvent, TState, TC
    * that names it, ADR 65); idempotent, and harmless when the append does not happen.
    */
   readonly alongside?: AlongsideWrite;
+  /**
+   * Decide this command with the others queued on its stream and append all their events in one call (group
+   * commit, ADR 91). Ignored with an expected version or an alongside write.
+   */
+  readonly groupCommit?: boolean;
 }
 
 /** A once-only record: the first event of a stream (or the next one at the version read), never two. */
@@ -86,6 +91,7 @@ export class StreamWriter {
         ...(decision.expectedVersion !== undefined ? { expectedVersion: decision.expectedVersion } : {}),
         ...(decision.conflictRetries !== undefined ? { conflictRetries: decision.conflictRetries } : {}),
         ...(decision.alongside ? { alongside: decision.alongside } : {}),
+        ...(decision.groupCommit ? { groupCommit: true } : {}),
       },
     );
     if (decision.readYourWrites?.length) await this.waitFor(decision.readYourWrites, result.position);

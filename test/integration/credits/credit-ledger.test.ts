@@ -7,15 +7,16 @@ import {
   RegisterAccount,
 } from '../../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../../src/accounts/domain/plans.js';
-import { CreditLedger } from '../../../src/credits/commands/credit-ledger.js';
-import { GrantCredits } from '../../../src/credits/commands/credit.commands.js';
+import { CreditLedger, type Reservation } from '../../../src/credits/commands/credit-ledger.js';
+import { GrantCredits, ReserveCredits } from '../../../src/credits/commands/credit.commands.js';
 import { CreditQueries } from '../../../src/credits/queries/credit-queries.js';
 import { ReservationSweeper } from '../../../src/credits/reservation-sweeper.js';
-import { ledgerStreamId } from '../../../src/credits/domain/ledger.js';
+import { ledgerDecider, ledgerStreamId } from '../../../src/credits/domain/ledger.js';
+import { decodePosition } from '../../../src/platform/event-store/global-position.js';
 import { WORKER_FAILURES_COLLECTION } from '../../../src/platform/scheduling/worker-failures.js';
 import { ManualClock } from '../../../src/platform/clock/clock.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
-import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import { commandEnvelope, type Payer } from '../../../src/platform/event-sourcing/command-metadata.js';
 import { SQL_KINDS } from '../../support/databases.js';
 import { startTestService, waitForProjections, type TestService } from '../../support/service.js';
 
@@ -101,6 +102,137 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
     }
     await service.context.maintenance.rebuild(service.context.projections.definition('credit-state'));
     expect(await queries.creditState(id)).toEqual(state);
+  });
+
+  it('group commit: concurrent reservations on one payer take fewer appends than reservations, each caller gets its own outcome, every event its own attribution', async () => {
+    service = await startTestService(kind);
+    const bus = service.app.get(CommandBus);
+    const ledger = service.app.get(CreditLedger);
+    const { payer } = await account(service, 'free', 50); // 100 available
+    const caller = (i: number) =>
+      commandEnvelope({ actor: `operator:client-${i}`, payer: 'system', correlationId: `req-${i}` });
+    const count = 40;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: count }, (_, i) =>
+        bus.execute(
+          new ReserveCredits(
+            // One asks for more than the payer ever had: refused wherever it lands in its group.
+            { payer, amount: i === 20 ? 1000 : 1, category: 'host', channel: 'api' },
+            caller(i),
+          ),
+        ),
+      ),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (i === 20)
+        expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'insufficient_credits' } });
+      else expect(outcome).toMatchObject({ status: 'fulfilled', value: { payer, amount: 1 } });
+    });
+    expect(await ledger.available(payer)).toBe(100 - (count - 1));
+    const reserved = (await service.context.storage.eventStore.readStream(ledgerStreamId(payer))).filter(
+      (event) => event.type === 'CreditsReserved',
+    );
+    expect(reserved).toHaveLength(count - 1);
+    const appends = new Set(reserved.map((event) => decodePosition(event.position).major));
+    expect(appends.size).toBeLessThan(count - 1);
+    // Each reservation's event names its own caller, and each granted caller holds exactly its own reservation.
+    const byReservation = new Map(
+      reserved.map((event) => [(event.data as { reservationId: string }).reservationId, event]),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status !== 'fulfilled') return;
+      const event = byReservation.get((outcome.value as Reservation).reservationId);
+      expect(event?.metadata).toMatchObject({
+        actor: `operator:client-${i}`,
+        payer,
+        correlationId: `req-${i}`,
+      });
+    });
+  });
+
+  it('group commit: commands queued together on one ledger are decided in order in one append; a reservation refused in the middle gets its own 402 and the ones after it proceed', async () => {
+    service = await startTestService(kind);
+    const ledger = service.app.get(CreditLedger);
+    const { id, payer } = await account(service, 'free', 50); // 100 available
+    const context = await ledger.ledgerContext(payer);
+    const amounts = [30, 30, 30, 20, 10, 5]; // the 20 finds 10 left: refused; the 10 fits; the 5 finds none
+    const stream = ledgerStreamId(payer);
+    const before = await service.context.storage.eventStore.streamVersion(stream);
+    // Queued without a pause between them, as CreditLedger.reserve queues them once each has its context.
+    const outcomes = await Promise.allSettled(
+      amounts.map((amount, i) =>
+        service.context.writer.decide({
+          stream,
+          decider: ledgerDecider,
+          command: {
+            type: 'ReserveCredits',
+            reservationId: `r-${i}`,
+            amount,
+            category: 'dns',
+            channel: 'api',
+            ttlMs: 60_000,
+          },
+          context,
+          envelope: commandEnvelope({
+            actor: `operator:client-${i}`,
+            payer: payer as Payer,
+            correlationId: `req-${i}`,
+          }),
+          conflictRetries: 25,
+          groupCommit: true,
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'insufficient_credits',
+      details: { available: 10, requested: 20 },
+    });
+    expect((outcomes[5] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'insufficient_credits',
+      details: { available: 0, requested: 5 },
+    });
+    const appended = await service.context.storage.eventStore.readStream(stream, {
+      fromVersion: (before ?? -1) + 1,
+    });
+    expect(appended.map((event) => (event.data as { reservationId: string }).reservationId)).toEqual([
+      'r-0',
+      'r-1',
+      'r-2',
+      'r-4',
+    ]);
+    expect(new Set(appended.map((event) => event.position)).size).toBe(4);
+    expect(new Set(appended.map((event) => decodePosition(event.position).major)).size).toBe(1); // one append
+    expect(appended.map((event) => event.metadata.correlationId)).toEqual([
+      'req-0',
+      'req-1',
+      'req-2',
+      'req-4',
+    ]);
+
+    // Their settlements, concurrent too: each charged once, never more than was there.
+    const settled = await Promise.all(
+      [0, 1, 2, 4].map((i) =>
+        ledger.settle(
+          { reservationId: `r-${i}`, payer, amount: amounts[i]!, category: 'dns', channel: 'api' },
+          amounts[i]!,
+          operator(),
+        ),
+      ),
+    );
+    await service.context.readYourWrites(['credit-state'], settled.sort().at(-1) ?? null);
+    expect(await service.app.get(CreditQueries).creditState(id)).toMatchObject({
+      credits_used: 100,
+      purchased_credits: 0,
+    });
+    expect(await ledger.available(payer)).toBe(0);
   });
 
   it('spends the monthly allocation first, then purchased credits; releasing returns the hold', async () => {

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { WrongExpectedVersion } from '../../../src/platform/event-store/event-store.port.js';
+import { systemClock } from '../../../src/platform/clock/clock.js';
+import { CheckpointSigner } from '../../../src/platform/event-store/checkpoint-signer.js';
+import { type EventStore, WrongExpectedVersion } from '../../../src/platform/event-store/event-store.port.js';
+import { TamperEvidence } from '../../../src/platform/event-store/tamper-evidence.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import type { Decider } from '../../../src/platform/event-sourcing/decider.js';
 import { EventSourcedRepository } from '../../../src/platform/event-sourcing/event-sourced-repository.js';
+import { decodePosition } from '../../../src/platform/event-store/global-position.js';
 import { ServiceError } from '../../../src/platform/errors/service-error.js';
 import { SQL_KINDS } from '../../support/databases.js';
 import { createTestStorage, uniqueId, type TestStorage } from '../../support/storage.js';
@@ -287,6 +294,280 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
       await expect(
         a.handle(stream, wallet, { type: 'Deposit', amount: 1 }, null, actor(), { expectedVersion: 1 }),
       ).rejects.toBeInstanceOf(WrongExpectedVersion);
+    });
+  });
+  describe('group commit (ADR 91)', () => {
+    type WalletEvent = { type: 'Deposited' | 'Withdrawn'; data: { amount: number } };
+    type WalletCommand = { type: 'Deposit' | 'Withdraw'; amount: number };
+    const wallet: Decider<WalletCommand, WalletEvent, { balance: number }, null> = {
+      initialState: { balance: 0 },
+      evolve: (state, event) => ({
+        balance: state.balance + (event.type === 'Deposited' ? event.data.amount : -event.data.amount),
+      }),
+      decide: (command, state) => {
+        if (command.type === 'Withdraw' && state.balance < command.amount)
+          throw new ServiceError('insufficient_credits', 'not enough', { balance: state.balance });
+        return [
+          { type: command.type === 'Deposit' ? 'Deposited' : 'Withdrawn', data: { amount: command.amount } },
+        ];
+      },
+    };
+    const caller = (n: number) =>
+      commandEnvelope({ actor: `account:c${n}`, payer: `account:p${n}`, correlationId: `req-${n}` });
+    /** How many appends wrote a stream: one append is one transaction, the major part of its positions. */
+    const appendsOf = async (stream: string, store: EventStore = storage.eventStore): Promise<number> =>
+      new Set((await store.readStream(stream)).map((event) => decodePosition(event.position).major)).size;
+
+    it('commands queued together are decided in order, each on the state the ones before it leave, and appended in one call; a refusal in the middle gets its own error', async () => {
+      // A log of its own, so that its verification sees only what this test appended.
+      const own = await createTestStorage(kind);
+      try {
+        const repository = new EventSourcedRepository(own.eventStore, own.readStore);
+        const stream = uniqueId('wallet');
+        await repository.handle(stream, wallet, { type: 'Deposit', amount: 10 }, null, caller(0), {
+          groupCommit: true,
+        });
+        const commands: WalletCommand[] = [
+          { type: 'Withdraw', amount: 4 },
+          { type: 'Withdraw', amount: 4 },
+          { type: 'Withdraw', amount: 4 }, // 2 left: refused
+          { type: 'Deposit', amount: 5 },
+          { type: 'Withdraw', amount: 7 }, // sees the deposit before it: 7 left
+        ];
+        const outcomes = await Promise.allSettled(
+          commands.map((command, i) =>
+            repository.handle(stream, wallet, command, null, caller(i + 1), { groupCommit: true }),
+          ),
+        );
+        expect(outcomes.map((o) => o.status)).toEqual([
+          'fulfilled',
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+          'fulfilled',
+        ]);
+        const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+        expect(values[0]).toMatchObject({ state: { balance: 6 }, version: 1 });
+        expect(values[1]).toMatchObject({ state: { balance: 2 }, version: 2 });
+        expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({
+          code: 'insufficient_credits',
+          details: { balance: 2 },
+        });
+        expect(values[3]).toMatchObject({ state: { balance: 7 }, version: 3 });
+        expect(values[4]).toMatchObject({ state: { balance: 0 }, version: 4 });
+        // Every caller learns the position of the one append that holds its events.
+        expect(new Set(values.filter(Boolean).map((v) => v!.position)).size).toBe(1);
+
+        const history = await own.eventStore.readStream(stream);
+        expect(history.map((e) => [e.type, (e.data as { amount: number }).amount])).toEqual([
+          ['Deposited', 10],
+          ['Withdrawn', 4],
+          ['Withdrawn', 4],
+          ['Deposited', 5],
+          ['Withdrawn', 7],
+        ]);
+        expect(await appendsOf(stream, own.eventStore)).toBe(2); // the first deposit, then the group
+        // Each event carries its own command's attribution, sealed as such.
+        expect(history.map((e) => [e.metadata.actor, e.metadata.payer, e.metadata.correlationId])).toEqual([
+          ['account:c0', 'account:p0', 'req-0'],
+          ['account:c1', 'account:p1', 'req-1'],
+          ['account:c2', 'account:p2', 'req-2'],
+          ['account:c4', 'account:p4', 'req-4'],
+          ['account:c5', 'account:p5', 'req-5'],
+        ]);
+        const keyDir = mkdtempSync(join(tmpdir(), 'group-commit-key-'));
+        try {
+          const evidence = new TamperEvidence(
+            own.eventStore,
+            CheckpointSigner.load({ dataDir: keyDir }),
+            systemClock,
+          );
+          expect(await evidence.verify()).toMatchObject({ ok: true, finding: null });
+        } finally {
+          rmSync(keyDir, { recursive: true, force: true });
+        }
+        // The cached state is the group's: the next command decides on it.
+        expect(await repository.load(stream, wallet)).toEqual({ state: { balance: 0 }, version: 4 });
+      } finally {
+        await own.dispose();
+      }
+    });
+
+    it('N concurrent commands on one stream take fewer appends than N and never pass the rule', async () => {
+      const repository = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('counter');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) =>
+          repository.handle(
+            stream,
+            counter,
+            { type: 'Increment', by: 1, max: 40 },
+            { now: new Date() },
+            caller(i),
+            {
+              groupCommit: true,
+            },
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(40);
+      const refused = outcomes.filter((o) => o.status === 'rejected');
+      expect(refused).toHaveLength(20);
+      for (const o of refused) expect((o as PromiseRejectedResult).reason).toBeInstanceOf(ServiceError);
+      expect(await storage.eventStore.streamVersion(stream)).toBe(39);
+      expect(await appendsOf(stream)).toBeLessThan(40);
+    });
+
+    it('a retried command (same command id) queued with new ones stores nothing twice; the new ones append', async () => {
+      const repository = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('counter');
+      const retried = caller(1);
+      const first = await repository.handle(
+        stream,
+        counter,
+        { type: 'Increment', by: 3, max: 100 },
+        { now: new Date() },
+        retried,
+        { groupCommit: true },
+      );
+      const [again, fresh] = await Promise.all([
+        repository.handle(
+          stream,
+          counter,
+          { type: 'Increment', by: 3, max: 100 },
+          { now: new Date() },
+          retried,
+          {
+            groupCommit: true,
+          },
+        ),
+        repository.handle(
+          stream,
+          counter,
+          { type: 'Increment', by: 2, max: 100 },
+          { now: new Date() },
+          caller(2),
+          {
+            groupCommit: true,
+          },
+        ),
+      ]);
+      expect(again).toMatchObject({ events: [], position: first.position });
+      expect(fresh.events).toHaveLength(1);
+      const history = await storage.eventStore.readStream(stream);
+      expect(history.map((e) => (e.data as { by: number }).by)).toEqual([3, 2]);
+    });
+
+    it('two repositories (two processes) grouping on one stream: conflicts decide the group again, the rule holds', async () => {
+      const a = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const b = new EventSourcedRepository(storage.eventStore, storage.readStore);
+      const stream = uniqueId('counter');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) =>
+          (i % 2 ? a : b).handle(
+            stream,
+            counter,
+            { type: 'Increment', by: 1, max: 45 },
+            { now: new Date() },
+            caller(i),
+            { conflictRetries: 50, groupCommit: true },
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(45);
+      const reasons = outcomes
+        .filter((o) => o.status === 'rejected')
+        .map((o) => ((o as PromiseRejectedResult).reason as ServiceError).code);
+      expect(reasons).toEqual(Array(15).fill('insufficient_credits'));
+      const history = await storage.eventStore.readStream(stream);
+      expect(history.reduce((sum, e) => sum + (e.data as { by: number }).by, 0)).toBe(45);
+    });
+
+    /** The same store, with another instance appending to `stream` just before each of the first `times` appends. */
+    function racedBy(stream: string, times: number): EventStore {
+      const raced = Object.create(storage.eventStore) as EventStore;
+      let left = times;
+      raced.append = async (streamId, events, options) => {
+        if (streamId === stream && left-- > 0)
+          await storage.eventStore.append(
+            stream,
+            [
+              {
+                id: randomUUID(),
+                type: 'Deposited',
+                schemaVersion: 1,
+                data: { amount: 1 },
+                metadata: caller(99).metadata,
+              },
+            ],
+            { expectedVersion: 'any' },
+          );
+        return storage.eventStore.append(streamId, events, options);
+      };
+      return raced;
+    }
+
+    it("another instance's append decides the group again on the stream as it is (no client version: retried, as for one command)", async () => {
+      const stream = uniqueId('wallet');
+      const repository = new EventSourcedRepository(racedBy(stream, 2), storage.readStore);
+      await storage.eventStore.append(
+        stream,
+        [
+          {
+            id: randomUUID(),
+            type: 'Deposited',
+            schemaVersion: 1,
+            data: { amount: 5 },
+            metadata: caller(0).metadata,
+          },
+        ],
+        { expectedVersion: 'no_stream' },
+      );
+      const outcomes = await Promise.allSettled(
+        [6, 1].map((amount, i) =>
+          repository.handle(stream, wallet, { type: 'Withdraw', amount }, null, caller(i + 1), {
+            groupCommit: true,
+            conflictRetries: 3,
+          }),
+        ),
+      );
+      // On 5 the withdrawal of 6 is refused, on 6 the one of 1 after it; neither is final before an append lands.
+      // Decided again on 5 + 1 + 1, both fit.
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
+      expect(await repository.load(stream, wallet)).toEqual({ state: { balance: 0 }, version: 4 });
+    });
+
+    it('a conflict that outlasts the retries fails every command of the group with WrongExpectedVersion', async () => {
+      const stream = uniqueId('wallet');
+      const repository = new EventSourcedRepository(racedBy(stream, 100), storage.readStore);
+      await storage.eventStore.append(
+        stream,
+        [
+          {
+            id: randomUUID(),
+            type: 'Deposited',
+            schemaVersion: 1,
+            data: { amount: 5 },
+            metadata: caller(0).metadata,
+          },
+        ],
+        { expectedVersion: 'no_stream' },
+      );
+      const outcomes = await Promise.allSettled(
+        [1, 2, 100].map((amount, i) =>
+          repository.handle(stream, wallet, { type: 'Withdraw', amount }, null, caller(i + 1), {
+            groupCommit: true,
+            conflictRetries: 2,
+          }),
+        ),
+      );
+      const reasons = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error) : undefined));
+      expect(reasons[0]).toBeInstanceOf(WrongExpectedVersion);
+      expect(reasons[1]).toBeInstanceOf(WrongExpectedVersion);
+      // The refused one is decided again without the failed ones, on the stream as it is: still refused.
+      expect(reasons[2]).toMatchObject({ code: 'insufficient_credits' });
+      const history = await storage.eventStore.readStream(stream);
+      expect(history.filter((e) => e.type === 'Withdrawn')).toEqual([]);
     });
   });
 });
