@@ -31,6 +31,8 @@ export interface LegResult {
   readonly seconds: number;
   /** Every request completed before the end, warm-up included (what the database's commits are divided by). */
   readonly sent: number;
+  /** Requests abandoned unanswered ABANDON_AFTER_END_MS after the window closed. */
+  readonly hung: number;
 }
 
 interface Answer {
@@ -38,6 +40,12 @@ interface Answer {
   readonly retryAfter: string | undefined;
   readonly text: string;
 }
+
+/**
+ * Requests still unanswered this long after the window closed are abandoned (counted as errors, `hung`), so a
+ * service that stopped answering ends the leg instead of the benchmark.
+ */
+const ABANDON_AFTER_END_MS = 30_000;
 
 /** Longest a refused client waits before its next request (the service says 1 s for busy). */
 const MAX_RETRY_WAIT_MS = 5000;
@@ -104,6 +112,7 @@ async function runLeg(task: LegTask): Promise<LegResult> {
   let countFrom = Infinity;
   let end = Infinity;
   let sent = 0;
+  let hung = 0;
   const record = (sample: Sample, at: number): void => {
     if (at < end) sent++;
     if (at >= countFrom && at < end) samples.push(sample);
@@ -114,12 +123,26 @@ async function runLeg(task: LegTask): Promise<LegResult> {
   if (task.leg === 'service') {
     const agent = new Agent({ keepAlive: true, maxSockets: task.concurrency });
     const keys = task.keys!;
+    let abandonTimer: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<'hung'>((resolve) => {
+      abandonTimer = setTimeout(
+        () => resolve('hung'),
+        (task.warmupSeconds + task.seconds) * 1000 + ABANDON_AFTER_END_MS,
+      );
+    });
     let errorsShown = 0;
     execute = async (worker) => {
       const n = next++;
       const req = requestAt(n);
       const t0 = performance.now();
-      const answer = await post(agent, new URL(req.path, task.base), keys[worker % keys.length]!, req.body);
+      const answer = await Promise.race([
+        post(agent, new URL(req.path, task.base), keys[worker % keys.length]!, req.body),
+        abandoned,
+      ]);
+      if (answer === 'hung') {
+        hung++;
+        return;
+      }
       const t1 = performance.now();
       const { sample, waitMs } = classify(req.kind, t1 - t0, answer);
       record(sample, t1);
@@ -127,7 +150,10 @@ async function runLeg(task: LegTask): Promise<LegResult> {
         process.stderr.write(`${req.kind} ${req.path}: HTTP ${answer.status} ${answer.text.slice(0, 300)}\n`);
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     };
-    close = async () => agent.destroy();
+    close = async () => {
+      clearTimeout(abandonTimer);
+      agent.destroy();
+    };
   } else if (task.databaseUrl) {
     const pool = new pg.Pool({ connectionString: task.databaseUrl, max: task.poolSize ?? task.concurrency });
     execute = async () => {
@@ -175,7 +201,7 @@ async function runLeg(task: LegTask): Promise<LegResult> {
   } finally {
     await close();
   }
-  return { samples, seconds: task.seconds, sent };
+  return { samples, seconds: task.seconds, sent, hung };
 }
 
 process.on('message', (task: LegTask | 'exit') => {

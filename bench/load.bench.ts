@@ -48,7 +48,11 @@ interface LoadTarget {
 
 interface LevelFigures {
   readonly concurrency: number;
-  readonly service: LegSummary & { readonly sent: number; readonly commitsPerRequest: number | null };
+  readonly service: LegSummary & {
+    readonly sent: number;
+    readonly hung: number;
+    readonly commitsPerRequest: number | null;
+  };
   readonly eventLoop: EventLoopDelayReport | null;
   sql?: LegSummary & { readonly poolSize: number };
 }
@@ -231,7 +235,10 @@ async function prepare(target: LoadTarget, others: number): Promise<string[]> {
 async function startService(
   target: LoadTarget,
 ): Promise<{ process: ChildProcess; base: string; lines: string[] }> {
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  // BENCH_LOAD_CPU_PROF=<dir>: the service writes a V8 CPU profile of the whole run there when it stops.
+  const profileDir = process.env.BENCH_LOAD_CPU_PROF;
+  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...flags, 'dist/src/main.js'], {
     env: {
       ...process.env,
       ...target.env,
@@ -277,7 +284,10 @@ async function stopService(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
+  // A service whose requests hang may not finish closing: it is killed after a while.
+  const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await exited;
+  clearTimeout(kill);
 }
 
 /** Asks the service for its event-loop delay since the last ask (EVENT_LOOP_REPORT_SIGNAL). */
@@ -314,18 +324,15 @@ async function measure(
   const client = fork(fileURLToPath(new URL('./load-client.js', import.meta.url)), {
     serialization: 'advanced',
   });
-  const runLeg = (task: LegTask): Promise<LegResult & { sent: number }> =>
+  const runLeg = (task: LegTask): Promise<LegResult> =>
     new Promise((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`load client exited with ${code}`));
       client.once('exit', onExit);
-      client.once(
-        'message',
-        (message: { ok: boolean; result?: LegResult & { sent: number }; error?: string }) => {
-          client.off('exit', onExit);
-          if (message.ok) resolve(message.result!);
-          else reject(new Error(message.error));
-        },
-      );
+      client.once('message', (message: { ok: boolean; result?: LegResult; error?: string }) => {
+        client.off('exit', onExit);
+        if (message.ok) resolve(message.result!);
+        else reject(new Error(message.error));
+      });
       client.send(task);
     });
   const figures: LevelFigures[] = [];
@@ -354,11 +361,11 @@ async function measure(
             : null;
         figures.push({
           concurrency,
-          service: { ...summary, sent: result.sent, commitsPerRequest },
+          service: { ...summary, sent: result.sent, hung: result.hung, commitsPerRequest },
           eventLoop,
         });
         process.stderr.write(
-          `  service, ${concurrency} clients: ${summary.answeredPerSecond} req/s, p50 ${summary.p50Ms} ms, p99 ${summary.p99Ms} ms, busy ${summary.busy} (${summary.busyWithoutRetryAfter} without Retry-After), partial busy ${summary.partialBusy}, 429 ${summary.rateLimited}, errors ${summary.errors}, ${commitsPerRequest ?? '?'} commits/request, event-loop p99 ${eventLoop?.p99_ms ?? '?'} ms\n`,
+          `  service, ${concurrency} clients: ${summary.answeredPerSecond} req/s, p50 ${summary.p50Ms} ms, p99 ${summary.p99Ms} ms, busy ${summary.busy} (${summary.busyWithoutRetryAfter} without Retry-After), partial busy ${summary.partialBusy}, 429 ${summary.rateLimited}, errors ${summary.errors}, hung ${result.hung}, ${commitsPerRequest ?? '?'} commits/request, event-loop p99 ${eventLoop?.p99_ms ?? '?'} ms\n`,
         );
       }
       const rss = peakResidentMiB(service.process.pid);
@@ -435,6 +442,13 @@ function toMeasurements(target: LoadTarget, figures: readonly LevelFigures[]): M
       value: Math.round(service.busyShare * 1000) / 10,
       unit: '%',
     });
+    if (service.hung > 0)
+      out.push({
+        target: target.label,
+        name: `load ${at}: requests unanswered 30 s after the window closed (abandoned)`,
+        value: service.hung,
+        unit: 'requests',
+      });
     if (service.commitsPerRequest !== null)
       out.push({
         target: target.label,
