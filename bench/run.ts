@@ -7,6 +7,7 @@ import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
+import { benchLoad } from './load.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -75,6 +76,11 @@ if (!only || only === 'audit') {
     `benchmarking the audit index and as_of over ${auditEvents.toLocaleString('en-US')} events…\n`,
   );
   measurements.push(...(await benchAudit(auditEvents)));
+}
+
+if (!only || only === 'load') {
+  process.stderr.write('benchmarking the service under concurrent load beside hand-written SQL…\n');
+  measurements.push(...(await benchLoad()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -13,6 +13,7 @@ import { AppModule } from './app.module.js';
 import { serviceComposition } from './composition/service-composition.js';
 import { ConfigError, describeStorage, loadConfig, type AppConfig } from './platform/config/app-config.js';
 import { describeThrown } from './platform/errors/describe-thrown.js';
+import { EventLoopDelayMonitor, reportEventLoopDelayOnSignal } from './platform/health/event-loop-delay.js';
 import { BackgroundWorkers } from './platform/scheduling/background-workers.js';
 import { EventLogSealer } from './platform/event-store/event-log-sealer.js';
 import { createHttpApp } from './platform/http/create-http-app.js';
@@ -119,6 +120,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // `kill -USR2 <pid>` prints the event-loop delay since the last report (the load benchmark reads it).
+  reportEventLoopDelayOnSignal(process, new EventLoopDelayMonitor(), (line) => process.stdout.write(line));
 
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
