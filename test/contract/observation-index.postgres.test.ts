@@ -167,7 +167,7 @@ describe('PostgresObservationIndex cancellation: postgres', () => {
     database = await createTestDatabase('postgres');
     await new PostgresObservationIndex(database.db).init();
     await loadFixtures(new PostgresObservationIndex(database.db));
-    // Two connections: the search pins one, the cancel goes through the other.
+    // Two connections, both pinned by searches at times; cancels go on connections of their own.
     small = database.openAnother(2);
     watcher = database.openAnother(1);
   });
@@ -204,7 +204,7 @@ describe('PostgresObservationIndex cancellation: postgres', () => {
     const finished = await watcher.query<{ is_called: boolean }>('SELECT is_called FROM finished_sleeps');
     expect(finished.rows).toEqual([{ is_called: false }]);
 
-    // Both pooled connections (the pinned one and the one that sent the cancel) answer normally afterwards.
+    // Both pooled connections answer normally afterwards.
     const plain = new PostgresObservationIndex(small);
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
@@ -217,6 +217,27 @@ describe('PostgresObservationIndex cancellation: postgres', () => {
       ),
     );
     for (const page of results) expect(page.records.map((record) => record.id)).toEqual(['h11']);
+  });
+
+  it('aborts cancel their statements even when every pooled connection is pinned by one of them', async () => {
+    // Two searches pin both connections of the pool: a cancel sent through the pool would wait for a
+    // connection that only the cancel could free (the load benchmark's hang at 128 clients, ADR 92).
+    const index = new PostgresObservationIndex(small, { selectors: sleepingSelectors(30) });
+    const controllers = [new AbortController(), new AbortController()];
+    const running = controllers.map((controller) =>
+      index.search('hosts', { ast: q.selector('kev', 'true') }, { offset: 0, limit: 5 }, controller.signal),
+    );
+    await waitFor(async () => (await sleepers()) === 2, 5_000);
+    for (const controller of controllers) controller.abort();
+    for (const call of running) await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    await waitFor(async () => (await sleepers()) === 0, 5_000);
+    const page = await new PostgresObservationIndex(small).search(
+      'hosts',
+      { ast: q.exact('product', 'redis') },
+      { offset: 0, limit: 5 },
+      new AbortController().signal,
+    );
+    expect(page.records.map((record) => record.id)).toEqual(['h11']);
   });
 
   it('a deadline signal reports its own reason', async () => {

@@ -5,11 +5,13 @@ import type { SqlDatabase, SqlDatabaseKind, SqlExecutor, SqlResult } from './sql
  * A pool of node-postgres connections: a PostgreSQL server (DATABASE_URL) or, with kind `pglite-socket`,
  * the PGlite database another process of this service owns and serves on a unix socket.
  */
+const CANCEL_CONNECT_TIMEOUT_MS = 5_000;
+
 export class PostgresDatabase implements SqlDatabase {
   private readonly pool: pg.Pool;
 
   constructor(
-    config: pg.PoolConfig,
+    private readonly config: pg.PoolConfig,
     readonly kind: SqlDatabaseKind = 'postgres',
   ) {
     this.pool = new pg.Pool({ max: 10, ...config });
@@ -58,6 +60,23 @@ export class PostgresDatabase implements SqlDatabase {
       return await fn(executorOf(held.client), backendPid);
     } finally {
       held.release();
+    }
+  }
+
+  /**
+   * Cancels the statement a backend is running, on a connection of its own outside the pool: the cancel of a
+   * pinned connection must never wait for the pool, since every pooled connection may be pinned by a statement
+   * waiting for exactly such a cancel (a deadlock seen at 128 clients, ADR 92). Bounded by a connect timeout; a
+   * cancel that cannot be sent leaves the statement to finish (or to its statement_timeout).
+   */
+  async cancelBackend(backendPid: number): Promise<void> {
+    const client = new pg.Client({ ...this.config, connectionTimeoutMillis: CANCEL_CONNECT_TIMEOUT_MS });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT pg_cancel_backend($1::integer)', [backendPid]);
+    } finally {
+      await client.end().catch(() => undefined);
     }
   }
 

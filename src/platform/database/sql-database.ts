@@ -27,6 +27,8 @@ export interface SqlDatabase extends SqlExecutor {
    * to `transaction` without it.
    */
   pinned?<T>(fn: (sql: SqlExecutor, backendPid: number) => Promise<T>): Promise<T>;
+  /** Cancels a pinned connection's running statement without waiting for a pooled connection (server only). */
+  cancelBackend?(backendPid: number): Promise<void>;
   /** Runs several statements without parameters (DDL). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

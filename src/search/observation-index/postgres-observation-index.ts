@@ -10,7 +10,8 @@
  *   AbortSignal.timeout), and the signal is checked before every statement.
  *   - PostgreSQL server: a call with a signal runs on one pinned connection (no transaction: a read needs none,
  *     and BEGIN/COMMIT would be two more round trips per search); when the signal
- *     aborts, `pg_cancel_backend(pid)` is sent from another pooled connection and the running statement ends
+ *     aborts, `pg_cancel_backend(pid)` is sent on a connection of its own, outside the pool (every pooled
+ *     connection may be pinned by a statement waiting for its cancel), and the running statement ends
  *     with 57014. The cancel is awaited before the pinned connection is released, so it cannot hit a later,
  *     unrelated statement (a cancel that reaches a backend waiting for a command is discarded by PostgreSQL).
  *   - PGlite through its socket (another process owns it): one session, no cancel; the call rejects at once
@@ -241,7 +242,11 @@ export class PostgresObservationIndex implements ObservationIndex {
     const pinned = onOneConnection(async (tx, pid) => {
       let cancelling: Promise<unknown> | undefined;
       const cancel = (): void => {
-        cancelling = this.db.query('SELECT pg_cancel_backend($1::integer)', [pid]).catch(() => undefined);
+        cancelling = (
+          this.db.cancelBackend
+            ? this.db.cancelBackend(pid)
+            : this.db.query('SELECT pg_cancel_backend($1::integer)', [pid])
+        ).catch(() => undefined);
       };
       signal.addEventListener('abort', cancel, { once: true });
       try {
