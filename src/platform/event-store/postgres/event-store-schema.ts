@@ -2,12 +2,11 @@
  * The PostgreSQL event store's schema: valid on PostgreSQL 15 and on PGlite (PostgreSQL 18). Every statement
  * is idempotent; PostgresEventStore.init runs them all under one advisory lock.
  */
+import { SEAL_BYTES } from '../event-hash.js';
 
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
 export const SCHEMA_LOCK_KEY = 7_310_482_915_337_001n;
 
-/** Per event in es_append's p_seals: salt (16 bytes), payload digest, content hash (32 bytes each). */
-export const SEAL_BYTES = 80;
 const SEAL_COLUMNS = `substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 1 FOR 16),
                 substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 17 FOR 32),
                 substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 49 FOR 32)`;

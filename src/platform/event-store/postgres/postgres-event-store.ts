@@ -28,8 +28,16 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { HASH_BYTES, SALT_BYTES, sealEvents, streamHash, ZERO_HASH } from '../event-hash.js';
-import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
+import {
+  HASH_BYTES,
+  SALT_BYTES,
+  SEAL_BYTES,
+  sealAppend,
+  streamHash,
+  ZERO_HASH,
+  type SealedAppend,
+} from '../event-hash.js';
+import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
@@ -166,7 +174,8 @@ export class PostgresEventStore implements EventStore {
     const recordedAt = this.clock().toISOString();
     // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
     // hashes under the stream lock, in the same round trip.
-    const seals = this.unchainedAppendFunction ? null : sealsOf(streamId, events, recordedAt);
+    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt);
+    const seals = sealed?.seals;
     // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
     // stream hashes too; es_append takes them only when that hash is still the stored one.
     const known =
@@ -181,16 +190,8 @@ export class PostgresEventStore implements EventStore {
       known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
         ? chainStreamHashes(known.hash, known.version, seals, events.length)
         : null;
-    const payload = events.map((event) => ({
-      id: event.id,
-      type: event.type,
-      schema_version: event.schemaVersion,
-      data: event.data,
-      // The whole metadata object (optional fields included), exactly what the content hash covers.
-      metadata: event.metadata,
-    }));
     const { rows } = await executor.query<AppendRow>(
-      seals
+      sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
           `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq,
                   encode(last_stream_hash, 'hex') AS last_stream_hash
@@ -198,18 +199,18 @@ export class PostgresEventStore implements EventStore {
                             decode($8, 'hex'))`
         : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
              FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
-      seals
+      sealed
         ? [
             streamId,
             mode,
             version,
-            JSON.stringify(payload),
+            eventsParameter(events, sealed),
             recordedAt,
-            seals.toString('hex'),
+            sealed.seals.toString('hex'),
             chained ? known!.hash.toString('hex') : null,
             chained ? chained.toString('hex') : null,
           ]
-        : [streamId, mode, version, JSON.stringify(payload), recordedAt],
+        : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
     const row = rows[0];
     if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
@@ -510,16 +511,36 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Each event's salt, payload digest and content hash, one after the other (es_append's p_seals). */
-function sealsOf(streamId: string, events: readonly NewEvent[], recordedAt: string): Buffer {
-  const seals = Buffer.allocUnsafe(events.length * SEAL_BYTES);
-  sealEvents(streamId, events, recordedAt).forEach((seal, i) => {
-    const at = i * SEAL_BYTES;
-    seal.salt.copy(seals, at);
-    seal.payloadDigest.copy(seals, at + SALT_BYTES);
-    seal.contentHash.copy(seals, at + SALT_BYTES + HASH_BYTES);
-  });
-  return seals;
+/** es_append's p_events as the unchained append of the benchmark takes it (JSON.stringify of these). */
+function storedEvent(event: NewEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    type: event.type,
+    schema_version: event.schemaVersion,
+    data: event.data,
+    metadata: event.metadata,
+  };
+}
+
+/**
+ * es_append's p_events: what JSON.stringify(events.map(storedEvent)) gives, with data and metadata written as
+ * the canonical JSON the hashes were computed from (the same jsonb once parsed), so no event is serialized
+ * twice. The whole metadata object (optional fields included) is stored: exactly what the content hash covers.
+ */
+function eventsParameter(events: readonly NewEvent[], sealed: SealedAppend): string {
+  let text = '[';
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i]!;
+    const data = sealed.data[i];
+    const metadata = sealed.metadata[i];
+    text +=
+      `${i === 0 ? '' : ','}{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}` +
+      `,"schema_version":${JSON.stringify(event.schemaVersion) ?? 'null'}` +
+      (data === undefined ? '' : `,"data":${data}`) +
+      (metadata === undefined ? '' : `,"metadata":${metadata}`) +
+      '}';
+  }
+  return `${text}]`;
 }
 
 /** The stream hashes of `count` events appended after `version` whose hash is `previous`, one after the other. */
