@@ -98,7 +98,10 @@ interface AppendRow {
   last_version: string | null;
   last_tx_id: string | null;
   last_seq: string | null;
-  /** Hex: PGlite parses bytea results a byte at a time in JavaScript; hex text is decoded natively. */
+  /**
+   * Hex: PGlite parses bytea results a byte at a time in JavaScript; hex text is decoded natively. NULL from an
+   * ok append when es_append took the stream hashes chained by this instance (it has the last one).
+   */
   last_stream_hash: string | null;
 }
 
@@ -175,7 +178,6 @@ export class PostgresEventStore implements EventStore {
     // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
     // hashes under the stream lock, in the same round trip.
     const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt);
-    const seals = sealed?.seals;
     // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
     // stream hashes too; es_append takes them only when that hash is still the stored one.
     const known =
@@ -185,18 +187,17 @@ export class PostgresEventStore implements EventStore {
           ? this.lastStreamHashes.get(streamId)
           : undefined;
     const chained =
-      seals &&
+      sealed &&
       known &&
       known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
-        ? chainStreamHashes(known.hash, known.version, seals, events.length)
+        ? withStreamHashes(known.hash, known.version, sealed.seals, events.length)
         : null;
     const { rows } = await executor.query<AppendRow>(
       sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
           `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq,
                   encode(last_stream_hash, 'hex') AS last_stream_hash
-             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'),
-                            decode($8, 'hex'))`
+             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'))`
         : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
              FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
       sealed
@@ -206,9 +207,8 @@ export class PostgresEventStore implements EventStore {
             version,
             eventsParameter(events, sealed),
             recordedAt,
-            sealed.seals.toString('hex'),
+            (chained?.seals ?? sealed.seals).toString('hex'),
             chained ? known!.hash.toString('hex') : null,
-            chained ? chained.toString('hex') : null,
           ]
         : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
@@ -217,7 +217,12 @@ export class PostgresEventStore implements EventStore {
     switch (row.outcome) {
       case 'ok':
       case 'idempotent':
-        this.rememberStreamHash(streamId, row);
+        // No hash back from an ok append: es_append took the stream hashes chained here.
+        this.rememberStreamHash(
+          streamId,
+          row,
+          row.outcome === 'ok' && row.last_stream_hash === null ? chained?.last : undefined,
+        );
         return {
           nextExpectedVersion: Number(row.last_version),
           position: encodePosition(row.last_tx_id!, row.last_seq!),
@@ -385,13 +390,11 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = undefined;
   }
 
-  private rememberStreamHash(streamId: string, row: AppendRow): void {
-    if (!row.last_stream_hash || row.last_version === null) return;
+  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: Buffer | undefined): void {
+    const hash = chainedHere ?? (row.last_stream_hash ? Buffer.from(row.last_stream_hash, 'hex') : undefined);
+    if (!hash || row.last_version === null) return;
     this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
-    this.lastStreamHashes.set(streamId, {
-      version: Number(row.last_version),
-      hash: Buffer.from(row.last_stream_hash, 'hex'),
-    });
+    this.lastStreamHashes.set(streamId, { version: Number(row.last_version), hash });
     if (this.lastStreamHashes.size > REMEMBERED_STREAM_HASHES)
       this.lastStreamHashes.delete(this.lastStreamHashes.keys().next().value!);
   }
@@ -543,14 +546,25 @@ function eventsParameter(events: readonly NewEvent[], sealed: SealedAppend): str
   return `${text}]`;
 }
 
-/** The stream hashes of `count` events appended after `version` whose hash is `previous`, one after the other. */
-function chainStreamHashes(previous: Buffer, version: number, seals: Buffer, count: number): Buffer {
-  const hashes = Buffer.allocUnsafe(count * HASH_BYTES);
+/**
+ * The seals of `count` events appended after `version`, whose hash is `previous`, each followed by the event's
+ * stream hash (es_append's p_seals when the stream hashes were chained here), and the last stream hash.
+ */
+function withStreamHashes(
+  previous: Buffer,
+  version: number,
+  seals: Buffer,
+  count: number,
+): { seals: Buffer; last: Buffer } {
+  const stride = SEAL_BYTES + HASH_BYTES;
+  const chained = Buffer.allocUnsafe(count * stride);
   let hash = previous;
   for (let i = 0; i < count; i += 1) {
-    const contentAt = i * SEAL_BYTES + SALT_BYTES + HASH_BYTES;
+    const sealAt = i * SEAL_BYTES;
+    seals.copy(chained, i * stride, sealAt, sealAt + SEAL_BYTES);
+    const contentAt = sealAt + SALT_BYTES + HASH_BYTES;
     hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
-    hash.copy(hashes, i * HASH_BYTES);
+    hash.copy(chained, i * stride + SEAL_BYTES);
   }
-  return hashes;
+  return { seals: chained, last: hash };
 }
