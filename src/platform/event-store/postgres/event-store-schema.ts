@@ -2,15 +2,17 @@
  * The PostgreSQL event store's schema: valid on PostgreSQL 15 and on PGlite (PostgreSQL 18). Every statement
  * is idempotent; PostgresEventStore.init runs them all under one advisory lock.
  */
+import { SEAL_BYTES } from '../event-hash.js';
+
+/** A seal followed by the stream hash the appending process chained (es_append's p_seals when it chained them). */
+const CHAINED_SEAL_BYTES = SEAL_BYTES + 32;
 
 /** Arbitrary constant key of the advisory lock that serializes concurrent schema creation. */
 export const SCHEMA_LOCK_KEY = 7_310_482_915_337_001n;
 
-/** Per event in es_append's p_seals: salt (16 bytes), payload digest, content hash (32 bytes each). */
-export const SEAL_BYTES = 80;
-const SEAL_COLUMNS = `substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 1 FOR 16),
-                substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 17 FOR 32),
-                substring(p_seals FROM (e.ordinal::integer - 1) * ${SEAL_BYTES} + 49 FOR 32)`;
+const SEAL_COLUMNS = `substring(p_seals FROM (e.ordinal::integer - 1) * v_stride + 1 FOR 16),
+                substring(p_seals FROM (e.ordinal::integer - 1) * v_stride + 17 FOR 32),
+                substring(p_seals FROM (e.ordinal::integer - 1) * v_stride + 49 FOR 32)`;
 
 export const SCHEMA_STATEMENTS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS es_streams (
@@ -78,11 +80,17 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   // them (ADR 0081). Instances sharing a database upgrade together, as for any schema change.
   `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text)`,
   `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea)`,
+  // The stream hashes the appending process chained came in a parameter of their own (ADR 0087).
+  `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea, bytea, bytea)`,
   // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
   // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
   // beat RETURNS TABLE. p_seals holds each event's salt (16 bytes), payload digest and content hash (32 bytes
   // each), computed by the appending process (event-hash.ts, the definitions es_payload_digest and
-  // es_content_hash hold in SQL); only the stream hashes need the stream lock, and are chained here.
+  // es_content_hash hold in SQL); only the stream hashes need the stream lock. When the appending process
+  // chained them from p_previous_hash, each event's stream hash follows its seal (ADR 0087: one parameter, on
+  // PGlite every parameter and decode() cost about as much as the checks below); they are taken when
+  // p_previous_hash is the stored one, and chained here otherwise. last_stream_hash is NULL when they were
+  // taken: the caller has it.
   `CREATE OR REPLACE FUNCTION es_append(
      p_stream_id text,
      p_expected_mode smallint,
@@ -91,7 +99,6 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      p_recorded_at text,
      p_seals bytea,
      p_previous_hash bytea,
-     p_stream_hashes bytea,
      OUT outcome text,
      OUT last_version bigint,
      OUT last_tx_id text,
@@ -109,11 +116,14 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_in_stream integer;
      v_elsewhere integer;
      v_hash bytea;
-     v_hashes bytea[] := '{}';
+     v_hashes bytea[];
      v_given boolean := false;
+     v_stride integer := ${SEAL_BYTES};
    BEGIN
-     IF length(p_seals) IS DISTINCT FROM v_count * ${SEAL_BYTES} THEN
-       RAISE EXCEPTION 'es_append: % seals for % events', length(p_seals), v_count;
+     IF length(p_seals) = v_count * ${CHAINED_SEAL_BYTES} AND p_previous_hash IS NOT NULL THEN
+       v_stride := ${CHAINED_SEAL_BYTES};
+     ELSIF length(p_seals) IS DISTINCT FROM v_count * ${SEAL_BYTES} THEN
+       RAISE EXCEPTION 'es_append: % bytes of seals for % events', length(p_seals), v_count;
      END IF;
      -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
      -- for no_stream), then insert the events unless one of their ids is already stored.
@@ -138,14 +148,12 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      IF v_previous IS NOT NULL THEN
        -- The appending process chained the stream hashes from the predecessor it knew (its last append to this
        -- stream): they hold when that is the stored one. Otherwise they are chained here.
-       v_given := p_previous_hash IS NOT NULL AND v_hash = p_previous_hash
-                  AND length(p_stream_hashes) = v_count * 32;
-       IF v_given THEN
-         v_hash := substring(p_stream_hashes FROM (v_count - 1) * 32 + 1 FOR 32);
-       ELSE
+       v_given := v_stride = ${CHAINED_SEAL_BYTES} AND v_hash = p_previous_hash;
+       IF NOT v_given THEN
+         v_hashes := '{}';
          FOR v_i IN 1 .. v_count LOOP
            v_hash := sha256(v_hash || int8send(v_previous + v_i)
-                            || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
+                            || substring(p_seals FROM (v_i - 1) * v_stride + 49 FOR 32));
            v_hashes[v_i] := v_hash;
          END LOOP;
        END IF;
@@ -154,7 +162,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
                                 recorded_at, salt, payload_digest, content_hash, stream_hash)
          SELECT p_stream_id, v_previous + e.ordinal, e.id, e.type, e.schema_version, e.data, e.metadata,
                 p_recorded_at, ${SEAL_COLUMNS},
-                CASE WHEN v_given THEN substring(p_stream_hashes FROM (e.ordinal::integer - 1) * 32 + 1 FOR 32)
+                CASE WHEN v_given THEN substring(p_seals FROM (e.ordinal::integer - 1) * v_stride + 81 FOR 32)
                      ELSE v_hashes[e.ordinal] END
            FROM ROWS FROM (jsonb_to_recordset(p_events)
                   AS (id uuid, type text, schema_version integer, data jsonb, metadata jsonb))
@@ -170,7 +178,9 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
          last_version := v_previous + v_count;
          last_tx_id := pg_current_xact_id()::text;
          last_seq := v_last_seq::text;
-         last_stream_hash := v_hash;
+         IF NOT v_given THEN
+           last_stream_hash := v_hash;
+         END IF;
          RETURN;
        END IF;
        -- Some ids were already stored. We hold the stream lock, so the rows past v_previous are exactly ours:
@@ -227,7 +237,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_hashes := '{}';
      FOR v_i IN 1 .. v_count LOOP
        v_hash := sha256(v_hash || int8send(v_version + v_i)
-                        || substring(p_seals FROM (v_i - 1) * ${SEAL_BYTES} + 49 FOR 32));
+                        || substring(p_seals FROM (v_i - 1) * v_stride + 49 FOR 32));
        v_hashes[v_i] := v_hash;
      END LOOP;
      WITH inserted AS (

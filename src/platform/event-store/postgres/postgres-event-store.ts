@@ -28,8 +28,16 @@ import {
 } from '../event-store.port.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { HASH_BYTES, SALT_BYTES, sealEvents, streamHash, ZERO_HASH } from '../event-hash.js';
-import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS, SEAL_BYTES } from './event-store-schema.js';
+import {
+  HASH_BYTES,
+  SALT_BYTES,
+  SEAL_BYTES,
+  sealAppend,
+  streamHash,
+  ZERO_HASH,
+  type SealedAppend,
+} from '../event-hash.js';
+import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
@@ -90,7 +98,10 @@ interface AppendRow {
   last_version: string | null;
   last_tx_id: string | null;
   last_seq: string | null;
-  /** Hex: PGlite parses bytea results a byte at a time in JavaScript; hex text is decoded natively. */
+  /**
+   * Hex: PGlite parses bytea results a byte at a time in JavaScript; hex text is decoded natively. NULL from an
+   * ok append when es_append took the stream hashes chained by this instance (it has the last one).
+   */
   last_stream_hash: string | null;
 }
 
@@ -166,7 +177,7 @@ export class PostgresEventStore implements EventStore {
     const recordedAt = this.clock().toISOString();
     // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
     // hashes under the stream lock, in the same round trip.
-    const seals = this.unchainedAppendFunction ? null : sealsOf(streamId, events, recordedAt);
+    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt);
     // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
     // stream hashes too; es_append takes them only when that hash is still the stored one.
     const known =
@@ -176,47 +187,42 @@ export class PostgresEventStore implements EventStore {
           ? this.lastStreamHashes.get(streamId)
           : undefined;
     const chained =
-      seals &&
+      sealed &&
       known &&
       known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
-        ? chainStreamHashes(known.hash, known.version, seals, events.length)
+        ? withStreamHashes(known.hash, known.version, sealed.seals, events.length)
         : null;
-    const payload = events.map((event) => ({
-      id: event.id,
-      type: event.type,
-      schema_version: event.schemaVersion,
-      data: event.data,
-      // The whole metadata object (optional fields included), exactly what the content hash covers.
-      metadata: event.metadata,
-    }));
     const { rows } = await executor.query<AppendRow>(
-      seals
+      sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
           `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq,
                   encode(last_stream_hash, 'hex') AS last_stream_hash
-             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'),
-                            decode($8, 'hex'))`
+             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'))`
         : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
              FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
-      seals
+      sealed
         ? [
             streamId,
             mode,
             version,
-            JSON.stringify(payload),
+            eventsParameter(events, sealed),
             recordedAt,
-            seals.toString('hex'),
+            (chained?.seals ?? sealed.seals).toString('hex'),
             chained ? known!.hash.toString('hex') : null,
-            chained ? chained.toString('hex') : null,
           ]
-        : [streamId, mode, version, JSON.stringify(payload), recordedAt],
+        : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
     const row = rows[0];
     if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
     switch (row.outcome) {
       case 'ok':
       case 'idempotent':
-        this.rememberStreamHash(streamId, row);
+        // No hash back from an ok append: es_append took the stream hashes chained here.
+        this.rememberStreamHash(
+          streamId,
+          row,
+          row.outcome === 'ok' && row.last_stream_hash === null ? chained?.last : undefined,
+        );
         return {
           nextExpectedVersion: Number(row.last_version),
           position: encodePosition(row.last_tx_id!, row.last_seq!),
@@ -384,13 +390,11 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = undefined;
   }
 
-  private rememberStreamHash(streamId: string, row: AppendRow): void {
-    if (!row.last_stream_hash || row.last_version === null) return;
+  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: Buffer | undefined): void {
+    const hash = chainedHere ?? (row.last_stream_hash ? Buffer.from(row.last_stream_hash, 'hex') : undefined);
+    if (!hash || row.last_version === null) return;
     this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
-    this.lastStreamHashes.set(streamId, {
-      version: Number(row.last_version),
-      hash: Buffer.from(row.last_stream_hash, 'hex'),
-    });
+    this.lastStreamHashes.set(streamId, { version: Number(row.last_version), hash });
     if (this.lastStreamHashes.size > REMEMBERED_STREAM_HASHES)
       this.lastStreamHashes.delete(this.lastStreamHashes.keys().next().value!);
   }
@@ -510,26 +514,57 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Each event's salt, payload digest and content hash, one after the other (es_append's p_seals). */
-function sealsOf(streamId: string, events: readonly NewEvent[], recordedAt: string): Buffer {
-  const seals = Buffer.allocUnsafe(events.length * SEAL_BYTES);
-  sealEvents(streamId, events, recordedAt).forEach((seal, i) => {
-    const at = i * SEAL_BYTES;
-    seal.salt.copy(seals, at);
-    seal.payloadDigest.copy(seals, at + SALT_BYTES);
-    seal.contentHash.copy(seals, at + SALT_BYTES + HASH_BYTES);
-  });
-  return seals;
+/** es_append's p_events as the unchained append of the benchmark takes it (JSON.stringify of these). */
+function storedEvent(event: NewEvent): Record<string, unknown> {
+  return {
+    id: event.id,
+    type: event.type,
+    schema_version: event.schemaVersion,
+    data: event.data,
+    metadata: event.metadata,
+  };
 }
 
-/** The stream hashes of `count` events appended after `version` whose hash is `previous`, one after the other. */
-function chainStreamHashes(previous: Buffer, version: number, seals: Buffer, count: number): Buffer {
-  const hashes = Buffer.allocUnsafe(count * HASH_BYTES);
+/**
+ * es_append's p_events: what JSON.stringify(events.map(storedEvent)) gives, with data and metadata written as
+ * the canonical JSON the hashes were computed from (the same jsonb once parsed), so no event is serialized
+ * twice. The whole metadata object (optional fields included) is stored: exactly what the content hash covers.
+ */
+function eventsParameter(events: readonly NewEvent[], sealed: SealedAppend): string {
+  let text = '[';
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i]!;
+    const data = sealed.data[i];
+    const metadata = sealed.metadata[i];
+    text +=
+      `${i === 0 ? '' : ','}{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}` +
+      `,"schema_version":${JSON.stringify(event.schemaVersion) ?? 'null'}` +
+      (data === undefined ? '' : `,"data":${data}`) +
+      (metadata === undefined ? '' : `,"metadata":${metadata}`) +
+      '}';
+  }
+  return `${text}]`;
+}
+
+/**
+ * The seals of `count` events appended after `version`, whose hash is `previous`, each followed by the event's
+ * stream hash (es_append's p_seals when the stream hashes were chained here), and the last stream hash.
+ */
+function withStreamHashes(
+  previous: Buffer,
+  version: number,
+  seals: Buffer,
+  count: number,
+): { seals: Buffer; last: Buffer } {
+  const stride = SEAL_BYTES + HASH_BYTES;
+  const chained = Buffer.allocUnsafe(count * stride);
   let hash = previous;
   for (let i = 0; i < count; i += 1) {
-    const contentAt = i * SEAL_BYTES + SALT_BYTES + HASH_BYTES;
+    const sealAt = i * SEAL_BYTES;
+    seals.copy(chained, i * stride, sealAt, sealAt + SEAL_BYTES);
+    const contentAt = sealAt + SALT_BYTES + HASH_BYTES;
     hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
-    hash.copy(hashes, i * HASH_BYTES);
+    hash.copy(chained, i * stride + SEAL_BYTES);
   }
-  return hashes;
+  return { seals: chained, last: hash };
 }
