@@ -7,6 +7,7 @@ import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
+import { benchIdle } from './idle.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -75,6 +76,13 @@ if (!only || only === 'audit') {
     `benchmarking the audit index and as_of over ${auditEvents.toLocaleString('en-US')} events…\n`,
   );
   measurements.push(...(await benchAudit(auditEvents)));
+}
+
+if (!only || only === 'idle') {
+  process.stderr.write(
+    'benchmarking an idle service on the server (commits/s and CPU, with and without LISTEN)…\n',
+  );
+  measurements.push(...(await benchIdle()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -1,7 +1,11 @@
 import { WorkerFailures, type RetryPolicy, type WorkerEnvironment } from './worker-failures.js';
 
-/** An idle pool looks at most this many times less often than a busy one (250 ms → 5 s by default). */
-const IDLE_LOOKS_SLOWER = 20;
+/**
+ * An idle pool looks at most this many times less often than a busy one (250 ms → 30 s by default, ADR 88): work
+ * created here nudges the pool at once, so only another instance's job that its own pool left, or a lapsed
+ * lease, waits for the slow look.
+ */
+const IDLE_LOOKS_SLOWER = 120;
 
 /** What a worker pool logs through (the service's logger, or nothing). */
 export type PoolLog = (
