@@ -36,13 +36,13 @@ interface IdleFigures {
  * 100 s: the monitor's first pass comes 30 s after start and requests the scope's first watch run, which the
  * refresh pool's backed-off look takes up to 30 s later; the slowest backoff reaches its ceiling about 60 s after), then its database's
  * pg_stat_database.xact_commit and the process's CPU (/proc/<pid>/stat) sampled over BENCH_IDLE_WINDOW_S (default
- * 30 s). Beside it, in the same run: the same build with DATABASE_LISTEN=false (no wake channel: the polls of
+ * 60 s). Beside it, in the same run: the same build with DATABASE_LISTEN=false (no wake channel: the polls of
  * ADR 86), and the floor, an empty database that no service uses, sampled over the same window as the first.
  */
 export async function benchIdle(): Promise<Measurement[]> {
   const server = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const settleSeconds = Number(process.env.BENCH_IDLE_SETTLE_S ?? 100);
-  const windowSeconds = Number(process.env.BENCH_IDLE_WINDOW_S ?? 30);
+  const windowSeconds = Number(process.env.BENCH_IDLE_WINDOW_S ?? 60);
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   const created: string[] = [];
