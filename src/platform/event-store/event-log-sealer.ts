@@ -15,7 +15,12 @@ export interface EventLogSealerPorts {
   readonly tamperEvidence: TamperEvidence;
   readonly clock: Clock;
   readonly background: BackgroundChecks;
-  readonly storage: { readonly readStore: ReadStore; readonly changes?: ChangeSignals };
+  readonly storage: {
+    readonly readStore: ReadStore;
+    readonly changes?: ChangeSignals;
+    /** Appends are signalled on `changes` (else the sealer keeps its interval). */
+    readonly appendsSignalled?: boolean;
+  };
   readonly config: { readonly checkpointIntervalMs: number };
   readonly log: WorkerLog;
 }
@@ -25,9 +30,9 @@ export interface EventLogSealerPorts {
  * checkpoint when the chain moved and verifies the log since the last verified checkpoint (cheap, incremental),
  * which /health/ready shows. Every instance may run it: sealing and checkpoints are idempotent.
  *
- * With a cross-process wake channel (ADR 88) it does not tick: an append (here or elsewhere; a key rotation is
- * one) wakes it, at most once per SEAL_INTERVAL_MS, and otherwise it sleeps until the next checkpoint is due or
- * the safety interval passed.
+ * With a cross-process wake channel that carries the appends (ADR 88) it does not tick: an append (here or
+ * elsewhere; a key rotation is one) wakes it, at most once per SEAL_INTERVAL_MS, and otherwise it sleeps until the
+ * next checkpoint is due or the safety interval passed.
  */
 export class EventLogSealer extends PeriodicSweep {
   /** The first checkpoint comes one interval after start: a restart loop does not fill the log with them. */
@@ -50,8 +55,8 @@ export class EventLogSealer extends PeriodicSweep {
   }
 
   override start(intervalMs?: number): void {
-    const changes = this.context.storage.changes;
-    if (!changes?.crossProcess) return super.start(intervalMs);
+    const { changes, appendsSignalled } = this.context.storage;
+    if (!changes?.crossProcess || !appendsSignalled) return super.start(intervalMs);
     if (this.stopListening) return;
     this.stopListening = changes.subscribe('appended', () => this.passAt(this.lastPassAt + SEAL_INTERVAL_MS));
     // The first pass one interval after start, as with the timer.

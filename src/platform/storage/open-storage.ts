@@ -54,6 +54,8 @@ export interface Storage extends FeatureStorage {
    * `crossProcess`, of the others. Without a SQL database it carries this process's own signals only.
    */
   readonly changes: ChangeSignals;
+  /** The event store signals its appends on `changes` (PostgreSQL); EventStoreDB's appends are not signalled. */
+  readonly appendsSignalled: boolean;
   /** The owner of the embedded database records where it answers HTTP (OpenedDatabase.recordOwnerAddress). */
   recordOwnerAddress(http: string): void;
   close(): Promise<void>;
@@ -160,6 +162,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       sql: opened?.db,
       sqlRole: opened?.role,
       changes,
+      appendsSignalled: eventStore instanceof PostgresEventStore,
       recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => undefined);
