@@ -8,6 +8,7 @@ import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
 import { benchLoad } from './load.bench.js';
+import { benchIdle } from './idle.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -81,6 +82,13 @@ if (!only || only === 'audit') {
 if (!only || only === 'load') {
   process.stderr.write('benchmarking the service under concurrent load beside hand-written SQL…\n');
   measurements.push(...(await benchLoad()));
+}
+
+if (!only || only === 'idle') {
+  process.stderr.write(
+    'benchmarking an idle service on the server (commits/s and CPU, with and without LISTEN)…\n',
+  );
+  measurements.push(...(await benchIdle()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -120,6 +120,7 @@ export class ServiceContext {
       ...(options.upcasters ? { upcasters: options.upcasters } : {}),
       ...(options.log ? { log: options.log } : {}),
       beforeApply: () => foreground.quiet(PROJECTION_DEFER_MAX_MS),
+      changes: storage.changes,
       rebuildOutdated: async (definition) => {
         await late.maintenance!.rebuild(definition);
       },

@@ -25,6 +25,11 @@ export interface AppConfig {
   readonly dataDir: string;
   /** PostgreSQL server for the event store and read models instead of the embedded PGlite. */
   readonly databaseUrl: string | undefined;
+  /**
+   * LISTEN for the other instances' appends and generation switches on the PostgreSQL server (DATABASE_LISTEN,
+   * default true). False behind a pooler in transaction mode: the service then polls for them (ADR 88).
+   */
+  readonly databaseListen: boolean;
   /** EventStoreDB/KurrentDB connection string; when set, events are stored there. */
   readonly eventStoreUrl: string | undefined;
   /** MongoDB connection string; when set, read models are stored there. */
@@ -162,6 +167,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
   const seedDemo = parseBoolean('SEED_DEMO', text('SEED_DEMO'), true, problems);
+  const databaseListen = parseBoolean('DATABASE_LISTEN', text('DATABASE_LISTEN'), true, problems);
   const demoCorpusRecords = parseInteger(
     'DEMO_CORPUS_RECORDS',
     text('DEMO_CORPUS_RECORDS'),
@@ -299,6 +305,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host,
     dataDir,
     databaseUrl,
+    databaseListen,
     eventStoreUrl,
     mongodbUrl,
     logLevel: logLevelRaw as LogLevel,

@@ -14,6 +14,7 @@ import {
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LocalChangeSignals, PostgresChangeSignals, type ChangeSignals } from './change-signals.js';
 import { PgliteDatabase } from './pglite-database.js';
 import { assertSocketPathFits, PgliteSocketServer, socketPathFor } from './pglite-socket-server.js';
 import { PostgresDatabase } from './postgres-database.js';
@@ -38,6 +39,11 @@ export interface OpenSqlDatabaseOptions {
   readonly ownerName?: string;
   /** Notes for the operator, e.g. that a stale lock of a dead process was taken over. */
   readonly log?: (message: string) => void;
+  /**
+   * LISTEN for the other instances' changes on a PostgreSQL server (default true). Off behind a connection pooler
+   * in transaction mode, where LISTEN needs a session it does not keep: the watchers then poll (ADR 88).
+   */
+  readonly listen?: boolean;
 }
 
 export type SqlDatabaseRole = 'server' | 'owner' | 'client';
@@ -46,6 +52,11 @@ export interface OpenedDatabase {
   readonly db: SqlDatabase;
   /** `server`: DATABASE_URL; `owner`: this process opened the PGlite of DATA_DIR; `client`: through the owner's socket. */
   readonly role: SqlDatabaseRole;
+  /**
+   * The wake channel between the processes sharing this database (ADR 88): LISTEN/NOTIFY on a server, the socket
+   * clients' commits for the owner of the embedded database, this process only for a socket client.
+   */
+  readonly changes: ChangeSignals;
   /** The owner records where it answers HTTP in its lock, for a second service to name it (others: no-op). */
   recordOwnerAddress(http: string): void;
   close(): Promise<void>;
@@ -91,6 +102,9 @@ export class DataDirInUse extends Error {
   }
 }
 
+/** Socket clients' commits come in bursts (a CLI command): the owner's watchers look once per this many ms. */
+const SOCKET_SIGNAL_DEBOUNCE_MS = 50;
+
 /** Data directories whose PGlite this process has open (or is opening): never open one a second time. */
 const ownedHere = new Map<string, { readonly serving: boolean }>();
 
@@ -107,7 +121,22 @@ const UNREADABLE_LOCK_GRACE_MS = 5_000;
 export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<OpenedDatabase> {
   if (options.databaseUrl) {
     const db = PostgresDatabase.fromUrl(options.databaseUrl);
-    return { db, role: 'server', recordOwnerAddress: () => undefined, close: () => db.close() };
+    if (options.listen === false) {
+      const changes = new LocalChangeSignals(false);
+      return { db, role: 'server', changes, recordOwnerAddress: () => undefined, close: () => db.close() };
+    }
+    const changes = new PostgresChangeSignals({ connectionString: options.databaseUrl }, db);
+    await changes.start();
+    return {
+      db,
+      role: 'server',
+      changes,
+      recordOwnerAddress: () => undefined,
+      close: async () => {
+        await changes.close();
+        await db.close();
+      },
+    };
   }
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -151,7 +180,9 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
       const db = PostgresDatabase.fromSocketDirectory(dataDir);
       try {
         await db.query('SELECT 1');
-        return { db, role: 'client', recordOwnerAddress: () => undefined, close: () => db.close() };
+        // The owner's commits are not signalled to a client: what it watches, it polls.
+        const changes = new LocalChangeSignals(false);
+        return { db, role: 'client', changes, recordOwnerAddress: () => undefined, close: () => db.close() };
       } catch (error) {
         await db.close().catch(() => undefined);
         const code = (error as NodeJS.ErrnoException).code;
@@ -193,13 +224,26 @@ async function openAsOwner(
   };
   let db: PgliteDatabase | undefined;
   let server: PgliteSocketServer | undefined;
+  // One process writes here, except the socket's clients: their commits are the only changes from elsewhere.
+  const changes = new LocalChangeSignals(true);
+  let socketSignal: NodeJS.Timeout | undefined;
+  const clientCommitted = (): void => {
+    socketSignal ??= setTimeout(() => {
+      socketSignal = undefined;
+      changes.receive(null, 'elsewhere');
+    }, SOCKET_SIGNAL_DEBOUNCE_MS);
+    socketSignal.unref();
+  };
   try {
     if (serveSocket) assertSocketPathFits(dataDir);
     // A socket left by a dead owner would make clients knock on a dead door while PGlite opens.
     rmSync(socketPathFor(dataDir), { force: true });
     db = await PgliteDatabase.open(join(dataDir, PGLITE_DIR_NAME));
     if (serveSocket) {
-      server = new PgliteSocketServer(db.pglite, dataDir, maxConnections ? { maxConnections } : {});
+      server = new PgliteSocketServer(db.pglite, dataDir, {
+        ...(maxConnections ? { maxConnections } : {}),
+        onClientCommitted: clientCommitted,
+      });
       await server.start();
     }
   } catch (error) {
@@ -213,6 +257,7 @@ async function openAsOwner(
   return {
     db: opened,
     role: 'owner',
+    changes,
     recordOwnerAddress: (http) => {
       const updated = JSON.stringify({ ...(JSON.parse(ownLock) as DataDirOwner), http });
       // Written beside and renamed over the lock: a reader never sees it half written.
@@ -230,6 +275,8 @@ async function openAsOwner(
       (closing ??= (async () => {
         try {
           await server?.stop();
+          clearTimeout(socketSignal);
+          await changes.close();
           await opened.close();
         } finally {
           releaseLock();

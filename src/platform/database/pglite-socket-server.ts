@@ -30,6 +30,8 @@ export function assertSocketPathFits(directory: string): void {
 export interface PgliteSocketServerOptions {
   /** Connections served at once; more are refused with SQLSTATE 53300 (default 16). */
   readonly maxConnections?: number;
+  /** Called when a client's statement or transaction has ended outside a transaction: what it wrote is committed. */
+  readonly onClientCommitted?: () => void;
 }
 
 /**
@@ -65,7 +67,7 @@ export class PgliteSocketServer {
     this.directory = resolve(directory);
     this.socketPath = socketPathFor(directory);
     this.maxConnections = options.maxConnections ?? 16;
-    this.queue = new ExclusiveSessionQueue(pglite);
+    this.queue = new ExclusiveSessionQueue(pglite, options.onClientCommitted);
   }
 
   /** Connections currently attached. */
@@ -166,7 +168,10 @@ const PROTOCOL_3 = 196608;
 class ExclusiveSessionQueue {
   private readonly sessions = new Map<number, ClientSession>();
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly onCommitted: (() => void) | undefined,
+  ) {}
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     const session = this.session(handlerId);
@@ -236,7 +241,10 @@ class ExclusiveSessionQueue {
     );
     if (endsProtocolCycle(message) && isReadyForQuery(last)) {
       session.midCycle = false;
-      if (!this.pglite.isInTransaction()) this.releaseOwnership(session);
+      if (!this.pglite.isInTransaction()) {
+        this.releaseOwnership(session);
+        this.onCommitted?.();
+      }
     }
     return bytes;
   }

@@ -1,3 +1,4 @@
+import type { ChangeSignals } from '../database/change-signals.js';
 import { isStorageDamage } from '../database/storage-damage.js';
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
@@ -38,8 +39,18 @@ export const projectionStateKey = (projection: string): string => `projection-st
 export interface ProjectionRunnerOptions {
   /** Events per batch (default 500). */
   readonly batchSize?: number;
-  /** How often a live run checks whether another process switched its generation (default 500 ms). */
+  /**
+   * How often a live run checks whether another process switched its generation (default 500 ms), when no wake
+   * channel carries the other processes' switches.
+   */
   readonly generationCheckMs?: number;
+  /**
+   * The wake channel (ADR 88): switches made here are signalled on it; when it carries other processes' signals
+   * (`crossProcess`), their switches wake the generation check, which otherwise runs at `generationSafetyMs`.
+   */
+  readonly changes?: ChangeSignals;
+  /** The generation check's safety interval with a cross-process wake channel (default 10 s). */
+  readonly generationSafetyMs?: number;
   /** First and largest delay between retries after a storage failure. */
   readonly retryDelayMs?: readonly [number, number];
   readonly log?: (
@@ -106,6 +117,7 @@ export class ProjectionRunner {
   private readonly lingerMs: number;
   /** One timer for every run: a single read of all generations per tick instead of one read per projection. */
   private generationWatch: NodeJS.Timeout | undefined;
+  private stopWatchingSignals: (() => void) | undefined;
 
   constructor(
     readonly eventStore: EventStore,
@@ -160,6 +172,8 @@ export class ProjectionRunner {
     this.stopped = true;
     clearInterval(this.generationWatch);
     this.generationWatch = undefined;
+    this.stopWatchingSignals?.();
+    this.stopWatchingSignals = undefined;
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort();
     await Promise.all(runs.map((run) => run.done));
@@ -266,6 +280,7 @@ export class ProjectionRunner {
 
   /** Called after an in-process rebuild switched generations, so this run follows at once. */
   async generationSwitched(name: string): Promise<void> {
+    this.options.changes?.signal('generations');
     const run = this.runs.get(name);
     if (run && !run.controller.signal.aborted) run.attempt?.abort();
     else await this.startRun(this.definition(name));
@@ -410,15 +425,22 @@ export class ProjectionRunner {
   }
 
   /**
-   * Another process may switch a projection's live generation (a rebuild): every tick reads all generations
-   * at once and restarts the runs whose generation moved.
+   * Another process may switch a projection's live generation (a rebuild): every check reads all generations
+   * at once and restarts the runs whose generation moved. With a cross-process wake channel a check runs when
+   * another process signals a switch (or the channel reconnects), and otherwise at the safety interval; without
+   * one, every generationCheckMs.
    */
   private watchGenerations(): void {
     if (this.generationWatch) return;
     let reading = false;
-    this.generationWatch = setInterval(() => {
+    let again = false;
+    const check = (): void => {
       const runs = [...this.runs.values()].filter((run) => run.attempt && !run.attempt.signal.aborted);
-      if (reading || runs.length === 0) return;
+      if (runs.length === 0) return;
+      if (reading) {
+        again = true; // a signal during a read may concern a switch that read did not see
+        return;
+      }
       reading = true;
       void this.readStore
         .getMetas<ProjectionGenerations>(runs.map((run) => generationsKey(run.definition.name)))
@@ -431,8 +453,26 @@ export class ProjectionRunner {
           },
           () => undefined,
         )
-        .finally(() => (reading = false));
-    }, this.generationCheckMs);
+        .finally(() => {
+          reading = false;
+          if (again) {
+            again = false;
+            check();
+          }
+        });
+    };
+    const changes = this.options.changes;
+    if (changes?.crossProcess) {
+      this.stopWatchingSignals = changes.subscribe('generations', (origin) => {
+        if (origin !== 'here') check();
+      });
+    }
+    this.generationWatch = setInterval(
+      check,
+      changes?.crossProcess
+        ? (this.options.generationSafetyMs ?? GENERATION_SAFETY_MS)
+        : this.generationCheckMs,
+    );
     this.generationWatch.unref();
   }
 
@@ -510,6 +550,9 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/** With a cross-process wake channel, generations are read at least this often (a lost signal waits for it). */
+const GENERATION_SAFETY_MS = 10_000;
 
 /** A skipped batch's checkpoint is written at the latest this long after the previous write… */
 const SKIPPED_CHECKPOINT_MS = 1000;

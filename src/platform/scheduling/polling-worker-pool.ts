@@ -1,7 +1,11 @@
 import { WorkerFailures, type RetryPolicy, type WorkerEnvironment } from './worker-failures.js';
 
-/** An idle pool looks at most this many times less often than a busy one (250 ms → 5 s by default). */
-const IDLE_LOOKS_SLOWER = 20;
+/**
+ * An idle pool looks at most this many times less often than a busy one (250 ms → 30 s by default, ADR 88): work
+ * created here nudges the pool at once, so only another instance's job that its own pool left, or a lapsed
+ * lease, waits for the slow look.
+ */
+const IDLE_LOOKS_SLOWER = 120;
 
 /** What a worker pool logs through (the service's logger, or nothing). */
 export type PoolLog = (
@@ -55,7 +59,6 @@ export abstract class PollingWorkerPool {
   start(): void {
     if (this.pool.concurrency <= 0 || !this.stopped) return;
     this.stopped = false;
-    this.idleIntervalMs = this.busyIntervalMs / 2; // the first look that finds nothing waits busyIntervalMs
     this.nudge();
   }
 
@@ -79,7 +82,7 @@ export abstract class PollingWorkerPool {
         : Math.min(this.idleIntervalMs * 2, this.busyIntervalMs * IDLE_LOOKS_SLOWER);
     clearTimeout(this.timer);
     // A nudge that came while a look was running may concern work that look did not see: look again now.
-    this.timer = setTimeout(() => this.nudge(), nudged ? 0 : this.idleIntervalMs);
+    this.timer = setTimeout(() => this.look(), nudged ? 0 : this.idleIntervalMs);
     this.timer.unref();
   }
 
@@ -93,8 +96,18 @@ export abstract class PollingWorkerPool {
     await Promise.all([...this.running.values()].map((job) => job.done.catch(() => undefined)));
   }
 
-  /** Looks for work now (after a request, instead of waiting for the next poll). */
+  /**
+   * Looks for work now (after a request, instead of waiting for the next poll), and soon again: the work may reach
+   * the read model the look reads only after it (a projection applies it), so looks that find nothing back off
+   * from the busy interval again, not from where an idle pool had got to.
+   */
   nudge(): void {
+    if (this.stopped) return;
+    this.idleIntervalMs = this.busyIntervalMs / 2; // the next look that finds nothing waits busyIntervalMs
+    this.look();
+  }
+
+  private look(): void {
     if (this.stopped) return;
     if (this.ticking) {
       this.nudgedDuringLook = true;

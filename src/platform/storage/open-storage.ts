@@ -2,6 +2,7 @@ import type { CredentialStore } from '../auth/credentials/credential-store.port.
 import { PostgresCredentialStore } from '../auth/credentials/postgres-credential-store.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from '../clock/clock.js';
+import { LocalChangeSignals, type ChangeSignals } from '../database/change-signals.js';
 import { openSqlDatabase, type OpenedDatabase } from '../database/open-sql-database.js';
 import type { SqlDatabase } from '../database/sql-database.js';
 import type { EventStore, LegacyEventRewriter } from '../event-store/event-store.port.js';
@@ -48,6 +49,13 @@ export interface Storage extends FeatureStorage {
   readonly sql: SqlDatabase | undefined;
   /** `owner` when this process holds the embedded database, `client` when another process does. */
   readonly sqlRole: OpenedDatabase['role'] | undefined;
+  /**
+   * The wake channel between the instances (ADR 88): appends and generation switches of this process and, when
+   * `crossProcess`, of the others. Without a SQL database it carries this process's own signals only.
+   */
+  readonly changes: ChangeSignals;
+  /** The event store signals its appends on `changes` (PostgreSQL); EventStoreDB's appends are not signalled. */
+  readonly appendsSignalled: boolean;
   /** The owner of the embedded database records where it answers HTTP (OpenedDatabase.recordOwnerAddress). */
   recordOwnerAddress(http: string): void;
   close(): Promise<void>;
@@ -82,8 +90,10 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
         ...(options.exclusiveDataDir ? { exclusive: true } : {}),
         ...(options.ownerName ? { ownerName: options.ownerName } : {}),
         ...(options.log ? { log: options.log } : {}),
+        listen: config.databaseListen,
       })
     : undefined;
+  const changes = opened?.changes ?? new LocalChangeSignals(false);
   const closers: Array<() => Promise<void>> = [];
   try {
     let eventStore: EventStore;
@@ -98,6 +108,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
         clock: () => options.clock.now(),
         ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
         ...(options.wakeGate ? { wakeGate: options.wakeGate } : {}),
+        changes,
         ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),
       });
     }
@@ -150,6 +161,8 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       credentials,
       sql: opened?.db,
       sqlRole: opened?.role,
+      changes,
+      appendsSignalled: eventStore instanceof PostgresEventStore,
       recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -9,6 +9,7 @@
  * visibility of new events waits for the longest write transaction open in the database, so keep write
  * transactions short.
  */
+import type { ChangeSignals } from '../../database/change-signals.js';
 import type { SqlDatabase, SqlDatabaseKind, SqlExecutor } from '../../database/sql-database.js';
 import { isStorageDamage } from '../../database/storage-damage.js';
 import {
@@ -51,6 +52,14 @@ export interface PostgresEventStoreOptions {
    * the request that appended answer first. It must resolve on its own (bounded); none by default.
    */
   readonly wakeGate?: () => Promise<void>;
+  /**
+   * The wake channel (ADR 88): this instance's appends are signalled on it, and other instances' appends wake its
+   * subscribers. When it carries other processes' signals (`crossProcess`), polls that find nothing back off to
+   * `safetyPollMs`; without it they back off to 20 times the poll interval (ADR 86).
+   */
+  readonly changes?: ChangeSignals;
+  /** The slowest poll while the wake channel carries other processes' appends (default 10 s). */
+  readonly safetyPollMs?: number;
   /** Applied to events written before the hash chain, in the transaction that hashes them at init. */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
   /**
@@ -65,8 +74,10 @@ const RETRY_INITIAL_DELAY_MS = 50;
 const RETRY_MAX_DELAY_MS = 2_000;
 /** Streams whose last hash an instance remembers (about 100 bytes each). */
 const REMEMBERED_STREAM_HASHES = 10_000;
-/** While polls find nothing, they come at most this many times less often than the poll interval. */
+/** Without a wake channel, polls that find nothing come at most this many times less often than the interval. */
 const IDLE_POLLS_SLOWER = 20;
+/** With one, they come down to this: only a lost signal waits for it. */
+const SAFETY_POLL_MS = 10_000;
 
 /** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
 const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
@@ -124,6 +135,10 @@ export class PostgresEventStore implements EventStore {
   private readonly pollWaiters = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | undefined;
   private pollDelayMs: number;
+  /** The slowest poll: the safety interval with a wake channel, IDLE_POLLS_SLOWER intervals without. */
+  private readonly slowestPollMs: number;
+  private readonly changes: ChangeSignals | undefined;
+  private readonly stopListening: () => void;
   /** Subscription page reads in flight, by append generation and start: subscribers woken together share one. */
   private readonly pageReads = new Map<string, Promise<RecordedEvent[]>>();
 
@@ -135,6 +150,15 @@ export class PostgresEventStore implements EventStore {
     this.clock = options.clock ?? (() => new Date());
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.pollDelayMs = this.pollIntervalMs;
+    this.changes = options.changes;
+    this.slowestPollMs = this.changes?.crossProcess
+      ? Math.max(options.safetyPollMs ?? SAFETY_POLL_MS, this.pollIntervalMs)
+      : this.pollIntervalMs * IDLE_POLLS_SLOWER;
+    // Another instance appended (or the channel reconnected and may have missed it): poll now.
+    this.stopListening =
+      this.changes?.subscribe('appended', (origin) => {
+        if (origin !== 'here') this.pollNow();
+      }) ?? (() => undefined);
     this.wakeGate = options.wakeGate;
     this.legacyEventRewriters = options.legacyEventRewriters ?? [];
     this.unchainedAppendFunction = options.unchainedAppendFunction;
@@ -386,6 +410,7 @@ export class PostgresEventStore implements EventStore {
   /** Ends this instance's subscriptions. The SqlDatabase belongs to its owner, who closes it. */
   async close(): Promise<void> {
     this.closing.abort();
+    this.stopListening();
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
   }
@@ -400,6 +425,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private wakeSubscribers(): void {
+    this.changes?.signal('appended');
     this.appendGeneration += 1;
     this.pollDelayMs = this.pollIntervalMs;
     for (const wake of this.appendWaiters) wake();
@@ -409,8 +435,8 @@ export class PostgresEventStore implements EventStore {
   /**
    * Resolves on the next append of this instance, at the next poll, or on abort. One poll timer serves every
    * waiting subscriber, so subscribers at the head read one shared page per poll; polls that find nothing
-   * come further apart (doubling up to IDLE_POLLS_SLOWER times the interval), and any event found or
-   * appended here brings them back to the interval: an idle service rests.
+   * come further apart (doubling up to slowestPollMs), and any event found or appended here brings them back to
+   * the interval: an idle service rests. Another instance's append polls at once (pollNow).
    */
   private waitForAppend(generationBeforeRead: number, signal: AbortSignal): Promise<void> {
     if (this.appendGeneration !== generationBeforeRead || signal.aborted) return Promise.resolve();
@@ -438,13 +464,28 @@ export class PostgresEventStore implements EventStore {
     if (this.pollTimer) return;
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
-      const waiters = [...this.pollWaiters];
-      this.pollWaiters.clear();
       // Back off until a read finds events (sawEvents) or this instance appends (wakeSubscribers).
-      this.pollDelayMs = Math.min(this.pollDelayMs * 2, this.pollIntervalMs * IDLE_POLLS_SLOWER);
-      for (const wake of waiters) wake();
+      this.pollDelayMs = Math.min(this.pollDelayMs * 2, this.slowestPollMs);
+      this.wakePollWaiters();
     }, this.pollDelayMs);
     this.pollTimer.unref();
+  }
+
+  /**
+   * Polls at once, and then again at the interval, backing off from there: the events signalled may still be
+   * hidden behind an older transaction (VISIBLE), and the next polls find them when it ends.
+   */
+  private pollNow(): void {
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    this.pollDelayMs = this.pollIntervalMs;
+    this.wakePollWaiters();
+  }
+
+  private wakePollWaiters(): void {
+    const waiters = [...this.pollWaiters];
+    this.pollWaiters.clear();
+    for (const wake of waiters) wake();
   }
 
   private sawEvents(): void {
