@@ -7,6 +7,7 @@ import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
+import { benchCommits } from './commits.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -75,6 +76,12 @@ if (!only || only === 'audit') {
     `benchmarking the audit index and as_of over ${auditEvents.toLocaleString('en-US')} events…\n`,
   );
   measurements.push(...(await benchAudit(auditEvents)));
+}
+
+if (!only || only === 'commits') {
+  const searches = Number(process.env.BENCH_COMMITS_SEARCHES ?? 100);
+  process.stderr.write(`benchmarking database commits per search (${searches} sequential searches)…\n`);
+  measurements.push(...(await benchCommits(searches)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

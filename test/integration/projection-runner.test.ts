@@ -163,6 +163,41 @@ describe.each(SQL_KINDS)('projection runner on %s', (kind) => {
     expect((await docs.get(stream!))?.sum).toBe(6);
   });
 
+  it('projections handling the same page commit their batches together, each exactly once', async () => {
+    const definitions = ['group-one', 'group-two', 'group-three'].map((name) => counterProjection(name));
+    const groups: number[] = [];
+    const applyBatches = storage.readStore.applyBatches!.bind(storage.readStore);
+    storage.readStore.applyBatches = (batches) => {
+      groups.push(batches.length);
+      return applyBatches(batches);
+    };
+    const runner = newRunner(definitions, 100);
+    await runner.start();
+    const streams = await appendCounted(storage, 3, 20);
+    for (let i = 0; i < 5; i++) {
+      await storage.eventStore.append(
+        streams[0]!,
+        newEvents(uniqueId('more'), [{ type: 'Counted', data: { value: 1 } }]),
+        { expectedVersion: 19 + i },
+      );
+    }
+    const head = await storage.eventStore.headPosition();
+    expect(await runner.waitFor(runner.projectionNames, head!, 10_000)).toBe(true);
+    // One transaction carried several projections' batches (one per projection before).
+    expect(Math.max(0, ...groups)).toBeGreaterThan(1);
+    for (const definition of definitions) {
+      const docs = runner.collection<CounterDocument>(
+        definition.name,
+        Object.keys(definition.collections)[0]!,
+      );
+      expect((await docs.get(streams[0]!))?.count).toBe(25);
+      expect((await docs.get(streams[1]!))?.sum).toBe(210);
+      const stored = await storage.readStore.getCheckpoint(checkpointKey(definition.name, 1));
+      expect(stored?.position).toBe(head);
+      expect(stored?.details).toMatchObject({ eventsApplied: 65 });
+    }
+  });
+
   it('catches up from the start, then follows new events live; commands can wait for their position', async () => {
     const definition = counterProjection();
     const streams = await appendCounted(storage, 5, 20);

@@ -19,6 +19,7 @@
  */
 import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
+  type BatchWrite,
   type Checkpoint,
   CheckpointMoved,
   type Collection,
@@ -155,6 +156,51 @@ export class PostgresReadStore implements ReadStore {
         ],
       );
     });
+  }
+
+  async applyBatches(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>> {
+    const outcomes: Array<CheckpointMoved | null> = batches.map(() => null);
+    // Checkpoint rows are locked in key order, so two runners committing overlapping groups cannot deadlock.
+    const order = batches
+      .map((batch, index) => ({ batch, index, steps: planBatch(batch.changes) }))
+      .sort((a, b) => (a.batch.checkpoint.key < b.batch.checkpoint.key ? -1 : 1));
+    await this.db.transaction(async (tx) => {
+      // See applyBatch: derived data whose commit need not wait for its WAL flush.
+      await tx.query('SET LOCAL synchronous_commit TO OFF');
+      const verified = [];
+      for (const entry of order) {
+        const { guard, checkpoint } = entry.batch;
+        if (!guard) {
+          verified.push(entry);
+          continue;
+        }
+        try {
+          await lockAndVerifyCheckpoint(tx, checkpoint.key, guard.expectedPosition);
+          verified.push(entry);
+        } catch (error) {
+          if (!(error instanceof CheckpointMoved)) throw error;
+          outcomes[entry.index] = error;
+        }
+      }
+      for (const { steps } of verified) for (const step of steps) await executeStep(tx, step);
+      const written = verified.map(({ batch }) => batch.checkpoint);
+      if (written.length === 0) return;
+      // Every checkpoint of the group in one statement.
+      await tx.query(
+        `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details)
+         SELECT key, position, details FROM jsonb_to_recordset($1::jsonb) AS c(key text, position text, details jsonb)
+         ON CONFLICT (key) DO UPDATE SET position = EXCLUDED.position, details = EXCLUDED.details`,
+        [
+          json(
+            // An absent details key reads as SQL NULL, as applyBatch stores it.
+            written.map(({ key, position, details }) =>
+              details === undefined ? { key, position } : { key, position, details },
+            ),
+          ),
+        ],
+      );
+    });
+    return outcomes;
   }
 
   async getCheckpoint(key: string): Promise<Checkpoint | null> {
