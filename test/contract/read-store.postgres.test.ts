@@ -241,7 +241,7 @@ describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projec
     await database?.dispose();
   });
 
-  it('writes each batch with its checkpoint, and leaves out only the batch whose checkpoint moved', async () => {
+  it('writes each batch with its checkpoint, and leaves out only the batches whose checkpoint moved', async () => {
     await store.applyBatch([], { key: 'group-b@1', position: 'p5' });
     const outcomes = await store.applyBatches([
       {
@@ -255,6 +255,8 @@ describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projec
         guard: { expectedPosition: 'p1' },
       },
       { changes: [], checkpoint: { key: 'group-c@1', position: 'p1' } },
+      // A dropped generation's checkpoint: refused, and not created by the refusal either.
+      { changes: [], checkpoint: { key: 'group-d@1', position: 'p2' }, guard: { expectedPosition: 'p1' } },
     ]);
 
     expect(outcomes[0]).toBeNull();
@@ -270,6 +272,8 @@ describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projec
     });
     expect(await store.getCheckpoint('group-b@1')).toEqual({ key: 'group-b@1', position: 'p5' });
     expect(await store.getCheckpoint('group-c@1')).toEqual({ key: 'group-c@1', position: 'p1' });
+    expect(outcomes[3]).toBeInstanceOf(CheckpointMoved);
+    expect(await store.getCheckpoint('group-d@1')).toBeNull();
   });
 
   it('is all or nothing across the group when a write fails', async () => {

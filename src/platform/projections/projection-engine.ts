@@ -97,6 +97,21 @@ export class ProjectionEngine {
   }
 
   /**
+   * Writes several projections' prepared batches: in one transaction where the store can
+   * (ReadStore.applyBatches), else one by one. Throws the first CheckpointMoved, after the others were written.
+   */
+  async writeBatches(writes: readonly BatchWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    if (writes.length > 1 && this.readStore.applyBatches) {
+      const moved = (await this.readStore.applyBatches(writes)).find((outcome) => outcome !== null);
+      if (moved) throw moved;
+      return;
+    }
+    for (const { changes, checkpoint, guard } of writes)
+      await this.readStore.applyBatch(changes, checkpoint, guard);
+  }
+
+  /**
    * Everything applyBatch does but the write: the documents the batch reads, the handlers, and the write
    * (changes, checkpoint and guard) to commit, alone or with other projections' (BatchCommitter).
    */
