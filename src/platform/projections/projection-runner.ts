@@ -527,7 +527,10 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A skipped batch's checkpoint is written at the latest this long after the previous write… */
+/**
+ * A skipped batch's checkpoint is written at the first multiple of this (in wall-clock time) at least this long
+ * after the previous write (ADR 89)…
+ */
 const SKIPPED_CHECKPOINT_MS = 1000;
 /** …or after this many skipped events, so a restart re-reads little. */
 const SKIPPED_CHECKPOINT_EVENTS = 1000;
