@@ -9,6 +9,8 @@ import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
 import { benchLoad } from './load.bench.js';
 import { benchIdle } from './idle.bench.js';
+import { benchCommits } from './commits.bench.js';
+import { benchRebuild } from './rebuild.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -89,6 +91,27 @@ if (!only || only === 'idle') {
     'benchmarking an idle service on the server (commits/s and CPU, with and without LISTEN)…\n',
   );
   measurements.push(...(await benchIdle()));
+}
+
+if (!only || only === 'commits') {
+  const searches = Number(process.env.BENCH_COMMITS_SEARCHES ?? 100);
+  process.stderr.write(`benchmarking database commits per search (${searches} sequential searches)…\n`);
+  measurements.push(...(await benchCommits(searches)));
+}
+
+if (!only || only === 'rebuild') {
+  const rebuildEvents = Number(process.env.BENCH_REBUILD_EVENTS ?? 50_000);
+  const target = await postgresTarget();
+  if (target) {
+    process.stderr.write(
+      `benchmarking projections rebuild --all over ${rebuildEvents.toLocaleString('en-US')} events…\n`,
+    );
+    try {
+      measurements.push(...(await benchRebuild(target, rebuildEvents)));
+    } finally {
+      await target.dispose();
+    }
+  }
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

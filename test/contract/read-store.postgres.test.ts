@@ -8,7 +8,12 @@ import {
   buildFindStatement,
   PostgresReadStore,
 } from '../../src/platform/read-store/postgres/postgres-read-store.js';
-import type { DocumentChange, Filter, FindOptions } from '../../src/platform/read-store/read-store.port.js';
+import {
+  CheckpointMoved,
+  type DocumentChange,
+  type Filter,
+  type FindOptions,
+} from '../../src/platform/read-store/read-store.port.js';
 import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../support/databases.js';
 import { readStoreContract, type ReadStoreUnderTest } from './read-store.contract.js';
 
@@ -217,5 +222,87 @@ describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
     const nodes = await planOf({ category: 'c7' }, {});
     expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toContain('rs_plans__containment');
     expect(await store.collection(collection).count({ category: 'c7' })).toBe(250);
+  });
+});
+
+describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projections): %s', (kind) => {
+  let database: TestDatabase;
+  let store: PostgresReadStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = new PostgresReadStore(database.db);
+    await store.init();
+    await store.ensureCollection('group_a');
+    await store.ensureCollection('group_b');
+  });
+
+  afterAll(async () => {
+    await database?.dispose();
+  });
+
+  it('writes each batch with its checkpoint, and leaves out only the batches whose checkpoint moved', async () => {
+    await store.applyBatch([], { key: 'group-b@1', position: 'p5' });
+    const outcomes = await store.applyBatches([
+      {
+        changes: [{ kind: 'upsert', collection: 'group_a', document: { id: 'x', v: 1 } }],
+        checkpoint: { key: 'group-a@1', position: 'p1', details: { eventsApplied: 1 } },
+        guard: { expectedPosition: null },
+      },
+      {
+        changes: [{ kind: 'upsert', collection: 'group_b', document: { id: 'stale', v: 1 } }],
+        checkpoint: { key: 'group-b@1', position: 'p2' },
+        guard: { expectedPosition: 'p1' },
+      },
+      { changes: [], checkpoint: { key: 'group-c@1', position: 'p1' } },
+      // A dropped generation's checkpoint: refused, and not created by the refusal either.
+      { changes: [], checkpoint: { key: 'group-d@1', position: 'p2' }, guard: { expectedPosition: 'p1' } },
+    ]);
+
+    expect(outcomes[0]).toBeNull();
+    expect(outcomes[1]).toBeInstanceOf(CheckpointMoved);
+    expect(outcomes[1]).toMatchObject({ key: 'group-b@1', expected: 'p1', actual: 'p5' });
+    expect(outcomes[2]).toBeNull();
+    expect(await store.collection('group_a').get('x')).toEqual({ id: 'x', v: 1 });
+    expect(await store.collection('group_b').get('stale')).toBeNull();
+    expect(await store.getCheckpoint('group-a@1')).toEqual({
+      key: 'group-a@1',
+      position: 'p1',
+      details: { eventsApplied: 1 },
+    });
+    expect(await store.getCheckpoint('group-b@1')).toEqual({ key: 'group-b@1', position: 'p5' });
+    expect(await store.getCheckpoint('group-c@1')).toEqual({ key: 'group-c@1', position: 'p1' });
+    expect(outcomes[3]).toBeInstanceOf(CheckpointMoved);
+    expect(await store.getCheckpoint('group-d@1')).toBeNull();
+  });
+
+  it('is all or nothing across the group when a write fails', async () => {
+    await store.ensureCollection('group_unique', [
+      { name: 'by_email', fields: [['email', 1]], unique: true },
+    ]);
+    await store.applyBatch(
+      [{ kind: 'upsert', collection: 'group_unique', document: { id: 'taken', email: 't' } }],
+      {
+        key: 'group-u@1',
+        position: 'p1',
+      },
+    );
+    await expect(
+      store.applyBatches([
+        {
+          changes: [{ kind: 'upsert', collection: 'group_a', document: { id: 'y', v: 1 } }],
+          checkpoint: { key: 'group-a@1', position: 'p2' },
+          guard: { expectedPosition: 'p1' },
+        },
+        {
+          changes: [{ kind: 'upsert', collection: 'group_unique', document: { id: 'clash', email: 't' } }],
+          checkpoint: { key: 'group-u@1', position: 'p2' },
+          guard: { expectedPosition: 'p1' },
+        },
+      ]),
+    ).rejects.toThrow();
+    expect(await store.collection('group_a').get('y')).toBeNull();
+    expect((await store.getCheckpoint('group-a@1'))?.position).toBe('p1');
+    expect((await store.getCheckpoint('group-u@1'))?.position).toBe('p1');
   });
 });

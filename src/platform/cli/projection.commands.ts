@@ -122,7 +122,26 @@ export function registerProjectionCommands(program: Command, runtime: CliRuntime
           metadata: envelope.metadata,
         });
         const results: RebuildResult[] = [];
-        for (const projection of names) {
+        if (options.all) {
+          // One pass over the log for every projection (ProjectionMaintenance.rebuildAll).
+          const progress = startProgress(`rebuilding ${names.length} projections`, {
+            json: Boolean(options.json),
+            unit: 'events',
+          });
+          const rebuilt = await context.maintenance.rebuildAll(
+            names.map((projection) => context.projections.definition(projection)),
+            (p) => progress.update(p.eventsApplied),
+          );
+          const first = rebuilt[0];
+          progress.stop(
+            first
+              ? `${rebuilt.length} projections: ${first.events.toLocaleString('en-US')} events in ${first.seconds.toFixed(2)} s ` +
+                  `(${first.eventsPerSecond.toLocaleString('en-US')} events/s)`
+              : 'no projections',
+          );
+          results.push(...rebuilt);
+        }
+        for (const projection of options.all ? [] : names) {
           const progress = startProgress(`rebuilding ${projection}`, {
             json: Boolean(options.json),
             unit: 'events',

@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
 import { noUpcasters, type Upcasters } from '../event-sourcing/upcasters.js';
-import type { Checkpoint, ReadStore } from '../read-store/read-store.port.js';
+import type { BatchWrite, Checkpoint, ReadStore } from '../read-store/read-store.port.js';
 import { BatchView } from './batch-view.js';
 import {
   checkpointKey,
@@ -88,14 +88,50 @@ export class ProjectionEngine {
     from: Checkpoint | null,
     stored: readonly RecordedEvent[],
   ): Promise<BatchOutcome> {
+    const prepared = await this.prepareBatch(definition, generation, from, stored);
+    if (prepared.write) {
+      const { changes, checkpoint, guard } = prepared.write;
+      await this.readStore.applyBatch(changes, checkpoint, guard);
+    }
+    return prepared.outcome;
+  }
+
+  /**
+   * Writes several projections' prepared batches: in one transaction where the store can
+   * (ReadStore.applyBatches), else one by one. Throws the first CheckpointMoved, after the others were written.
+   */
+  async writeBatches(writes: readonly BatchWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    if (writes.length > 1 && this.readStore.applyBatches) {
+      const moved = (await this.readStore.applyBatches(writes)).find((outcome) => outcome !== null);
+      if (moved) throw moved;
+      return;
+    }
+    for (const { changes, checkpoint, guard } of writes)
+      await this.readStore.applyBatch(changes, checkpoint, guard);
+  }
+
+  /**
+   * Everything applyBatch does but the write: the documents the batch reads, the handlers, and the write
+   * (changes, checkpoint and guard) to commit, alone or with other projections' (BatchCommitter).
+   */
+  async prepareBatch(
+    definition: ProjectionDefinition,
+    generation: number,
+    from: Checkpoint | null,
+    stored: readonly RecordedEvent[],
+  ): Promise<{ readonly outcome: BatchOutcome; readonly write: BatchWrite | null }> {
     const events = this.upcasters.upcastAll(stored);
     const last = events.at(-1);
     if (!last) {
       return {
-        applied: 0,
-        handled: 0,
-        position: (from?.position as GlobalPosition) ?? null,
-        checkpoint: from,
+        outcome: {
+          applied: 0,
+          handled: 0,
+          position: (from?.position as GlobalPosition) ?? null,
+          checkpoint: from,
+        },
+        write: null,
       };
     }
     const handledTypes = new Set(definition.handles);
@@ -123,8 +159,10 @@ export class ProjectionEngine {
         lastRecordedAt: last.recordedAt,
       },
     };
-    await this.readStore.applyBatch(view.changes, checkpoint, { expectedPosition: from?.position ?? null });
-    return { applied: events.length, handled: relevant.length, position: last.position, checkpoint };
+    return {
+      outcome: { applied: events.length, handled: relevant.length, position: last.position, checkpoint },
+      write: { changes: view.changes, checkpoint, guard: { expectedPosition: from?.position ?? null } },
+    };
   }
 
   /**

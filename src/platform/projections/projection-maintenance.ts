@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { GlobalPosition } from '../event-store/global-position.js';
-import type { ReadDocument } from '../read-store/read-store.port.js';
+import type { Checkpoint, ReadDocument } from '../read-store/read-store.port.js';
 import { checkpointKey, physicalCollectionName, type ProjectionDefinition } from './projection-definition.js';
 import {
   generationsKey,
@@ -120,6 +120,95 @@ export class ProjectionMaintenance {
       await this.abandon(definition, generation);
       throw error;
     }
+  }
+
+  /**
+   * Rebuilds several projections blue/green in one pass over the log: each page is read once, every
+   * projection's batch prepared from it (the same prefetch and handlers as `rebuild` and the live runner), and
+   * all of them written in one transaction, each with its own checkpoint. Then each switches, one grace period
+   * is waited for all, and the old generations go. A failure abandons every new generation (the live ones keep
+   * serving). Each result reports the whole pass's wall time.
+   */
+  async rebuildAll(
+    definitions: readonly ProjectionDefinition[],
+    onProgress?: (progress: RebuildProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<RebuildResult[]> {
+    const started = performance.now();
+    const builds: Array<{
+      readonly definition: ProjectionDefinition;
+      readonly generation: number;
+      checkpoint: Checkpoint | null;
+      previousGeneration: number;
+    }> = [];
+    let events = 0;
+    try {
+      for (const definition of definitions) {
+        const key = generationsKey(definition.name);
+        const before = await ensureLiveGeneration(this.engine, definition);
+        const generation = Math.max(before.live, before.building ?? 0) + 1;
+        const announced: ProjectionGenerations = { ...before, building: generation };
+        if (!(await this.engine.readStore.compareAndSetMeta(key, before, announced))) {
+          throw new RebuildConflict(
+            `projection ${definition.name} changed while the rebuild started; try again`,
+          );
+        }
+        builds.push({ definition, generation, checkpoint: null, previousGeneration: before.live });
+        await this.engine.dropGeneration(definition, generation);
+        await this.engine.ensureCollections(definition, generation);
+      }
+      let after: GlobalPosition | null = null;
+      for (;;) {
+        if (signal?.aborted) throw new RebuildConflict('the rebuild was cancelled');
+        const page = await this.engine.eventStore.readAll({ after, limit: this.options.pageSize ?? 2000 });
+        if (page.length === 0) break;
+        const prepared = await Promise.all(
+          builds.map((build) =>
+            this.engine.prepareBatch(build.definition, build.generation, build.checkpoint, page),
+          ),
+        );
+        await this.engine.writeBatches(prepared.flatMap((batch) => (batch.write ? [batch.write] : [])));
+        prepared.forEach((batch, index) => (builds[index]!.checkpoint = batch.outcome.checkpoint));
+        events += page.length;
+        after = page.at(-1)!.position;
+        onProgress?.({ projection: 'all', eventsApplied: events, position: after });
+      }
+      for (const build of builds) {
+        const key = generationsKey(build.definition.name);
+        const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
+        if (!current || current.building !== build.generation) {
+          throw new RebuildConflict(
+            `another rebuild of ${build.definition.name} took over; generation ${build.generation} abandoned`,
+          );
+        }
+        const switched: ProjectionGenerations = { live: build.generation, version: build.definition.version };
+        if (!(await this.engine.readStore.compareAndSetMeta(key, current, switched))) {
+          throw new RebuildConflict(
+            `projection ${build.definition.name} changed during the rebuild; try again`,
+          );
+        }
+        build.previousGeneration = current.live;
+        await this.options.onSwitched?.(build.definition.name);
+      }
+    } catch (error) {
+      for (const build of builds) await this.abandon(build.definition, build.generation);
+      throw error;
+    }
+    await delay(this.options.dropGraceMs ?? 2000);
+    const dropped = new Map<string, number[]>();
+    for (const build of builds) {
+      dropped.set(build.definition.name, await this.dropGenerationsBelow(build.definition, build.generation));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return builds.map((build) => ({
+      projection: build.definition.name,
+      previousGeneration: build.previousGeneration,
+      generation: build.generation,
+      events,
+      seconds,
+      eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events,
+      droppedGenerations: dropped.get(build.definition.name) ?? [],
+    }));
   }
 
   /**

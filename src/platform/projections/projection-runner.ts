@@ -10,6 +10,7 @@ import {
   type ReadStore,
 } from '../read-store/read-store.port.js';
 import type { Upcasters } from '../event-sourcing/upcasters.js';
+import { BatchCommitter } from './batch-committer.js';
 import { batches, type Batch } from './batches.js';
 import {
   physicalCollectionName,
@@ -115,6 +116,8 @@ export class ProjectionRunner {
   private readonly retryDelayMs: readonly [number, number];
   private readonly instance: string;
   private readonly lingerMs: number;
+  /** The live runs' batches commit together (one transaction per group instead of one per projection). */
+  private readonly committer: BatchCommitter;
   /** One timer for every run: a single read of all generations per tick instead of one read per projection. */
   private generationWatch: NodeJS.Timeout | undefined;
   private stopWatchingSignals: (() => void) | undefined;
@@ -133,6 +136,7 @@ export class ProjectionRunner {
     this.retryDelayMs = options.retryDelayMs ?? [50, 5000];
     this.instance = options.instance ?? `pid ${process.pid}`;
     this.lingerMs = options.lingerMs ?? 5;
+    this.committer = new BatchCommitter(readStore);
   }
 
   get projectionNames(): string[] {
@@ -338,7 +342,19 @@ export class ProjectionRunner {
           const from = held.skipped
             ? withEventsApplied(checkpoint, held.skipped.count - alreadyCounted)
             : checkpoint;
-          const outcome = await this.engine.applyBatch(definition, run.generation, from, events);
+          const prepared = this.committer.preparingBatch();
+          let outcome: BatchOutcome;
+          try {
+            const batch = await this.engine.prepareBatch(definition, run.generation, from, events);
+            if (batch.write) {
+              const committed = this.committer.submit(batch.write);
+              prepared();
+              await committed;
+            }
+            outcome = batch.outcome;
+          } finally {
+            prepared();
+          }
           checkpoint = outcome.checkpoint;
           held.skipped = null;
           lastWrite = Date.now();
@@ -352,7 +368,7 @@ export class ProjectionRunner {
         let next = iterator.next();
         try {
           for (;;) {
-            const due: number | null = held.skipped ? lastWrite + SKIPPED_CHECKPOINT_MS - Date.now() : null;
+            const due: number | null = held.skipped ? skippedCheckpointDue(lastWrite) - Date.now() : null;
             let result: Awaited<typeof next> | typeof CHECKPOINT_DUE;
             if (due === null) result = await next;
             else {
@@ -554,11 +570,22 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
 /** With a cross-process wake channel, generations are read at least this often (a lost signal waits for it). */
 const GENERATION_SAFETY_MS = 10_000;
 
-/** A skipped batch's checkpoint is written at the latest this long after the previous write… */
+/**
+ * A skipped batch's checkpoint is written at the first multiple of this (in wall-clock time) at least this long
+ * after the previous write (ADR 89)…
+ */
 const SKIPPED_CHECKPOINT_MS = 1000;
 /** …or after this many skipped events, so a restart re-reads little. */
 const SKIPPED_CHECKPOINT_EVENTS = 1000;
 const CHECKPOINT_DUE = Symbol('checkpoint-due');
+
+/**
+ * When a held checkpoint is written: on a grid of SKIPPED_CHECKPOINT_MS shared by every projection, so the
+ * projections holding one write them at the same moment and the committer puts them in one transaction.
+ */
+function skippedCheckpointDue(lastWrite: number): number {
+  return Math.ceil((lastWrite + SKIPPED_CHECKPOINT_MS) / SKIPPED_CHECKPOINT_MS) * SKIPPED_CHECKPOINT_MS;
+}
 
 function handlesAny(definition: ProjectionDefinition, events: readonly RecordedEvent[]): boolean {
   return definition.handles.includes('*') || events.some((event) => definition.handles.includes(event.type));

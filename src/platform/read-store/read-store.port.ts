@@ -96,6 +96,13 @@ export interface Collection<T extends ReadDocument = ReadDocument> {
   count(filter?: Filter): Promise<number>;
 }
 
+/** One projection's batch: what `applyBatch` takes. */
+export interface BatchWrite {
+  readonly changes: readonly DocumentChange[];
+  readonly checkpoint: Checkpoint;
+  readonly guard?: { readonly expectedPosition: string | null };
+}
+
 export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
@@ -116,6 +123,13 @@ export interface ReadStore {
     checkpoint: Checkpoint,
     guard?: { readonly expectedPosition: string | null },
   ): Promise<void>;
+
+  /**
+   * Several projections' batches in one transaction, each as `applyBatch` would write it (its changes, its
+   * checkpoint, its guard). A batch whose guard fails is left out and answered with its CheckpointMoved; the
+   * others commit. Optional: without it callers apply the batches one by one.
+   */
+  applyBatches?(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>>;
 
   getCheckpoint(key: string): Promise<Checkpoint | null>;
   listCheckpoints(prefix?: string): Promise<Checkpoint[]>;

@@ -19,6 +19,7 @@
  */
 import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
+  type BatchWrite,
   type Checkpoint,
   CheckpointMoved,
   type Collection,
@@ -155,6 +156,59 @@ export class PostgresReadStore implements ReadStore {
         ],
       );
     });
+  }
+
+  async applyBatches(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>> {
+    const outcomes: Array<CheckpointMoved | null> = batches.map(() => null);
+    // Checkpoint rows are locked in key order, so two runners committing overlapping groups cannot deadlock.
+    let remaining = batches
+      .map((batch, index) => ({ batch, index, steps: planBatch(batch.changes) }))
+      .sort((a, b) => (a.batch.checkpoint.key < b.batch.checkpoint.key ? -1 : 1));
+    while (remaining.length > 0) {
+      const moved = new Set<number>();
+      try {
+        await this.db.transaction(async (tx) => {
+          // See applyBatch: derived data whose commit need not wait for its WAL flush.
+          await tx.query('SET LOCAL synchronous_commit TO OFF');
+          for (const { batch, index } of remaining) {
+            if (!batch.guard) continue;
+            try {
+              await lockAndVerifyCheckpoint(tx, batch.checkpoint.key, batch.guard.expectedPosition);
+            } catch (error) {
+              if (!(error instanceof CheckpointMoved)) throw error;
+              outcomes[index] = error;
+              moved.add(index);
+            }
+          }
+          // Locking inserts a missing checkpoint row: a moved batch rolls the group back (moves are rare: a
+          // generation switch, another runner), and the others are tried again without it.
+          if (moved.size > 0) throw GROUP_RETRY;
+          for (const { steps } of remaining) for (const step of steps) await executeStep(tx, step);
+          // Every checkpoint of the group in one statement.
+          await tx.query(
+            `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details)
+             SELECT key, position, details
+               FROM jsonb_to_recordset($1::jsonb) AS c(key text, position text, details jsonb)
+             ON CONFLICT (key) DO UPDATE SET position = EXCLUDED.position, details = EXCLUDED.details`,
+            [
+              json(
+                // An absent details key reads as SQL NULL, as applyBatch stores it.
+                remaining.map(({ batch: { checkpoint } }) =>
+                  checkpoint.details === undefined
+                    ? { key: checkpoint.key, position: checkpoint.position }
+                    : { key: checkpoint.key, position: checkpoint.position, details: checkpoint.details },
+                ),
+              ),
+            ],
+          );
+        });
+        return outcomes;
+      } catch (error) {
+        if (error !== GROUP_RETRY) throw error;
+        remaining = remaining.filter(({ index }) => !moved.has(index));
+      }
+    }
+    return outcomes;
   }
 
   async getCheckpoint(key: string): Promise<Checkpoint | null> {
@@ -344,6 +398,9 @@ async function executeStep(tx: SqlExecutor, step: BatchStep): Promise<void> {
  * One statement (it also turns off the commit's WAL flush wait): a batch runs for every few appends, and each
  * round trip of it competes with the requests.
  */
+/** Rolls a group back to try it again without the batches whose checkpoint moved. */
+const GROUP_RETRY = Symbol('group-retry');
+
 async function lockAndVerifyCheckpoint(tx: SqlExecutor, key: string, expected: string | null): Promise<void> {
   // On conflict the no-op update locks the existing row and RETURNING gives its position unchanged.
   const { rows } = await tx.query<{ position: string | null }>(
