@@ -11,7 +11,7 @@ import { AppModule } from '../src/app.module.js';
 import { PurchaseCredits, RegisterAccount } from '../src/accounts/commands/account.commands.js';
 import { ExportJobs } from '../src/exports/commands/export-jobs.js';
 import { RequestExport } from '../src/exports/commands/export.commands.js';
-import { ExportWorkerPool, exportPoolPorts } from '../src/exports/export-worker-pool.js';
+import { EXPORT_GZIP_LEVEL, ExportWorkerPool, exportPoolPorts } from '../src/exports/export-worker-pool.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { commandEnvelope } from '../src/platform/event-sourcing/command-metadata.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
@@ -22,7 +22,8 @@ import type { Measurement } from './bench-support.js';
 /**
  * One export of every generated host to gzip csv through the service's own worker pool (index → rows → gzip →
  * file store, on PGlite as the service runs by default), beside the same CSV bytes piped through Node's gzip alone
- * in the same run; and the process's peak resident memory while the export runs (the service is this process).
+ * (at the same zlib level) in the same run; and how much the process's resident memory grew while the export ran
+ * (the service is this process).
  */
 export async function benchExports(hosts: number): Promise<Measurement[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-exports-'));
@@ -59,87 +60,104 @@ export async function benchExports(hosts: number): Promise<Measurement[]> {
 
     const operator = () => commandEnvelope({ actor: 'operator:bench', payer: 'system' });
     const bus = app.get(CommandBus);
-    const { accountId } = await bus.execute(
-      new RegisterAccount(`bench-${randomUUID()}@example.com`, 'enterprise', undefined, operator()),
-    );
-    await bus.execute(new PurchaseCredits(accountId, Math.ceil(hosts / 100) + 10, operator()));
     const jobs = app.get(ExportJobs);
-    const pool = new ExportWorkerPool(exportPoolPorts(app), {
-      concurrency: 1,
-      leaseMs: 30_000,
-      retentionMs: 3_600_000,
-      pollIntervalMs: 50,
-    });
-
-    global.gc?.();
-    const rssBefore = process.memoryUsage().rss;
-    let rssPeak = rssBefore;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
-    const principal = { accountId, via: 'api_key', channel: 'api', scopes: [] } as const;
-    const started = performance.now();
-    const { export_id: exportId } = await bus.execute(
-      new RequestExport(
-        principal,
-        'hosts',
-        { raw_query: 'port:>0', format: 'csv' },
-        commandEnvelope({ actor: `account:${accountId}`, payer: `account:${accountId}` }),
-      ),
-    );
-    pool.start();
-    let state = (await jobs.load(exportId)).state;
-    while (state.status === 'pending' || state.status === 'processing') {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      state = (await jobs.load(exportId)).state;
-    }
-    const exportSeconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
-    await pool.stop();
-    if (state.status !== 'completed' || state.resultsCount !== hosts) {
-      throw new Error(`export ended ${state.status} with ${state.resultsCount} rows`);
-    }
-
-    // Baseline: the same CSV bytes (the export's file, decompressed to disk beforehand) through gzip alone.
-    const plainPath = join(dataDir, 'plain.csv');
-    await pipeline((await context.files.open(state.fileKey!))!, createGunzip(), createWriteStream(plainPath));
-    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
-    const gzipStarted = performance.now();
-    await pipeline(createReadStream(plainPath), createGzip(), sink);
-    const gzipSeconds = (performance.now() - gzipStarted) / 1000;
-    const plainBytes = statSync(plainPath).size;
-
-    const exportRate = Math.round(hosts / exportSeconds);
-    const gzipRate = Math.round(hosts / gzipSeconds);
+    // BENCH_EXPORT_LEVELS (e.g. "1,6"): the export, and gzip alone, at each zlib level; default the service's.
+    const levels = (process.env.BENCH_EXPORT_LEVELS ?? String(EXPORT_GZIP_LEVEL)).split(',').map(Number);
+    const measurements: Measurement[] = [];
     const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
-    process.stderr.write(
-      `  export: ${exportSeconds.toFixed(1)} s, file ${mib(state.fileSizeBytes!)} MiB of ${mib(plainBytes)} MiB csv\n`,
-    );
-    return [
-      {
-        target,
-        name: `export ${hosts.toLocaleString('en-US')} hosts to gzip csv (worker pool, file store)`,
-        value: exportRate,
-        unit: 'rows/s',
-        baseline: gzipRate,
-        baselineName: "the same CSV bytes through Node's gzip alone",
-        ratio: Math.round((exportRate / gzipRate) * 100) / 100,
-      },
-      {
-        target,
-        name: 'peak resident memory of the service process during the export',
-        value: mib(rssPeak),
-        unit: 'MiB',
-        baseline: mib(rssBefore),
-        baselineName: 'resident memory before the export started',
-      },
-      {
-        target,
-        name: 'export file size (gzip csv)',
-        value: mib(state.fileSizeBytes!),
-        unit: 'MiB',
-        baseline: mib(plainBytes),
-        baselineName: 'uncompressed csv',
-      },
-    ];
+    for (const level of levels) {
+      // An account per export: one export of every host uses up a plan's results quota for the cycle.
+      const { accountId } = await bus.execute(
+        new RegisterAccount(`bench-${randomUUID()}@example.com`, 'enterprise', undefined, operator()),
+      );
+      await bus.execute(new PurchaseCredits(accountId, Math.ceil(hosts / 100) + 10, operator()));
+      const principal = { accountId, via: 'api_key', channel: 'api', scopes: [] } as const;
+      const pool = new ExportWorkerPool(exportPoolPorts(app), {
+        concurrency: 1,
+        leaseMs: 30_000,
+        retentionMs: 3_600_000,
+        pollIntervalMs: 50,
+        gzipLevel: level,
+        ...(process.env.BENCH_EXPORT_BATCH ? { batchSize: Number(process.env.BENCH_EXPORT_BATCH) } : {}),
+      });
+      global.gc?.();
+      const rssBefore = process.memoryUsage().rss;
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
+      const started = performance.now();
+      const { export_id: exportId } = await bus.execute(
+        new RequestExport(
+          principal,
+          'hosts',
+          { raw_query: 'port:>0', format: 'csv' },
+          commandEnvelope({ actor: `account:${accountId}`, payer: `account:${accountId}` }),
+        ),
+      );
+      pool.start();
+      let state = (await jobs.load(exportId)).state;
+      while (state.status === 'pending' || state.status === 'processing') {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        state = (await jobs.load(exportId)).state;
+      }
+      const exportSeconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      await pool.stop();
+      if (state.status !== 'completed' || state.resultsCount !== hosts) {
+        throw new Error(`export ended ${state.status} with ${state.resultsCount} rows`);
+      }
+
+      // Baseline: the same CSV bytes (the export's file, decompressed to disk beforehand and read once so they
+      // are in the page cache) through gzip alone at the same level.
+      const plainPath = join(dataDir, 'plain.csv');
+      await pipeline(
+        (await context.files.open(state.fileKey!))!,
+        createGunzip(),
+        createWriteStream(plainPath),
+      );
+      const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+      await pipeline(createReadStream(plainPath), discard());
+      const gzipStarted = performance.now();
+      await pipeline(createReadStream(plainPath), createGzip({ level }), discard());
+      const gzipSeconds = (performance.now() - gzipStarted) / 1000;
+      const plainBytes = statSync(plainPath).size;
+      rmSync(plainPath);
+
+      const exportRate = Math.round(hosts / exportSeconds);
+      const gzipRate = Math.round(hosts / gzipSeconds);
+      process.stderr.write(
+        `  level ${level}: export ${exportSeconds.toFixed(1)} s, gzip alone ${gzipSeconds.toFixed(1)} s, ` +
+          `file ${mib(state.fileSizeBytes!)} MiB of ${mib(plainBytes)} MiB csv, ` +
+          `resident +${mib(rssPeak - rssBefore)} MiB\n`,
+      );
+      measurements.push(
+        {
+          target,
+          name: `export ${hosts.toLocaleString('en-US')} hosts to gzip csv, level ${level} (worker pool, file store)`,
+          value: exportRate,
+          unit: 'rows/s',
+          baseline: gzipRate,
+          baselineName: `the same CSV bytes through Node's gzip alone, level ${level}`,
+          ratio: Math.round((exportRate / gzipRate) * 100) / 100,
+        },
+        {
+          target,
+          name: `resident memory growth of the service process during the export (level ${level})`,
+          value: mib(rssPeak - rssBefore),
+          unit: 'MiB',
+          baseline: mib(rssBefore),
+          baselineName: 'resident memory before the export started',
+        },
+        {
+          target,
+          name: `export file size (gzip csv, level ${level})`,
+          value: mib(state.fileSizeBytes!),
+          unit: 'MiB',
+          baseline: mib(plainBytes),
+          baselineName: 'uncompressed csv',
+        },
+      );
+    }
+    return measurements;
   } finally {
     await app.close();
     await context.close();

@@ -35,22 +35,31 @@ export function csvColumns(searchType: ExportSearchType): string[] {
 }
 
 export function valueAtPath(record: Readonly<Record<string, unknown>>, path: string): unknown {
+  return valueAtParts(record, path.split('.'));
+}
+
+function valueAtParts(record: Readonly<Record<string, unknown>>, parts: readonly string[]): unknown {
   let node: unknown = record;
-  for (const part of path.split('.')) {
+  for (let i = 0; i < parts.length; i++) {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[part];
+    node = (node as Record<string, unknown>)[parts[i]!];
   }
   return node;
 }
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
 export function csvField(value: unknown): string {
   if (value === undefined || value === null) return '';
+  // Numbers and booleans never hold a quote, comma or line break.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   let text: string;
-  if (Array.isArray(value))
+  if (typeof value === 'string') text = value;
+  else if (Array.isArray(value))
     text = value.map((item) => (typeof item === 'object' ? JSON.stringify(item) : String(item))).join(';');
   else if (typeof value === 'object') text = JSON.stringify(value);
   else text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export interface RowFormatter {
@@ -65,17 +74,23 @@ export function rowFormatter(searchType: ExportSearchType, format: ExportFormat)
       return { header: '', row: (record) => `${JSON.stringify(record)}\n` };
     case 'csv': {
       const columns = csvColumns(searchType);
+      const paths = columns.map((column) => column.split('.'));
       return {
         header: `${columns.map(csvField).join(',')}\r\n`,
-        row: (record) => `${columns.map((column) => csvField(valueAtPath(record, column))).join(',')}\r\n`,
+        // Paths split once; the line is built straight from the record (an export formats millions of rows).
+        row: (record) => {
+          let line = csvField(valueAtParts(record, paths[0]!));
+          for (let i = 1; i < paths.length; i++) line += ',' + csvField(valueAtParts(record, paths[i]!));
+          return line + '\r\n';
+        },
       };
     }
     case 'txt': {
-      const field = PRIMARY_FIELD[searchType];
+      const parts = PRIMARY_FIELD[searchType].split('.');
       return {
         header: '',
         row: (record) => {
-          const value = valueAtPath(record, field);
+          const value = valueAtParts(record, parts);
           // Line breaks inside a value would split one row into two.
           return `${String(value ?? '').replace(/[\r\n]+/g, ' ')}\n`;
         },
