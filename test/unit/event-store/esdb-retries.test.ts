@@ -109,8 +109,9 @@ describe('PendingErasures: the erasures a scavenge has not removed yet', () => {
     expect(pending.coveredBy(3n * chunk + 900n)).toBe(1n);
     // Head still in chunk 0: nothing is covered.
     expect(pending.coveredBy(chunk - 1n)).toBeNull();
-    // A smaller configured chunk size moves the boundary.
-    expect(pending.coveredBy(3n * chunk + 900n, chunk / 2n)).toBe(2n);
+    // A smaller configured chunk size moves the boundary: half-chunks 0-6 are complete, 7 is being written.
+    expect(pending.coveredBy(3n * chunk + chunk / 2n + 5n)).toBe(1n);
+    expect(pending.coveredBy(3n * chunk + chunk / 2n + 5n, chunk / 2n)).toBe(2n);
   });
 
   it('never lets a scavenge cover an erasure noted only locally or without a position', () => {
