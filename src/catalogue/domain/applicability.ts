@@ -21,6 +21,8 @@ export interface CompiledCriterion {
   readonly source: CpeCriterion;
   readonly cpe: Cpe;
   readonly hasRange: boolean;
+  /** The attributes other than the version the criterion constrains (not ANY): the only ones compared. */
+  readonly constrained: readonly CpeAttribute[];
 }
 
 export interface CompiledNode {
@@ -158,6 +160,7 @@ export function compileAdvisory(
   advisory: Advisory,
   parsed: Map<string, Cpe | null> = new Map(),
 ): CompiledAdvisory {
+  const constrainedOf = constrainedAttributes;
   return {
     advisory,
     configurations: advisory.configurations.map((configuration: Configuration): CompiledConfiguration => ({
@@ -171,12 +174,18 @@ export function compileAdvisory(
             parsed.set(source.criteria, cpe);
           }
           if (!cpe) return [];
+          let constrained = constrainedOf.get(cpe);
+          if (constrained === undefined) {
+            const values = cpe.values;
+            constrained = CPE_ATTRIBUTES.filter((a) => a !== 'version' && values[a] !== ANY);
+            constrainedOf.set(cpe, constrained);
+          }
           const hasRange =
             source.versionStartIncluding !== undefined ||
             source.versionStartExcluding !== undefined ||
             source.versionEndIncluding !== undefined ||
             source.versionEndExcluding !== undefined;
-          return [{ source, cpe, hasRange }];
+          return [{ source, cpe, hasRange, constrained }];
         });
         return {
           operator: node.operator,
@@ -189,11 +198,14 @@ export function compileAdvisory(
   };
 }
 
+/** The constrained attributes of a parsed criterion, shared like the parsed criteria themselves. */
+const constrainedAttributes = new WeakMap<Cpe, readonly CpeAttribute[]>();
+
 /** A criterion against one observed name. */
 export function criterionMatches(criterion: CompiledCriterion, observed: Cpe): Truth {
   let unknown = false;
-  for (const attribute of CPE_ATTRIBUTES) {
-    if (attribute === 'version') continue;
+  // An attribute the criterion leaves ANY matches anything: only the constrained ones can decide.
+  for (const attribute of criterion.constrained) {
     const result = attributeMatches(criterion.cpe.values[attribute], observed.values[attribute]);
     if (result === false) return false;
     if (result === 'unknown') unknown = true;
@@ -254,12 +266,29 @@ export function not(value: Truth): Truth {
 }
 
 export function criterionOverSet(criterion: CompiledCriterion, observed: readonly Cpe[]): Truth {
-  return anyOf(observed.map((cpe) => criterionMatches(criterion, cpe)));
+  let unknown = false;
+  for (const cpe of observed) {
+    const value = criterionMatches(criterion, cpe);
+    if (value === true) return true;
+    if (value === 'unknown') unknown = true;
+  }
+  return unknown ? 'unknown' : false;
 }
 
 export function nodeOverSet(node: CompiledNode, observed: readonly Cpe[]): Truth {
-  const values = node.criteria.map((criterion) => criterionOverSet(criterion, observed));
-  const combined = node.operator === 'AND' ? allOf(values) : anyOf(values);
+  // allOf / anyOf over the criteria, stopping at the first value that decides.
+  const all = node.operator === 'AND';
+  let unknown = false;
+  let combined: Truth | null = null;
+  for (const criterion of node.criteria) {
+    const value = criterionOverSet(criterion, observed);
+    if (value === 'unknown') unknown = true;
+    else if (value !== all) {
+      combined = value;
+      break;
+    }
+  }
+  combined ??= unknown ? 'unknown' : all;
   return node.negate ? not(combined) : combined;
 }
 

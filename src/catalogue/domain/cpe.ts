@@ -40,6 +40,7 @@ const PREFIX = 'cpe:2.3:';
 
 /** Splits on unescaped `:`; keeps escapes for the value parser. */
 function splitComponents(body: string): string[] {
+  if (!body.includes('\\')) return body.split(':');
   const parts: string[] = [];
   let current = '';
   for (let i = 0; i < body.length; i++) {
@@ -61,6 +62,8 @@ function parseValue(component: string, attribute: CpeAttribute): CpeValue {
   if (component === '*') return ANY;
   if (component === '-') return NA;
   if (component === '') throw new InvalidCpeError(`${attribute} is empty`);
+  // Most values are plain (no escape, no wildcard): no pattern to build, one lower-casing.
+  if (PLAIN_VALUE.test(component)) return { text: component.toLowerCase(), pattern: null };
   let text = '';
   let regex = '';
   let wild = false;
@@ -84,6 +87,9 @@ function parseValue(component: string, attribute: CpeAttribute): CpeValue {
   const lower = text.toLowerCase();
   return { text: lower, pattern: wild ? new RegExp(`^${regex}$`) : null };
 }
+
+/** A value without escapes, wildcards or whitespace: its text is itself, lower-cased. */
+const PLAIN_VALUE = /^[^\\*?\s]+$/;
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

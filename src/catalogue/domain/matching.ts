@@ -22,12 +22,16 @@ import type { Advisory, CatalogueVersion, KevEntry } from './advisory.js';
 import {
   compileAdvisory,
   type CompiledAdvisory,
+  type CompiledConfiguration,
+  type CompiledCriterion,
+  criterionMatches,
   evaluateConfiguration,
   inCpeOrder,
   NONE,
   type Outcome,
 } from './applicability.js';
 import { type Cpe, type CpeAttribute, literal, parseCpe, productKey, tryParseCpe } from './cpe.js';
+import { compareTokens, type Token, tokenize, versionKey } from './version.js';
 import type {
   AttributeUnknownReason,
   Evaluation,
@@ -68,9 +72,9 @@ function identityOf(cpe: Cpe): ObservedProduct {
 }
 
 interface TargetResult {
-  readonly findings: Map<string, { outcome: Outcome; advisory: Advisory }>;
+  readonly findings: ReadonlyMap<string, { outcome: Outcome; advisory: Advisory }>;
   /** Undecided advisories and the attributes each hangs on. */
-  readonly undetermined: Map<string, readonly CpeAttribute[]>;
+  readonly undetermined: ReadonlyMap<string, readonly CpeAttribute[]>;
   readonly candidates: number;
 }
 
@@ -80,18 +84,118 @@ export interface Association {
   readonly conditional: boolean;
 }
 
-/** The loaded catalogue: advisories indexed by vendor:product, the KEV list, the version. */
+/** Target results a matcher remembers by default. */
+const DEFAULT_MEMO_ENTRIES = 10_000;
+
+/** A vulnerable criterion of a non-negated node naming a vendor:product: what can bring its advisory into play. */
+interface ProductCriterion {
+  readonly criterion: CompiledCriterion;
+  readonly advisory: CompiledAdvisory;
+  readonly configuration: CompiledConfiguration;
+}
+
+/** A range criterion's version constraint, tokenized once when the catalogue loads. */
+interface RangeBounds {
+  readonly index: number;
+  /** The criterion's own literal version, which narrows the range (null when `*` or a pattern). */
+  readonly literal: readonly Token[] | null;
+  readonly startIncluding: readonly Token[] | null;
+  readonly startExcluding: readonly Token[] | null;
+  readonly endIncluding: readonly Token[] | null;
+  readonly endExcluding: readonly Token[] | null;
+}
+
+/**
+ * One product's criteria (in advisory, then configuration order) and, for a target whose version is a plain
+ * literal, which of them can hold it: exact versions by versionKey, ranges by their tokenized bounds, the rest
+ * (any version, NA, patterns) always checked.
+ */
+class ProductCriteria {
+  readonly entries: ProductCriterion[] = [];
+  private readonly byVersion = new Map<string, number[]>();
+  private readonly ranges: RangeBounds[] = [];
+  private readonly others: number[] = [];
+
+  add(entry: ProductCriterion): void {
+    const index = this.entries.push(entry) - 1;
+    const { criterion } = entry;
+    const version = criterion.cpe.values.version;
+    const plain = typeof version !== 'symbol' && !version.pattern ? version.text : null;
+    if (criterion.hasRange) {
+      const bound = (text: string | undefined) => (text === undefined ? null : tokenize(text));
+      this.ranges.push({
+        index,
+        literal: plain === null ? null : tokenize(plain),
+        startIncluding: bound(criterion.source.versionStartIncluding),
+        startExcluding: bound(criterion.source.versionStartExcluding),
+        endIncluding: bound(criterion.source.versionEndIncluding),
+        endExcluding: bound(criterion.source.versionEndExcluding),
+      });
+    } else if (plain !== null) {
+      const key = versionKey(plain);
+      const list = this.byVersion.get(key);
+      if (list) list.push(index);
+      else this.byVersion.set(key, [index]);
+    } else this.others.push(index);
+  }
+
+  /**
+   * The entries whose version constraint can hold `version` (a plain literal), in entry order: a superset of
+   * those versionMatches does not find false, which criterionMatches then decides.
+   */
+  candidates(version: string): number[] {
+    const tokens = tokenize(version);
+    const found = [...(this.byVersion.get(versionKey(version)) ?? []), ...this.others];
+    for (const range of this.ranges) if (holds(range, tokens)) found.push(range.index);
+    return found.sort((a, b) => a - b);
+  }
+}
+
+/** versionMatches of a range criterion for a plain literal version, on tokens. */
+function holds(range: RangeBounds, version: readonly Token[]): boolean {
+  if (range.literal && compareTokens(range.literal, version) !== 0) return false;
+  if (range.startIncluding && compareTokens(version, range.startIncluding) < 0) return false;
+  if (range.startExcluding && compareTokens(version, range.startExcluding) <= 0) return false;
+  if (range.endIncluding && compareTokens(version, range.endIncluding) > 0) return false;
+  if (range.endExcluding && compareTokens(version, range.endExcluding) >= 0) return false;
+  return true;
+}
+
+/**
+ * The loaded catalogue: advisories indexed by vendor:product, the KEV list, the version.
+ *
+ * A configuration can only give a target something other than `none` through a vulnerable criterion of a
+ * non-negated node that is not false on the target itself (evaluateConfiguration). So each product keeps those
+ * criteria with their advisory and configuration, and an evaluation checks them first and walks only the
+ * configurations one of them keeps in play: at NVD scale a product hosts run is named by hundreds of advisories,
+ * few of whose version ranges hold the observed version.
+ */
 export class CatalogueMatcher {
-  private readonly byProduct = new Map<string, CompiledAdvisory[]>();
+  /** How many advisories name each vendor:product in a vulnerable criterion (any node). */
+  private readonly advisoriesByProduct = new Map<string, number>();
+  private readonly criteriaByProduct = new Map<string, ProductCriteria>();
   /** Advisories with a wildcard vendor or product in a vulnerable criterion: checked for every target. */
   private readonly unindexed: CompiledAdvisory[] = [];
+  /** Every advisory with a vulnerable criterion, once, for the benchmark's scan. */
+  private readonly indexed: CompiledAdvisory[] = [];
   private readonly kev: ReadonlyMap<string, KevEntry> | null;
+
+  /**
+   * Target results by target and observed names: the catalogue never changes under a matcher, and hosts repeat the
+   * same CPE names (5,000 generated hosts carry about 200 distinct ones). Bounded; oldest first out.
+   */
+  private readonly memo = new Map<string, TargetResult>();
+  private readonly memoEntries: number;
+  /** Whole evaluations of single names (`evaluateCpes` with one CPE), bounded the same way. */
+  private readonly evaluations = new Map<string, Evaluation>();
 
   constructor(
     advisories: Iterable<Advisory>,
     kev: Iterable<KevEntry> | null,
     readonly version: CatalogueVersion,
+    options: { readonly memoEntries?: number } = {},
   ) {
+    this.memoEntries = options.memoEntries ?? DEFAULT_MEMO_ENTRIES;
     let count = 0;
     const parsed = new Map<string, Cpe | null>();
     for (const advisory of advisories) {
@@ -107,12 +211,24 @@ export class CatalogueMatcher {
             if (key) keys.add(key);
             else wildcard = true;
           }
-      if (wildcard) this.unindexed.push(compiled);
-      for (const key of keys) {
-        const list = this.byProduct.get(key);
-        if (list) list.push(compiled);
-        else this.byProduct.set(key, [compiled]);
+      if (wildcard || keys.size > 0) this.indexed.push(compiled);
+      for (const key of keys) this.advisoriesByProduct.set(key, (this.advisoriesByProduct.get(key) ?? 0) + 1);
+      // An advisory with a wildcard criterion is evaluated whole for every target.
+      if (wildcard) {
+        this.unindexed.push(compiled);
+        continue;
       }
+      for (const configuration of compiled.configurations)
+        for (const node of configuration.nodes) {
+          if (node.negate) continue;
+          for (const criterion of node.criteria) {
+            if (!criterion.source.vulnerable) continue;
+            const key = productKey(criterion.cpe)!;
+            let criteria = this.criteriaByProduct.get(key);
+            if (!criteria) this.criteriaByProduct.set(key, (criteria = new ProductCriteria()));
+            criteria.add({ criterion, advisory: compiled, configuration });
+          }
+        }
     }
     this.advisoryCount = count;
     this.kev = kev ? new Map([...kev].map((entry) => [entry.cve_id, entry])) : null;
@@ -131,6 +247,7 @@ export class CatalogueMatcher {
 
   /** Evaluations of caller-supplied CPE names: one per name; the names together are the observed platform. */
   evaluateCpes(cpes: readonly string[]): Evaluation[] {
+    if (cpes.length === 1 && this.memoEntries > 0) return [this.evaluateCpe(cpes[0]!)];
     const parsed = cpes.map((raw) => tryParseCpe(raw));
     const observed = parsed.filter((cpe): cpe is Cpe => cpe !== null);
     return cpes.map((raw, i) => {
@@ -138,6 +255,22 @@ export class CatalogueMatcher {
       if (!cpe) return this.empty('cpe', raw, 'invalid_cpe');
       return this.assemble('cpe', raw, [cpe], observed, () => [identityOf(cpe)]);
     });
+  }
+
+  /** One name alone, remembered whole (frozen: every caller gets the same evaluation). */
+  private evaluateCpe(raw: string): Evaluation {
+    const remembered = this.evaluations.get(raw);
+    if (remembered) return remembered;
+    const cpe = tryParseCpe(raw);
+    const evaluation = deepFreeze(
+      cpe
+        ? this.assemble('cpe', raw, [cpe], [cpe], () => [identityOf(cpe)])
+        : this.empty('cpe', raw, 'invalid_cpe'),
+    );
+    if (this.evaluations.size >= this.memoEntries)
+      this.evaluations.delete(this.evaluations.keys().next().value!);
+    this.evaluations.set(raw, evaluation);
+    return evaluation;
   }
 
   /**
@@ -171,35 +304,76 @@ export class CatalogueMatcher {
     return [...associations.values()].sort((a, b) => (a.cve_id < b.cve_id ? -1 : 1));
   }
 
-  /** The advisories naming the target's vendor:product, evaluated. */
+  /** The advisories naming the target's vendor:product, evaluated (remembered for the same names). */
   evaluateTarget(target: Cpe, observed: readonly Cpe[]): TargetResult {
+    if (this.memoEntries <= 0) return this.computeTarget(target, observed);
+    let key = target.raw;
+    for (const cpe of observed) key += `\n${cpe.raw}`;
+    const remembered = this.memo.get(key);
+    if (remembered) return remembered;
+    const result = this.computeTarget(target, observed);
+    if (this.memo.size >= this.memoEntries) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(key, result);
+    return result;
+  }
+
+  private computeTarget(target: Cpe, observed: readonly Cpe[]): TargetResult {
     const key = productKey(target);
-    const candidates = [...(key ? (this.byProduct.get(key) ?? []) : []), ...this.unindexed];
     const findings = new Map<string, { outcome: Outcome; advisory: Advisory }>();
     const undetermined = new Map<string, readonly CpeAttribute[]>();
-    for (const compiled of candidates) {
+    const record = (advisory: Advisory, best: Outcome): void => {
+      if (best.kind === 'match' || best.kind === 'conditional')
+        findings.set(advisory.id, { outcome: best, advisory });
+      else if (best.kind === 'unknown') undetermined.set(advisory.id, best.unknownAttributes ?? ['version']);
+      // A finding whose condition is on the software's own attributes is still undecided.
+      if (best.kind === 'conditional' && best.unknownAttributes)
+        undetermined.set(advisory.id, best.unknownAttributes);
+    };
+    const criteria = key ? this.criteriaByProduct.get(key) : undefined;
+    if (criteria) {
+      const { entries } = criteria;
+      const version = target.values.version;
+      // A plain version narrows the criteria to check; ANY, NA or a pattern checks them all.
+      const indices =
+        typeof version !== 'symbol' && !version.pattern ? criteria.candidates(version.text) : null;
+      const count = indices ? indices.length : entries.length;
+      // Entries come in advisory then configuration order: an advisory's configurations in play are consecutive.
+      let advisory: CompiledAdvisory | null = null;
+      let best: Outcome = NONE;
+      let evaluated: CompiledConfiguration | null = null;
+      for (let i = 0; i < count; i++) {
+        const entry = entries[indices ? indices[i]! : i]!;
+        if (entry.advisory !== advisory) {
+          if (advisory) record(advisory.advisory, best);
+          advisory = entry.advisory;
+          best = NONE;
+          evaluated = null;
+        }
+        if (best.kind === 'match' || entry.configuration === evaluated) continue;
+        if (criterionMatches(entry.criterion, target) === false) continue;
+        evaluated = entry.configuration;
+        const outcome = evaluateConfiguration(entry.configuration, target, observed);
+        if (rank(outcome) > rank(best)) best = outcome;
+      }
+      if (advisory) record(advisory.advisory, best);
+    }
+    for (const compiled of this.unindexed) {
       let best: Outcome = NONE;
       for (const configuration of compiled.configurations) {
         const outcome = evaluateConfiguration(configuration, target, observed);
         if (rank(outcome) > rank(best)) best = outcome;
         if (best.kind === 'match') break;
       }
-      if (best.kind === 'match' || best.kind === 'conditional')
-        findings.set(compiled.advisory.id, { outcome: best, advisory: compiled.advisory });
-      else if (best.kind === 'unknown')
-        undetermined.set(compiled.advisory.id, best.unknownAttributes ?? ['version']);
-      // A finding whose condition is on the software's own attributes is still undecided.
-      if (best.kind === 'conditional' && best.unknownAttributes)
-        undetermined.set(compiled.advisory.id, best.unknownAttributes);
+      record(compiled.advisory, best);
     }
-    return { findings, undetermined, candidates: key ? (this.byProduct.get(key)?.length ?? 0) : 0 };
+    return { findings, undetermined, candidates: key ? (this.advisoriesByProduct.get(key) ?? 0) : 0 };
   }
 
   /** Baseline for the benchmark: every configuration of every advisory, no product index. */
   evaluateByScan(target: Cpe): number {
     let found = 0;
-    for (const list of this.allAdvisories()) {
-      for (const configuration of list.configurations) {
+    for (const compiled of this.indexed) {
+      for (const configuration of compiled.configurations) {
         if (evaluateConfiguration(configuration, target, [target]).kind === 'match') {
           found++;
           break;
@@ -207,16 +381,6 @@ export class CatalogueMatcher {
       }
     }
     return found;
-  }
-
-  private *allAdvisories(): Iterable<CompiledAdvisory> {
-    const seen = new Set<string>();
-    for (const list of [...this.byProduct.values(), this.unindexed])
-      for (const compiled of list) {
-        if (seen.has(compiled.advisory.id)) continue;
-        seen.add(compiled.advisory.id);
-        yield compiled;
-      }
   }
 
   private assemble(
@@ -307,6 +471,15 @@ export class CatalogueMatcher {
       unknown_attributes: [],
     };
   }
+}
+
+/** Freezes a remembered evaluation and everything in it: a caller cannot change what the next one gets. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** The reason of an undecided evaluation: the version first (nothing is decided without it), else the attribute. */

@@ -8,7 +8,7 @@
  * rc, cr) sorts before the release it precedes; any other word (p1, t, update2, h3, r18) is a later revision and
  * sorts after it. A number is later than a word in the same position (`1.0.1 > 1.0.rc1`, `1.1.1.1 > 1.1.1t`).
  */
-type Token =
+export type Token =
   { readonly kind: 'number'; readonly value: bigint } | { readonly kind: 'word'; readonly value: string };
 
 const PRE_RELEASE_RANK: Readonly<Record<string, number>> = {
@@ -59,8 +59,11 @@ function preReleaseRank(tokens: readonly Token[], index: number): number | null 
 
 /** Negative when a < b, 0 when equal, positive when a > b. */
 export function compareVersions(a: string, b: string): number {
-  const left = tokenize(a);
-  const right = tokenize(b);
+  return compareTokens(tokenize(a), tokenize(b));
+}
+
+/** compareVersions over versions tokenized once (a catalogue's range bounds are tokenized when it loads). */
+export function compareTokens(left: readonly Token[], right: readonly Token[]): number {
   const length = Math.max(left.length, right.length);
   for (let i = 0; i < length; i++) {
     const x = left[i];
@@ -102,4 +105,28 @@ export function compareVersions(a: string, b: string): number {
 
 export function versionsEqual(a: string, b: string): boolean {
   return compareVersions(a, b) === 0;
+}
+
+/**
+ * A key equal for two versions exactly when compareVersions finds them equal: tokens compare one by one (numbers
+ * by value, a pre-release word by its rank, any other word by its text) and zeros at the end are padding.
+ */
+export function versionKey(version: string): string {
+  const tokens = tokenize(version);
+  let end = tokens.length;
+  while (end > 0) {
+    const token = tokens[end - 1]!;
+    if (token.kind !== 'number' || token.value !== 0n) break;
+    end--;
+  }
+  let key = '';
+  for (let i = 0; i < end; i++) {
+    const token = tokens[i]!;
+    if (token.kind === 'number') key += `n${token.value}.`;
+    else {
+      const rank = preReleaseRank(tokens, i);
+      key += rank === null ? `w${token.value}.` : `p${rank}.`;
+    }
+  }
+  return key;
 }

@@ -39,7 +39,11 @@
  *   erased streams through an in-memory set that is loaded at init, updated on delete, refreshed
  *   incrementally (before each readAll / headPosition, at most once a second while a subscription runs) and
  *   whenever the log itself shows a new erasure record. Recording first means a crash between the two
- *   steps never leaves a stream visible; a retried eraseStream finishes the tombstone.
+ *   steps never leaves a stream visible; a retried eraseStream finishes the tombstone. Erasure is logical until
+ *   a scavenge (ADR 95): `scavenge()` runs one and records what it covered, after which every instance stops
+ *   tracking those streams, so the in-memory record holds the erasures since the last scavenge only.
+ * - Retried `any` / `exists` appends (ADR 95): each attempt announces its slot in an append guard stream before
+ *   taking it, so a retry finds the original even after a restart, a failover or many later appends.
  * - Tamper evidence (ADR 0079): each event's metadata carries its salt, payload digest, content hash and stream
  *   hash (event-hash.ts), the stream hash chained to the stored hash of the revision the append expects. With
  *   `any` / `exists` the adapter reads the stream's newest events, appends at exactly the last revision and, when
@@ -129,6 +133,17 @@ import {
   toReadPosition,
   toRecordedEvent,
 } from './esdb-mapping.js';
+import {
+  APPEND_ATTEMPT_EVENT,
+  APPEND_GUARD_PREFIX,
+  appendGuardStream,
+  DEFAULT_CHUNK_SIZE,
+  ERASURES_SCAVENGED_EVENT,
+  guardedSlots,
+  locateAppend,
+  PendingErasures,
+  scavengeDue,
+} from './esdb-retries.js';
 
 /** The adapter-owned stream that records erased streams (not a `$` system stream: no admin rights needed). */
 export const ERASED_STREAMS_STREAM = '_erased-streams';
@@ -144,6 +159,18 @@ const UNEXPECTED_APPEND_ATTEMPTS = 100;
 /** How many of a stream's newest events an append without expectation looks through for its own retry. */
 const RECENT_APPEND_WINDOW = 64;
 
+/** The adapter's own streams: never written, erased or shown through the port. */
+function isAdapterStream(streamId: string): boolean {
+  return (
+    streamId === CHAIN_STREAM ||
+    streamId === ERASED_STREAMS_STREAM ||
+    streamId.startsWith(APPEND_GUARD_PREFIX)
+  );
+}
+
+/** The client's HTTP helper (protected; the client itself uses it for its admin calls). */
+type HttpRequest = <T>(method: 'POST' | 'GET', path: string, options: object) => Promise<T>;
+
 export interface EventStoreDbLogger {
   warn(message: string, context?: Record<string, unknown>): void;
 }
@@ -154,6 +181,25 @@ export interface EventStoreDbEventStoreOptions {
   /** Resubscription backoff: first delay and cap, in milliseconds. */
   readonly resubscribeBackoff?: { readonly initialMs: number; readonly maxMs: number };
   readonly logger?: EventStoreDbLogger;
+  /**
+   * Erased streams' events stay in EventStoreDB's files until a scavenge (ADR 95): once this many erasures wait for
+   * one, the adapter starts `scavenge()` (`automatic`, needs an `$ops` / `$admins` user) or warns that one is due.
+   * 0 turns both off. Default: 100 erasures, warn only.
+   */
+  readonly scavenge?: {
+    readonly afterErasures?: number;
+    readonly automatic?: boolean;
+    readonly chunkSize?: bigint;
+  };
+}
+
+/** What a completed `scavenge()` did. */
+export interface ScavengeReport {
+  readonly scavengeId: string;
+  /** Erasures whose events the scavenge removed: the adapter no longer tracks them. */
+  readonly erasuresCovered: number;
+  /** Erasures still tracked (made after the scavenge started, or in the chunk it could not rewrite). */
+  readonly erasuresPending: number;
 }
 
 export class EventStoreDbEventStore implements EventStore {
@@ -164,10 +210,15 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   private readonly logger: EventStoreDbLogger | undefined;
 
-  /** Streams known to be erased, and how far `_erased-streams` has been read (-1n: nothing yet). */
-  private readonly erased = new Set<string>();
+  /** Erased streams whose events may still be in $all, and how far `_erased-streams` has been read (-1n: nothing). */
+  private readonly erased = new PendingErasures();
   private erasedRevision = -1n;
   private erasedRefresh: Promise<void> | null = null;
+  private erasedLoaded = false;
+  private readonly scavengeThreshold: number;
+  private readonly scavengeAutomatic: boolean;
+  private readonly chunkSize: bigint;
+  private scavenging: Promise<ScavengeReport> | null = null;
   private closed = false;
 
   constructor(client: EventStoreDBClient, options: EventStoreDbEventStoreOptions = {}) {
@@ -175,6 +226,9 @@ export class EventStoreDbEventStore implements EventStore {
     this.clock = options.clock ?? (() => new Date());
     this.backoff = options.resubscribeBackoff ?? { initialMs: 100, maxMs: 5_000 };
     this.logger = options.logger;
+    this.scavengeThreshold = options.scavenge?.afterErasures ?? 100;
+    this.scavengeAutomatic = options.scavenge?.automatic ?? false;
+    this.chunkSize = options.scavenge?.chunkSize ?? DEFAULT_CHUNK_SIZE;
   }
 
   /**
@@ -196,14 +250,19 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${streamId} needs at least one event`);
-    if (streamId === CHAIN_STREAM || streamId === ERASED_STREAMS_STREAM)
-      throw new Error(`${streamId} belongs to the EventStoreDB adapter`);
+    if (isAdapterStream(streamId)) throw new Error(`${streamId} belongs to the EventStoreDB adapter`);
     if (this.erased.has(streamId)) throw new StreamDeleted(streamId);
     const expected = options.expectedVersion;
     const stored = storedStreamOf(streamId);
     const recordedAt = this.clock().toISOString();
     const seals = events.map((event) => sealEvent(streamId, event, recordedAt));
     const exact = expected === 'no_stream' || typeof expected === 'number';
+    const guardStream = exact
+      ? null
+      : appendGuardStream(
+          stored,
+          events.map((event) => esdbEventId(event.id)),
+        );
 
     for (let attempt = 1; ; attempt += 1) {
       // The revision the events follow, and the stream hash they chain to.
@@ -218,17 +277,36 @@ export class EventStoreDbEventStore implements EventStore {
           firstVersion = expected + 1;
         }
       } else {
+        // The guard first: an attempt that announced its slot after this read conflicts with ours below.
+        const guard = await this.readGuard(guardStream!);
         const recent = await this.readRecentRecords(streamId, stored, RECENT_APPEND_WINDOW);
         const last = recent.at(-1);
         if (last === undefined) {
           if (expected === 'exists') throw new WrongExpectedVersion(streamId, expected, null);
           revision = NO_STREAM;
         } else {
-          const original = this.findRecentAppend(streamId, events, expected, recent);
+          const original =
+            this.findRecentAppend(streamId, events, expected, recent) ??
+            (await this.findGuardedAppend(stored, events, guard.slots));
           if (original) return original;
           revision = last.revision;
           previous = storedStreamHashOf(last.metadata) ?? ZERO_HASH;
           firstVersion = Number(last.revision) + 1;
+        }
+        // Announce the slot before taking it: a retry, even after a restart, looks there (ADR 95).
+        try {
+          await this.client.appendToStream(
+            guardStream!,
+            jsonEvent({
+              type: APPEND_ATTEMPT_EVENT,
+              data: { stream: stored, firstRevision: String(firstVersion) },
+            }),
+            { expectedRevision: guard.revision ?? NO_STREAM },
+          );
+        } catch (error) {
+          // A concurrent attempt of the same append announced first: look again.
+          if (error instanceof WrongExpectedVersionError && attempt < UNEXPECTED_APPEND_ATTEMPTS) continue;
+          throw error;
         }
       }
       const streamHashes = chainStreamHashes(
@@ -423,24 +501,136 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async eraseStream(streamId: string, erasure: StreamErasure): Promise<void> {
-    if (streamId === ERASED_STREAMS_STREAM || streamId === CHAIN_STREAM)
-      throw new Error(`${streamId} cannot be deleted`);
+    if (isAdapterStream(streamId)) throw new Error(`${streamId} cannot be deleted`);
+    await this.refreshErased();
+    // Erased and scavenged already (no longer pending): recording it again would only grow the record.
+    if (!this.erased.has(streamId) && (await this.isTombstoned(streamId))) return;
     // 1. Record the erasure (idempotent: deterministic event id): $all readers hide the stream from now on.
-    await this.client.appendToStream(
-      ERASED_STREAMS_STREAM,
-      jsonEvent({
-        id: uuidV5(`erased:${streamId}`, ADAPTER_NAMESPACE),
-        type: STREAM_ERASED_EVENT,
-        data: { streamId, erasedAt: erasure.at, erasedBy: erasure.by },
-      }),
-      { expectedRevision: ANY },
+    if (!this.erased.has(streamId))
+      await this.client.appendToStream(
+        ERASED_STREAMS_STREAM,
+        jsonEvent({
+          id: uuidV5(`erased:${streamId}`, ADAPTER_NAMESPACE),
+          type: STREAM_ERASED_EVENT,
+          data: { streamId, erasedAt: erasure.at, erasedBy: erasure.by },
+        }),
+        { expectedRevision: ANY },
+      );
+    this.erased.noteLocal(streamId);
+    // 2. Tombstone (hard delete): reads and appends fail with StreamDeleted from now on. The events stay in the
+    // log files, and in $all for a reader that does not filter them, until a scavenge (ADR 95).
+    await this.tombstone(streamId);
+    this.promptScavenge();
+  }
+
+  /**
+   * The erased streams whose events a scavenge has not removed yet: until it runs, erasure is logical (their
+   * events are hidden from every read of this adapter, but still in EventStoreDB's files and backups).
+   */
+  pendingErasures(): Promise<number> {
+    return this.refreshErased().then(() => this.erased.size);
+  }
+
+  /**
+   * Runs an EventStoreDB scavenge (`POST /admin/scavenge`, the connection's user needs `$ops` or `$admins`) and
+   * waits for it; then records in `_erased-streams` which erasures it covered, so this and every other instance
+   * stop tracking them. Every pending erasure is tombstoned again first (idempotent): a crash between recording
+   * and tombstoning must not leave a stream the scavenge keeps. Single-flight.
+   */
+  scavenge(
+    options: { readonly pollMs?: number; readonly signal?: AbortSignal } = {},
+  ): Promise<ScavengeReport> {
+    if (this.scavenging) return this.scavenging;
+    this.scavenging = this.runScavenge(options.pollMs ?? 2_000, options.signal).finally(() => {
+      this.scavenging = null;
+    });
+    return this.scavenging;
+  }
+
+  private async runScavenge(pollMs: number, signal?: AbortSignal): Promise<ScavengeReport> {
+    await this.refreshErased();
+    for (const streamId of this.erased.streams()) await this.tombstone(streamId);
+    await this.refreshErased(); // positions of erasures made just now
+    const head = await this.rawHead();
+    const request = (this.client as unknown as { HTTPRequest: HttpRequest }).HTTPRequest;
+    const started = await request<{ scavengeId?: string }>('POST', '/admin/scavenge', {});
+    const scavengeId = started.scavengeId;
+    if (!scavengeId) throw new Error('EventStoreDB started no scavenge (no scavengeId in its answer)');
+    for (;;) {
+      const result = await this.scavengeResult(scavengeId);
+      if (result === 'Success') break;
+      if (result !== null) throw new Error(`EventStoreDB scavenge ${scavengeId} ended: ${result}`);
+      await sleep(pollMs, signal);
+    }
+    const before = this.erased.size;
+    const covers = head === null ? null : this.erased.coveredBy(head, this.chunkSize);
+    if (covers !== null) {
+      await this.client.appendToStream(
+        ERASED_STREAMS_STREAM,
+        jsonEvent({
+          id: uuidV5(`scavenged:${scavengeId}`, ADAPTER_NAMESPACE),
+          type: ERASURES_SCAVENGED_EVENT,
+          data: { scavengeId, coversRevision: covers.toString(), at: this.clock().toISOString() },
+        }),
+        { expectedRevision: ANY },
+      );
+      await this.refreshErased();
+    }
+    return { scavengeId, erasuresCovered: before - this.erased.size, erasuresPending: this.erased.size };
+  }
+
+  /** `$scavengeCompleted`'s result in `$scavenges-<id>`, or null while it runs. */
+  private async scavengeResult(scavengeId: string): Promise<string | null> {
+    for (const record of await this.readRecords(`$scavenges-${scavengeId}`, 0n, Number.MAX_SAFE_INTEGER)) {
+      if (record.type !== '$scavengeCompleted') continue;
+      const result = (record.data as { result?: unknown } | null)?.result;
+      return typeof result === 'string' ? result : 'Success';
+    }
+    return null;
+  }
+
+  /** The commit position of the last record of $all, whatever it is. */
+  private async rawHead(): Promise<bigint | null> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    for await (const resolved of read) if (resolved.event?.position) return resolved.event.position.commit;
+    return null;
+  }
+
+  /** Warns (or starts a scavenge) once enough erasures wait for one. */
+  private promptScavenge(): void {
+    if (!scavengeDue(this.erased.size, this.scavengeThreshold) || this.scavenging) return;
+    if (!this.scavengeAutomatic) {
+      this.logger?.warn(
+        "EventStoreDB keeps erased streams in its files until a scavenge: run one (the adapter's scavenge(), " +
+          'or POST /admin/scavenge then scavenge() to record it)',
+        { pendingErasures: this.erased.size },
+      );
+      return;
+    }
+    void this.scavenge().then(
+      (report) => this.logger?.warn('EventStoreDB scavenge after erasures completed', { ...report }),
+      (error: unknown) =>
+        this.logger?.warn('EventStoreDB scavenge after erasures failed', { error: describeFailure(error) }),
     );
-    this.erased.add(streamId);
-    // 2. Tombstone (hard delete): reads and appends fail with StreamDeleted from now on.
+  }
+
+  private async tombstone(streamId: string): Promise<void> {
     try {
       await this.client.tombstoneStream(streamId, { expectedRevision: ANY });
     } catch (error) {
       if (error instanceof StreamDeletedError || error instanceof StreamNotFoundError) return;
+      throw error;
+    }
+  }
+
+  private async isTombstoned(streamId: string): Promise<boolean> {
+    try {
+      const read = this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+      for await (const _ of read) return false;
+      return false;
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return true;
+      if (error instanceof StreamNotFoundError) return false;
       throw error;
     }
   }
@@ -463,6 +653,7 @@ export class EventStoreDbEventStore implements EventStore {
   /** User events only: no system streams or types, no bookkeeping, nothing of an erased stream. */
   private isVisible(record: EsdbRecord): boolean {
     if (isSystemRecord(record) || record.streamId === CHAIN_STREAM) return false;
+    if (record.streamId.startsWith(APPEND_GUARD_PREFIX)) return false;
     if (record.streamId === ERASED_STREAMS_STREAM) {
       this.noteErasureRecord(record);
       return false;
@@ -471,15 +662,39 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   private noteErasureRecord(record: EsdbRecord): void {
-    const streamId = erasedStreamOf(record);
-    if (streamId !== null) this.erased.add(streamId);
+    this.erased.note(record);
   }
 
-  /** Reads `_erased-streams` from where the last refresh stopped. Single-flight. */
+  /**
+   * Reads `_erased-streams` from where the last refresh stopped; the first time, only back to the last scavenge
+   * record (what came before it was scavenged: the pending record stays bounded). Single-flight.
+   */
   private refreshErased(): Promise<void> {
     if (this.erasedRefresh) return this.erasedRefresh;
     const run = (async () => {
       try {
+        if (!this.erasedLoaded) {
+          const since: EsdbRecord[] = [];
+          const back = this.client.readStream(ERASED_STREAMS_STREAM, {
+            direction: BACKWARDS,
+            fromRevision: END,
+          });
+          try {
+            for await (const resolved of back) {
+              const record = resolved.event as EsdbRecord | undefined;
+              if (!record) continue;
+              since.push(record);
+              if (record.type === ERASURES_SCAVENGED_EVENT) break;
+            }
+          } finally {
+            await back.cancel().catch(() => undefined);
+          }
+          for (const record of since.reverse()) {
+            this.noteErasureRecord(record);
+            if (record.revision > this.erasedRevision) this.erasedRevision = record.revision;
+          }
+          this.erasedLoaded = true;
+        }
         const read = this.client.readStream(ERASED_STREAMS_STREAM, {
           direction: FORWARDS,
           fromRevision: this.erasedRevision + 1n,
@@ -491,7 +706,10 @@ export class EventStoreDbEventStore implements EventStore {
           if (record.revision > this.erasedRevision) this.erasedRevision = record.revision;
         }
       } catch (error) {
-        if (error instanceof StreamNotFoundError) return;
+        if (error instanceof StreamNotFoundError) {
+          this.erasedLoaded = true;
+          return;
+        }
         throw error;
       }
     })();
@@ -525,8 +743,8 @@ export class EventStoreDbEventStore implements EventStore {
   /**
    * An append without expectation goes at the exact end of the stream, where EventStoreDB's own idempotency
    * for `any` does not look: are these events among the stream's recent ones already (a retry)? Then their
-   * original result; some of them but not exactly these: a conflict, as the server answers. Best effort, like
-   * the server's: a retry older than the window is written again.
+   * original result; some of them but not exactly these: a conflict, as the server answers. A retry older than
+   * the window is found through the append guard (findGuardedAppend, ADR 95).
    */
   private findRecentAppend(
     streamId: string,
@@ -534,18 +752,41 @@ export class EventStoreDbEventStore implements EventStore {
     expected: ExpectedVersion,
     recent: readonly EsdbRecord[],
   ): AppendResult | null {
-    const ids = events.map((event) => esdbEventId(event.id).toLowerCase());
-    const wanted = new Set(ids);
-    const start = recent.findIndex((record) => wanted.has(record.id.toLowerCase()));
-    if (start < 0) return null;
-    const matches = ids.every((id, i) => recent[start + i]?.id.toLowerCase() === id);
-    const last = recent[start + ids.length - 1];
-    if (!matches || !last?.position)
+    const found = locateAppend(
+      events.map((event) => esdbEventId(event.id)),
+      recent,
+    );
+    if (found.kind === 'absent') return null;
+    if (found.kind === 'conflict' || !found.last.position)
       throw new WrongExpectedVersion(streamId, expected, Number(recent[recent.length - 1]!.revision));
     return {
-      nextExpectedVersion: Number(last.revision),
-      position: encodePosition(last.position.commit, last.position.prepare),
+      nextExpectedVersion: Number(found.last.revision),
+      position: encodePosition(found.last.position.commit, found.last.position.prepare),
     };
+  }
+
+  /** The slots earlier attempts of this append announced, and the guard stream's revision (null: none yet). */
+  private async readGuard(guardStream: string): Promise<{ revision: bigint | null; slots: bigint[] }> {
+    const records = await this.readRecords(guardStream, 0n, Number.MAX_SAFE_INTEGER);
+    return { revision: records.at(-1)?.revision ?? null, slots: guardedSlots(records) };
+  }
+
+  /** Beyond the recent window: are these events stored at a slot an earlier attempt announced? */
+  private async findGuardedAppend(
+    stored: string,
+    events: readonly NewEvent[],
+    slots: readonly bigint[],
+  ): Promise<AppendResult | null> {
+    const ids = events.map((event) => esdbEventId(event.id));
+    for (const slot of slots) {
+      const found = locateAppend(ids, await this.readRecords(stored, slot, events.length));
+      if (found.kind === 'stored' && found.last.position)
+        return {
+          nextExpectedVersion: Number(found.last.revision),
+          position: encodePosition(found.last.position.commit, found.last.position.prepare),
+        };
+    }
+    return null;
   }
 
   private async readLastRecord(streamId: string): Promise<EsdbRecord | null> {
@@ -613,7 +854,7 @@ export class EventStoreDbEventStore implements EventStore {
   /** A record of $all as the chain sees it, or null for what the chain does not cover (system, bookkeeping). */
   private loggedEventOf(record: EsdbRecord): LoggedEvent | null {
     if (!record.position || isSystemRecord(record)) return null;
-    if (record.streamId === CHAIN_STREAM || record.streamId === ERASED_STREAMS_STREAM) return null;
+    if (isAdapterStream(record.streamId)) return null;
     return {
       streamId: logicalStreamOf(record.streamId),
       streamVersion: Number(record.revision),
