@@ -7,6 +7,7 @@ import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
 import { benchAudit } from './audit.bench.js';
+import { benchEmbeddedDefault } from './embedded-default.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -75,6 +76,11 @@ if (!only || only === 'audit') {
     `benchmarking the audit index and as_of over ${auditEvents.toLocaleString('en-US')} events…\n`,
   );
   measurements.push(...(await benchAudit(auditEvents)));
+}
+
+if (!only || only === 'embedded') {
+  process.stderr.write('benchmarking the embedded default: PGlite against the embedded PostgreSQL server…\n');
+  measurements.push(...(await benchEmbeddedDefault()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
