@@ -203,8 +203,8 @@ export async function benchEmbeddedDefault(): Promise<Measurement[]> {
       const service = await startService(engine, dataDir);
       const startSeconds = (Date.now() - started) / 1000;
       try {
-        const keys: string[] = [];
-        for (let i = 0; i < PAYERS; i++) keys.push(await makePayer(dataDir, i));
+        // In parallel: on a busy machine each CLI process waits for a core far longer than it works.
+        const keys = await Promise.all(Array.from({ length: PAYERS }, (_, i) => makePayer(dataDir, i)));
         await sleep(5000);
         const restDemo = rssMiB(service.child.pid!);
         const serverDemo = serverPssMiB(dataDir);
