@@ -132,9 +132,9 @@ export function explainStorageDamage(error: unknown, location: StorageLocation, 
   const message = describeThrown(error);
   const code = (error as { code?: unknown }).code;
   const relation = damagedRelationFile(error);
+  const databaseDir = embeddedDatabaseDir(location.dataDir);
   const where = location.embedded
-    ? `the embedded database in ${join(location.dataDir, PGLITE_DIR_NAME)}` +
-      (relation ? ` (file ${join(location.dataDir, PGLITE_DIR_NAME, relation)})` : '')
+    ? `the embedded database in ${databaseDir}` + (relation ? ` (file ${join(databaseDir, relation)})` : '')
     : `the PostgreSQL database ${serverName(location.databaseUrl)}` + (relation ? ` (file ${relation})` : '');
   const restore = location.embedded
     ? `stop every process that uses DATA_DIR and restore ${location.dataDir} from a backup`
@@ -144,6 +144,13 @@ export function explainStorageDamage(error: unknown, location: StorageLocation, 
     `${during}. Read models that cannot read the event log would never catch up, so the service does not ` +
     `serve them. To recover, ${restore}, then start the service again.`
   );
+}
+
+/** The folder of DATA_DIR's embedded database: the server's cluster when only it exists, else PGlite's. */
+function embeddedDatabaseDir(dataDir: string): string {
+  const server = join(dataDir, POSTGRES_DIR_NAME);
+  const pglite = join(dataDir, PGLITE_DIR_NAME);
+  return exists(join(server, 'PG_VERSION')) && !exists(join(pglite, 'PG_VERSION')) ? server : pglite;
 }
 
 /** `path` is a directory this process can list; `notDirectory` says what is wrong when it is a file. */
