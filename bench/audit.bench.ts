@@ -207,6 +207,8 @@ async function openTarget(kind: 'pglite' | 'postgres'): Promise<Target | null> {
   const context = await ServiceContext.open(
     loadConfig({
       DATA_DIR: dataDir,
+      // The PGlite leg stays PGlite (the default would start a PostgreSQL server in DATA_DIR).
+      EMBEDDED_ENGINE: 'pglite',
       LOG_LEVEL: 'silent',
       SEED_DEMO: 'false',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -42,6 +42,8 @@ export async function benchCredits(target: 'pglite' | 'postgres', pairs: number)
   const context = await ServiceContext.open(
     loadConfig({
       DATA_DIR: dataDir,
+      // The PGlite leg stays PGlite (the default would start a PostgreSQL server in DATA_DIR).
+      EMBEDDED_ENGINE: 'pglite',
       LOG_LEVEL: 'silent',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     }),

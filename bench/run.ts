@@ -11,6 +11,7 @@ import { benchLoad } from './load.bench.js';
 import { benchIdle } from './idle.bench.js';
 import { benchCommits } from './commits.bench.js';
 import { benchRebuild } from './rebuild.bench.js';
+import { benchEmbeddedDefault } from './embedded-default.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -112,6 +113,11 @@ if (!only || only === 'rebuild') {
       await target.dispose();
     }
   }
+}
+
+if (!only || only === 'embedded') {
+  process.stderr.write('benchmarking the embedded default: PGlite against the embedded PostgreSQL server…\n');
+  measurements.push(...(await benchEmbeddedDefault()));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

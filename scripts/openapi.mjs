@@ -32,7 +32,12 @@ if (!lint && !target) {
 const scratch = mkdtempSync(join(tmpdir(), 'openapi-'));
 let status = 0;
 try {
-  const config = loadConfig({ DATA_DIR: join(scratch, 'data'), LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
+  const config = loadConfig({
+    DATA_DIR: join(scratch, 'data'),
+    EMBEDDED_ENGINE: 'pglite',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+  });
   const context = await ServiceContext.open(config, { ...serviceComposition, serveSocket: false });
   let document;
   try {

@@ -28,7 +28,10 @@ import {
 /** How long closing may take when the service stops because of a failure. */
 const FAILURE_CLOSE_MS = 5000;
 
-/** `npm start`: the service on the configured storage (embedded PGlite in ./data by default). */
+/**
+ * `npm start`: the service on the configured storage (by default a PostgreSQL server it starts and stops itself
+ * in ./data/postgres, ADR 94).
+ */
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
@@ -61,14 +64,28 @@ async function main(): Promise<void> {
     process.exit(1);
   };
 
+  // From the start: a signal while the embedded server starts must stop it, not leave it running.
+  let starting: Promise<unknown> = Promise.resolve();
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    await starting.catch(() => undefined);
+    await closeAll();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
   try {
     checkDataDir(location);
-    context = await ServiceContext.open(config, {
+    const opening = ServiceContext.open(config, {
       ...serviceComposition,
       log: (level, message, fields) => log[level](fields ?? {}, message),
       // Never a client of another service's database: it would answer 500 once that one stopped.
       exclusiveDataDir: true,
       ownerName: 'service',
+      progress: (message) => process.stdout.write(`${message}\n`),
       onStorageDamaged: (error, projection) => {
         if (closing) return;
         void fail(
@@ -76,6 +93,9 @@ async function main(): Promise<void> {
         );
       },
     });
+    starting = opening;
+    context = await opening;
+    if (closing) return;
     await context.projections.start();
     app = await createHttpApp(context, AppModule.forContext(context));
     await app.listen(config.port, config.host);
@@ -111,15 +131,6 @@ async function main(): Promise<void> {
     if (corpus.loaded) log.info({ datasets: corpus.datasets.map((d) => d.dataset) }, 'demo corpus loaded');
   }
 
-  const shutdown = async (signal: string): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down');
-    await closeAll();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
   // `kill -USR2 <pid>` prints the event-loop delay since the last report (the load benchmark reads it).
   reportEventLoopDelayOnSignal(process, new EventLoopDelayMonitor(), (line) => process.stdout.write(line));
 
@@ -128,7 +139,7 @@ async function main(): Promise<void> {
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
   // A second service started on this DATA_DIR names where this one answers.
   context.storage.recordOwnerAddress(base);
-  const storage = describeStorage(config);
+  const storage = describeStorage(config, context.storage.sqlEngine);
   process.stdout.write(
     [
       '',

@@ -48,6 +48,8 @@ export interface ServiceContextOptions {
   readonly clock?: Clock;
   readonly log?: LogFunction;
   readonly serveSocket?: boolean;
+  /** Start-up steps worth a line for the operator (the embedded server starting; OpenSqlDatabaseOptions). */
+  readonly progress?: (message: string) => void;
   /** The service: own the embedded database or fail with DataDirInUse, never share another owner's. */
   readonly exclusiveDataDir?: boolean;
   /** What this process is (`service`, `cli`), recorded in DATA_DIR's lock. */
@@ -107,6 +109,7 @@ export class ServiceContext {
       serveSocket: options.serveSocket ?? true,
       ...(options.exclusiveDataDir ? { exclusiveDataDir: true } : {}),
       ...(options.ownerName ? { ownerName: options.ownerName } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
       ...(options.log ? { log: (message: string) => options.log!('warn', message) } : {}),
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.legacyEventRewriters ? { legacyEventRewriters: options.legacyEventRewriters } : {}),

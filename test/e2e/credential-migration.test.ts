@@ -44,6 +44,7 @@ interface Running {
 async function start(dataDir: string, databaseUrl: string | undefined): Promise<Running> {
   const config = loadConfig({
     DATA_DIR: dataDir,
+    EMBEDDED_ENGINE: 'pglite',
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -36,7 +36,7 @@ describe('rule 6: start-up recovery of interrupted organization creations', () =
   beforeAll(async () => {
     dataDir = await freshDataDir('org-recovery-');
     context = await ServiceContext.open(
-      loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
+      loadConfig({ DATA_DIR: dataDir, EMBEDDED_ENGINE: 'pglite', LOG_LEVEL: 'silent', SEED_DEMO: 'false' }),
       {
         ...serviceComposition,
         pollIntervalMs: 20,

@@ -233,6 +233,7 @@ export async function durableStorage(kind: TestDatabaseKind): Promise<DurableSto
     async open(clock, env = {}) {
       const config = loadConfig({
         DATA_DIR: dataDir,
+        EMBEDDED_ENGINE: 'pglite',
         LOG_LEVEL: 'silent',
         SEED_DEMO: 'false',
         ...(database?.url ? { DATABASE_URL: database.url } : {}),

@@ -14,6 +14,9 @@ export default function globalSetup() {
   // A rebuild keeps the previous generation 2 s for reads still on it; a test's reads are done in far less, and
   // `projections rebuild --all` waits it out once per projection.
   process.env.PROJECTION_DROP_GRACE_MS ??= '100';
+  // The service and CLI processes the suites start keep PGlite (fast, seeded from a template); the embedded
+  // PostgreSQL server default has its own suite (test/e2e/embedded-server.test.ts), which asks for it.
+  process.env.EMBEDDED_ENGINE ??= 'pglite';
   // Where test/support/pglite-template.ts keeps this run's embedded database templates (global-teardown.js).
   process.env.PGLITE_TEMPLATE_DIR ??= mkdtempSync(join(tmpdir(), 'pglite-template-'));
   if (process.env.TEST_SKIP_BUILD === '1') return;

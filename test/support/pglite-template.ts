@@ -54,7 +54,12 @@ export async function blankDatabaseImage(): Promise<Blob> {
 async function buildTemplate(): Promise<void> {
   rmSync(join(templateDir, PGLITE_DIR_NAME), { recursive: true, force: true });
   mkdirSync(templateDir, { recursive: true });
-  const config = loadConfig({ DATA_DIR: templateDir, LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
+  const config = loadConfig({
+    DATA_DIR: templateDir,
+    EMBEDDED_ENGINE: 'pglite',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+  });
   const storage = await openStorage(config, {
     clock: systemClock,
     features: serviceComposition.features,

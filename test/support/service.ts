@@ -48,6 +48,7 @@ export async function startTestService(
   if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
   const config = loadConfig({
     DATA_DIR: dataDir,
+    EMBEDDED_ENGINE: 'pglite',
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
     ...(database?.url ? { DATABASE_URL: database.url } : {}),

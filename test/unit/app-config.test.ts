@@ -13,9 +13,17 @@ describe('configuration', () => {
       // OWASP's scrypt cost for new password hashes.
       passwordHashCost: 2 ** 17,
       projectionDropGraceMs: 2000,
+      // The embedded PostgreSQL server, unless DATA_DIR holds a PGlite database (ADR 94).
+      embeddedEngine: 'auto',
     });
     expect(config.databaseUrl).toBeUndefined();
-    expect(describeStorage(config)).toEqual({
+    const server = 'embedded PostgreSQL 18 server in /srv/app/data/postgres (its socket only, no TCP port)';
+    expect(describeStorage(config)).toEqual({ events: server, readModels: server });
+    expect(describeStorage(config, 'pglite')).toEqual({
+      events: 'embedded PGlite in /srv/app/data',
+      readModels: 'embedded PGlite in /srv/app/data',
+    });
+    expect(describeStorage(loadConfig({ EMBEDDED_ENGINE: 'PGlite' }, '/srv/app'))).toEqual({
       events: 'embedded PGlite in /srv/app/data',
       readModels: 'embedded PGlite in /srv/app/data',
     });
@@ -56,6 +64,7 @@ describe('configuration', () => {
         MONGODB_URL: 'not a url',
         LOG_LEVEL: 'loud',
         SEED_DEMO: 'maybe',
+        EMBEDDED_ENGINE: 'sqlite',
       });
     } catch (caught) {
       error = caught;
@@ -67,6 +76,7 @@ describe('configuration', () => {
     expect(problems).toContain('MONGODB_URL is not a valid URL');
     expect(problems).toContain('LOG_LEVEL must be one of');
     expect(problems).toContain('SEED_DEMO must be true or false');
+    expect(problems).toContain('EMBEDDED_ENGINE must be postgres, pglite or auto; got "sqlite"');
   });
 
   it('takes a lower password cost only as a power of two from 2^14 to 2^20', () => {

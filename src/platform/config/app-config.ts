@@ -23,13 +23,19 @@ export interface AppConfig {
   readonly host: string;
   /** Embedded database, export files and signing keys live here (DATA_DIR, default ./data). */
   readonly dataDir: string;
-  /** PostgreSQL server for the event store and read models instead of the embedded PGlite. */
+  /** PostgreSQL server for the event store and read models instead of the embedded database. */
   readonly databaseUrl: string | undefined;
   /**
    * LISTEN for the other instances' appends and generation switches on the PostgreSQL server (DATABASE_LISTEN,
    * default true). False behind a pooler in transaction mode: the service then polls for them (ADR 88).
    */
   readonly databaseListen: boolean;
+  /**
+   * Without a DATABASE_URL (EMBEDDED_ENGINE): `postgres`, a PostgreSQL 18 server the service starts in
+   * DATA_DIR/postgres; `pglite`, PGlite in DATA_DIR/pglite; `auto` (default), the server unless DATA_DIR holds a
+   * PGlite database of an earlier version (ADR 94).
+   */
+  readonly embeddedEngine: 'postgres' | 'pglite' | 'auto';
   /** EventStoreDB/KurrentDB connection string; when set, events are stored there. */
   readonly eventStoreUrl: string | undefined;
   /** MongoDB connection string; when set, read models are stored there. */
@@ -145,6 +151,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems,
   );
   const mongodbUrl = parseUrl('MONGODB_URL', text('MONGODB_URL'), ['mongodb:', 'mongodb+srv:'], problems);
+  const embeddedEngine = (text('EMBEDDED_ENGINE') ?? 'auto').toLowerCase();
+  if (embeddedEngine !== 'postgres' && embeddedEngine !== 'pglite' && embeddedEngine !== 'auto') {
+    problems.push(`EMBEDDED_ENGINE must be postgres, pglite or auto; got "${embeddedEngine}"`);
+  }
 
   const logLevelRaw = (text('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
@@ -306,6 +316,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     databaseUrl,
     databaseListen,
+    embeddedEngine: embeddedEngine as AppConfig['embeddedEngine'],
     eventStoreUrl,
     mongodbUrl,
     logLevel: logLevelRaw as LogLevel,
@@ -392,10 +403,15 @@ function parseUrl(
 }
 
 /** Where each kind of data lives with this configuration, for logs and the start-up banner. */
-export function describeStorage(config: AppConfig): { events: string; readModels: string } {
+export function describeStorage(
+  config: AppConfig,
+  engine: 'postgres' | 'pglite' = config.embeddedEngine === 'pglite' ? 'pglite' : 'postgres',
+): { events: string; readModels: string } {
   const sql = config.databaseUrl
     ? 'PostgreSQL server (DATABASE_URL)'
-    : `embedded PGlite in ${config.dataDir}`;
+    : engine === 'postgres'
+      ? `embedded PostgreSQL 18 server in ${join(config.dataDir, 'postgres')} (its socket only, no TCP port)`
+      : `embedded PGlite in ${config.dataDir}`;
   return {
     events: config.eventStoreUrl ? 'EventStoreDB (EVENTSTORE_URL)' : sql,
     readModels: config.mongodbUrl ? 'MongoDB (MONGODB_URL)' : sql,

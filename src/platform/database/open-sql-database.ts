@@ -15,15 +15,32 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalChangeSignals, PostgresChangeSignals, type ChangeSignals } from './change-signals.js';
+import {
+  EmbeddedPostgresServer,
+  POSTGRES_DIR_NAME,
+  socketDirectoryFor as serverSocketDirectoryFor,
+  socketPathOf as serverSocketPathOf,
+} from './embedded-postgres-server.js';
+import type pg from 'pg';
 import { PgliteDatabase } from './pglite-database.js';
 import { assertSocketPathFits, PgliteSocketServer, socketPathFor } from './pglite-socket-server.js';
 import { PostgresDatabase } from './postgres-database.js';
 import type { SqlDatabase } from './sql-database.js';
 
+/** What holds the database of DATA_DIR without a DATABASE_URL (ADR 94). */
+export type EmbeddedEngine = 'postgres' | 'pglite';
+
 export interface OpenSqlDatabaseOptions {
   readonly dataDir: string;
   /** A PostgreSQL server: DATA_DIR is then not used for SQL at all. */
   readonly databaseUrl?: string;
+  /**
+   * Without a DATABASE_URL: `postgres`, a PostgreSQL 18 server this process starts in `${dataDir}/postgres`;
+   * `pglite`, PGlite in `${dataDir}/pglite`; `auto`, the server unless DATA_DIR already holds a PGlite database
+   * and no server cluster (a DATA_DIR of an earlier version keeps its data). Default `pglite`: the library
+   * callers (tests, tools) that open a DATA_DIR directly; the service's configuration defaults to `auto`.
+   */
+  readonly engine?: EmbeddedEngine | 'auto';
   /** When this process becomes the owner, serve the database to other processes on a unix socket (default true). */
   readonly serveSocket?: boolean;
   /** How long to wait for the owner's socket when another live process holds DATA_DIR (default 10 s). */
@@ -44,12 +61,16 @@ export interface OpenSqlDatabaseOptions {
    * in transaction mode, where LISTEN needs a session it does not keep: the watchers then poll (ADR 88).
    */
   readonly listen?: boolean;
+  /** Start-up steps of the embedded server (starting, creating its database, ready), for a progress line. */
+  readonly progress?: (message: string) => void;
 }
 
 export type SqlDatabaseRole = 'server' | 'owner' | 'client';
 
 export interface OpenedDatabase {
   readonly db: SqlDatabase;
+  /** What holds the embedded database (undefined with a DATABASE_URL). */
+  readonly engine?: EmbeddedEngine;
   /** `server`: DATABASE_URL; `owner`: this process opened the PGlite of DATA_DIR; `client`: through the owner's socket. */
   readonly role: SqlDatabaseRole;
   /**
@@ -76,6 +97,8 @@ export interface DataDirOwner {
   readonly socket?: string;
   /** Where the owning service answers HTTP, once it listens. */
   readonly http?: string;
+  /** What the owner serves on its socket (absent: `pglite`, as in locks of older versions). */
+  readonly engine?: EmbeddedEngine;
 }
 
 /** DATA_DIR is owned by another live process and this one must own it (`exclusive`). */
@@ -104,6 +127,51 @@ export class DataDirInUse extends Error {
 
 /** Socket clients' commits come in bursts (a CLI command): the owner's watchers look once per this many ms. */
 const SOCKET_SIGNAL_DEBOUNCE_MS = 50;
+/**
+ * The engine for DATA_DIR. `auto` keeps a PGlite database an earlier version wrote (with a notice: nothing is
+ * moved or lost); an explicit choice that would start empty beside the other engine's data is refused.
+ */
+export function chooseEmbeddedEngine(
+  dataDir: string,
+  requested: EmbeddedEngine | 'auto',
+): { readonly engine: EmbeddedEngine; readonly notice?: string } {
+  const pgliteDir = join(dataDir, PGLITE_DIR_NAME);
+  const serverDir = join(dataDir, POSTGRES_DIR_NAME);
+  const hasPglite = existsSync(join(pgliteDir, 'PG_VERSION'));
+  const hasServer = existsSync(join(serverDir, 'PG_VERSION'));
+  if (requested === 'pglite' || (requested === 'auto' && hasPglite && !hasServer)) {
+    if (hasServer && !hasPglite) {
+      throw new EmbeddedEngineMismatch(
+        `DATA_DIR ${dataDir} holds the database of the embedded PostgreSQL server (${serverDir}), but ` +
+          `EMBEDDED_ENGINE=pglite would start an empty PGlite database beside it. Start without EMBEDDED_ENGINE ` +
+          '(or with EMBEDDED_ENGINE=postgres), or with another DATA_DIR.',
+      );
+    }
+    return requested === 'auto'
+      ? {
+          engine: 'pglite',
+          notice:
+            `DATA_DIR ${dataDir} holds a PGlite database written by an earlier version (${pgliteDir}): it stays in ` +
+            'use, on PGlite (slower under concurrent clients than the embedded PostgreSQL server new DATA_DIRs ' +
+            'get). EMBEDDED_ENGINE=pglite keeps it and silences this note; README "Embedded database" says how ' +
+            'to move to the server.',
+        }
+      : { engine: 'pglite' };
+  }
+  if (requested === 'postgres' && hasPglite && !hasServer) {
+    throw new EmbeddedEngineMismatch(
+      `DATA_DIR ${dataDir} holds a PGlite database (${pgliteDir}), but EMBEDDED_ENGINE=postgres would start an ` +
+        'empty PostgreSQL server beside it. Start without EMBEDDED_ENGINE (or with EMBEDDED_ENGINE=pglite) to ' +
+        'keep using it, or with another DATA_DIR.',
+    );
+  }
+  return { engine: 'postgres' };
+}
+
+/** EMBEDDED_ENGINE names an engine whose database DATA_DIR does not hold, beside one it does. */
+export class EmbeddedEngineMismatch extends Error {
+  override readonly name = 'EmbeddedEngineMismatch';
+}
 
 /** Data directories whose PGlite this process has open (or is opening): never open one a second time. */
 const ownedHere = new Map<string, { readonly serving: boolean }>();
@@ -114,7 +182,8 @@ const UNREADABLE_LOCK_GRACE_MS = 5_000;
 
 /**
  * Opens the SQL database of this service. With a DATABASE_URL, a connection pool to that server. Otherwise the
- * embedded PGlite of DATA_DIR, which exactly one process may open: the first process takes `owner.lock`, opens
+ * embedded database of DATA_DIR, which exactly one process owns: the first process takes `owner.lock` and either
+ * starts the PostgreSQL server of `${dataDir}/postgres` (socket `${dataDir}/postgres/.s.PGSQL.5432`) or opens
  * `${dataDir}/pglite` and serves it on `${dataDir}/.s.PGSQL.5432`; any other process (or a second opener in the
  * owning process) connects through that socket. A lock whose process is gone is taken over.
  */
@@ -141,10 +210,15 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const key = realpathSync(dataDir);
-  const serveSocket = options.serveSocket ?? true;
+  const chosen = chooseEmbeddedEngine(dataDir, options.engine ?? 'pglite');
+  const engine = chosen.engine;
+  if (chosen.notice) options.log?.(chosen.notice);
+  // The server always serves its socket: clients of this process and others connect alike.
+  const serveSocket = engine === 'postgres' || (options.serveSocket ?? true);
   const lockPath = join(dataDir, OWNER_LOCK_FILE_NAME);
-  const socketPath = socketPathFor(dataDir);
-  const waitMs = options.ownerWaitMs ?? 10_000;
+  const socketPath = engine === 'postgres' ? serverSocketPathOf(dataDir) : socketPathFor(dataDir);
+  // A first start of the server runs initdb: its clients wait longer for the socket.
+  const waitMs = options.ownerWaitMs ?? (engine === 'postgres' ? 120_000 : 10_000);
   const deadline = Date.now() + waitMs;
   let lastConnectError: unknown;
   let holder: DataDirOwner | undefined;
@@ -154,6 +228,7 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
     hostname: hostname(),
     ...(options.ownerName ? { process: options.ownerName } : {}),
     ...(serveSocket ? { socket: socketPath } : {}),
+    engine,
   };
 
   for (;;) {
@@ -167,6 +242,15 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
       const taken = await takeLock(lockPath, key, serveSocket, record);
       if ('taken' in taken) {
         if (taken.stale) options.log?.(describeTakeover(dataDir, lockPath, taken.stale));
+        if (engine === 'postgres') {
+          return openServerAsOwner(
+            dataDir,
+            key,
+            lockPath,
+            options.progress ?? options.log,
+            options.listen !== false,
+          );
+        }
         return openAsOwner(dataDir, key, lockPath, serveSocket, options.maxSocketConnections);
       }
       holder = taken;
@@ -174,28 +258,49 @@ export async function openSqlDatabase(options: OpenSqlDatabaseOptions): Promise<
     } else if (options.exclusive) {
       throw new Error(`${dataDir} is already open in this process; it cannot be owned a second time`);
     }
-    // Another process (or this one) owns DATA_DIR: reach it through its socket.
-    assertSocketPathFits(dataDir);
-    if (existsSync(socketPath)) {
-      const db = PostgresDatabase.fromSocketDirectory(dataDir);
+    // Another process (or this one) owns DATA_DIR: reach it through its socket, whichever engine it runs.
+    const ownerEngine = here ? engine : (holder?.engine ?? 'pglite');
+    const ownerSocket = ownerEngine === 'postgres' ? serverSocketPathOf(dataDir) : socketPathFor(dataDir);
+    if (ownerEngine === 'pglite') assertSocketPathFits(dataDir);
+    if (existsSync(ownerSocket)) {
+      const db =
+        ownerEngine === 'postgres'
+          ? PostgresDatabase.fromServerSocketDirectory(serverSocketDirectoryFor(dataDir))
+          : PostgresDatabase.fromSocketDirectory(dataDir);
       try {
         await db.query('SELECT 1');
-        // The owner's commits are not signalled to a client: what it watches, it polls.
-        const changes = new LocalChangeSignals(false);
-        return { db, role: 'client', changes, recordOwnerAddress: () => undefined, close: () => db.close() };
+        // A client of the embedded server LISTENs like any server client; the owner of a PGlite does not signal
+        // its commits to its socket's clients: what they watch, they poll.
+        const changes =
+          ownerEngine === 'postgres' && options.listen !== false
+            ? new PostgresChangeSignals(serverSocketConnection(serverSocketDirectoryFor(dataDir)), db)
+            : new LocalChangeSignals(false);
+        if (changes instanceof PostgresChangeSignals) await changes.start();
+        return {
+          db,
+          engine: ownerEngine,
+          role: 'client',
+          changes,
+          recordOwnerAddress: () => undefined,
+          close: async () => {
+            await changes.close();
+            await db.close();
+          },
+        };
       } catch (error) {
         await db.close().catch(() => undefined);
         const code = (error as NodeJS.ErrnoException).code;
-        // A socket file left by a dead owner, or one about to be replaced: retry until the deadline.
-        if (code !== 'ECONNREFUSED' && code !== 'ENOENT' && code !== 'ECONNRESET') throw error;
+        // A socket file left by a dead owner, or one about to be replaced, or a server still starting (57P03).
+        if (code !== 'ECONNREFUSED' && code !== 'ENOENT' && code !== 'ECONNRESET' && code !== '57P03')
+          throw error;
         lastConnectError = error;
       }
     }
     if (Date.now() >= deadline) {
       const who = here ? 'this process' : `process ${holder?.pid ?? '?'} (since ${holder?.startedAt ?? '?'})`;
       const why = lastConnectError
-        ? `its socket ${socketPath} refuses connections (${(lastConnectError as Error).message})`
-        : `it serves no socket at ${socketPath}`;
+        ? `its socket ${ownerSocket} refuses connections (${(lastConnectError as Error).message})`
+        : `it serves no socket at ${ownerSocket}`;
       throw new Error(
         `${dataDir} is owned by ${who} per ${lockPath}, but after ${waitMs} ms ${why}. ` +
           'Is the owner still starting, or running with the socket disabled? ' +
@@ -256,21 +361,14 @@ async function openAsOwner(
   let closing: Promise<void> | undefined;
   return {
     db: opened,
+    engine: 'pglite',
     role: 'owner',
     changes,
-    recordOwnerAddress: (http) => {
-      const updated = JSON.stringify({ ...(JSON.parse(ownLock) as DataDirOwner), http });
-      // Written beside and renamed over the lock: a reader never sees it half written.
-      const next = `${lockPath}.${process.pid}.next`;
-      try {
-        writeFileSync(next, updated);
-        renameSync(next, lockPath);
-        ownLock = updated;
-      } catch {
-        // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
-        rmSync(next, { force: true });
-      }
-    },
+    recordOwnerAddress: ownerAddressRecorder(
+      lockPath,
+      () => ownLock,
+      (next) => (ownLock = next),
+    ),
     close: () =>
       (closing ??= (async () => {
         try {
@@ -282,6 +380,103 @@ async function openAsOwner(
           releaseLock();
         }
       })()),
+  };
+}
+
+/**
+ * Owner of a DATA_DIR on the embedded PostgreSQL server: starts the server (this process's lock is taken, so a
+ * server still running there is a dead owner's orphan) and connects a pool to its socket; closing stops it.
+ */
+async function openServerAsOwner(
+  dataDir: string,
+  key: string,
+  lockPath: string,
+  log: ((message: string) => void) | undefined,
+  listen: boolean,
+): Promise<OpenedDatabase> {
+  let ownLock = readFileSync(lockPath, 'utf8');
+  const releaseLock = (): void => {
+    ownedHere.delete(key);
+    try {
+      if (readFileSync(lockPath, 'utf8') === ownLock) rmSync(lockPath, { force: true });
+    } catch {
+      // Already gone.
+    }
+  };
+  let server: EmbeddedPostgresServer | undefined;
+  let db: PostgresDatabase | undefined;
+  let changes: ChangeSignals | undefined;
+  try {
+    const startedAt = Date.now();
+    log?.(`starting the embedded PostgreSQL 18 server in ${join(dataDir, POSTGRES_DIR_NAME)}`);
+    server = await EmbeddedPostgresServer.start(dataDir, (message) => log?.(message));
+    db = PostgresDatabase.fromServerSocketDirectory(server.socketDirectory, 10);
+    await db.query('SELECT 1');
+    // The CLI and other instances reach this server as clients: LISTEN/NOTIFY between them as on any server.
+    if (listen) {
+      const signals = new PostgresChangeSignals(serverSocketConnection(server.socketDirectory), db);
+      changes = signals;
+      await signals.start();
+    } else {
+      changes = new LocalChangeSignals(false);
+    }
+    log?.(`embedded PostgreSQL server ready after ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  } catch (error) {
+    await changes?.close().catch(() => undefined);
+    await db?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    releaseLock();
+    throw error;
+  }
+  const opened = db;
+  const running = server;
+  const signals = changes;
+  let closing: Promise<void> | undefined;
+  return {
+    db: opened,
+    engine: 'postgres',
+    role: 'owner',
+    changes: signals,
+    recordOwnerAddress: ownerAddressRecorder(
+      lockPath,
+      () => ownLock,
+      (next) => (ownLock = next),
+    ),
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          await signals.close().catch(() => undefined);
+          await opened.close().catch(() => undefined);
+          await running.stop();
+        } finally {
+          releaseLock();
+        }
+      })()),
+  };
+}
+
+/** The LISTEN connection's settings for the embedded server's socket (as PostgresDatabase.fromServerSocketDirectory). */
+function serverSocketConnection(directory: string): pg.ClientConfig {
+  return { host: directory, port: 5432, user: 'postgres', database: 'postgres' };
+}
+
+/** Records where the owner answers HTTP in its lock (written beside and renamed: never read half written). */
+function ownerAddressRecorder(
+  lockPath: string,
+  current: () => string,
+  replaced: (lock: string) => void,
+): (http: string) => void {
+  return (http) => {
+    const updated = JSON.stringify({ ...(JSON.parse(current()) as DataDirOwner), http });
+    const next = `${lockPath}.${process.pid}.next`;
+    try {
+      writeFileSync(next, updated);
+      renameSync(next, lockPath);
+      replaced(updated);
+    } catch {
+      // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
+      rmSync(next, { force: true });
+    }
   };
 }
 
@@ -426,6 +621,7 @@ function readLock(path: string): DataDirOwner | 'missing' | 'unreadable' {
         const value = parsed[field];
         if (typeof value === 'string' && value !== '') owner[field] = value;
       }
+      if (parsed.engine === 'postgres' || parsed.engine === 'pglite') owner.engine = parsed.engine;
       return owner;
     }
   } catch {

@@ -23,6 +23,11 @@ export class PostgresDatabase implements SqlDatabase {
     return new PostgresDatabase({ connectionString: url, max });
   }
 
+  /** The embedded PostgreSQL server of DATA_DIR, on its socket `${directory}/.s.PGSQL.5432`. */
+  static fromServerSocketDirectory(directory: string, max = 10): PostgresDatabase {
+    return new PostgresDatabase({ host: directory, port: 5432, user: 'postgres', database: 'postgres', max });
+  }
+
   /** Connects to the unix socket `${directory}/.s.PGSQL.5432` served by PGliteSocketServer. */
   static fromSocketDirectory(directory: string, max = 4): PostgresDatabase {
     return new PostgresDatabase(

@@ -35,8 +35,8 @@ export type OpenFeatureStorage = (context: FeatureStorageContext) => Promise<Fea
 /**
  * The storage a process works with, chosen from the configuration:
  * events in EventStoreDB (EVENTSTORE_URL) or PostgreSQL; read models in MongoDB (MONGODB_URL) or PostgreSQL;
- * PostgreSQL is a server (DATABASE_URL) or the embedded PGlite in DATA_DIR, owned by one process and reached
- * by the others through its unix socket.
+ * PostgreSQL is a server (DATABASE_URL) or the embedded database of DATA_DIR (a PostgreSQL server the owner
+ * starts, or PGlite), owned by one process and reached by the others through its unix socket.
  */
 export interface Storage extends FeatureStorage {
   readonly eventStore: EventStore;
@@ -47,6 +47,8 @@ export interface Storage extends FeatureStorage {
   readonly credentials: CredentialStore;
   /** The SQL database when one is used (always, except EventStoreDB + MongoDB). */
   readonly sql: SqlDatabase | undefined;
+  /** What holds the embedded database (undefined with a DATABASE_URL or without SQL). */
+  readonly sqlEngine: OpenedDatabase['engine'];
   /** `owner` when this process holds the embedded database, `client` when another process does. */
   readonly sqlRole: OpenedDatabase['role'] | undefined;
   /**
@@ -76,6 +78,8 @@ export interface OpenStorageOptions {
   readonly ownerName?: string;
   /** Notes for the operator (a stale lock taken over). */
   readonly log?: (message: string) => void;
+  /** Start-up steps worth a line for the operator (OpenSqlDatabaseOptions.progress). */
+  readonly progress?: (message: string) => void;
   /** Rewrite events written before the hash chain, before they are hashed (PostgresEventStoreOptions). */
   readonly legacyEventRewriters?: readonly LegacyEventRewriter[];
 }
@@ -86,11 +90,13 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
     ? await openSqlDatabase({
         dataDir: config.dataDir,
         ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+        engine: config.embeddedEngine,
         serveSocket: options.serveSocket ?? true,
         ...(options.exclusiveDataDir ? { exclusive: true } : {}),
         ...(options.ownerName ? { ownerName: options.ownerName } : {}),
         ...(options.log ? { log: options.log } : {}),
         listen: config.databaseListen,
+        ...(options.progress ? { progress: options.progress } : {}),
       })
     : undefined;
   const changes = opened?.changes ?? new LocalChangeSignals(false);
@@ -163,6 +169,7 @@ export async function openStorage(config: AppConfig, options: OpenStorageOptions
       sqlRole: opened?.role,
       changes,
       appendsSignalled: eventStore instanceof PostgresEventStore,
+      sqlEngine: opened?.engine,
       recordOwnerAddress: (http) => opened?.recordOwnerAddress(http),
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -10,7 +10,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { DataDirInUse, PGLITE_DIR_NAME } from '../database/open-sql-database.js';
+import { EmbeddedPostgresProblem, POSTGRES_DIR_NAME } from '../database/embedded-postgres-server.js';
+import { DataDirInUse, EmbeddedEngineMismatch, PGLITE_DIR_NAME } from '../database/open-sql-database.js';
 import { EmbeddedDatabaseOpenFailed } from '../database/pglite-database.js';
 import { describeThrown } from '../errors/describe-thrown.js';
 import { damagedRelationFile, isStorageDamage } from '../database/storage-damage.js';
@@ -34,6 +35,7 @@ export interface StorageLocation {
 /** Directories of DATA_DIR the service creates; a file in their place stops everything that uses them. */
 const DATA_DIR_ENTRIES: Readonly<Record<string, string>> = {
   [PGLITE_DIR_NAME]: 'embedded database',
+  [POSTGRES_DIR_NAME]: 'embedded database server',
   exports: 'export files',
   reports: 'frozen report documents',
   keys: 'signing keys',
@@ -92,6 +94,9 @@ export function checkDataDir(location: StorageLocation): void {
 /** The paragraph for anything that stopped the start-up. */
 export function explainStartupFailure(error: unknown, location: StorageLocation): string {
   if (error instanceof StartupProblem || error instanceof DataDirInUse) return error.message;
+  if (error instanceof EmbeddedEngineMismatch || error instanceof EmbeddedPostgresProblem) {
+    return `The service cannot start: ${error.message}`;
+  }
   if (isStorageDamage(error)) return explainStorageDamage(error, location, 'while the service started');
   if (error instanceof EmbeddedDatabaseOpenFailed) {
     // A disk that filled up, or a file size limit, makes PGlite fail in ways that look like damage: look again.
@@ -127,9 +132,9 @@ export function explainStorageDamage(error: unknown, location: StorageLocation, 
   const message = describeThrown(error);
   const code = (error as { code?: unknown }).code;
   const relation = damagedRelationFile(error);
+  const databaseDir = embeddedDatabaseDir(location.dataDir);
   const where = location.embedded
-    ? `the embedded database in ${join(location.dataDir, PGLITE_DIR_NAME)}` +
-      (relation ? ` (file ${join(location.dataDir, PGLITE_DIR_NAME, relation)})` : '')
+    ? `the embedded database in ${databaseDir}` + (relation ? ` (file ${join(databaseDir, relation)})` : '')
     : `the PostgreSQL database ${serverName(location.databaseUrl)}` + (relation ? ` (file ${relation})` : '');
   const restore = location.embedded
     ? `stop every process that uses DATA_DIR and restore ${location.dataDir} from a backup`
@@ -139,6 +144,13 @@ export function explainStorageDamage(error: unknown, location: StorageLocation, 
     `${during}. Read models that cannot read the event log would never catch up, so the service does not ` +
     `serve them. To recover, ${restore}, then start the service again.`
   );
+}
+
+/** The folder of DATA_DIR's embedded database: the server's cluster when only it exists, else PGlite's. */
+function embeddedDatabaseDir(dataDir: string): string {
+  const server = join(dataDir, POSTGRES_DIR_NAME);
+  const pglite = join(dataDir, PGLITE_DIR_NAME);
+  return exists(join(server, 'PG_VERSION')) && !exists(join(pglite, 'PG_VERSION')) ? server : pglite;
 }
 
 /** `path` is a directory this process can list; `notDirectory` says what is wrong when it is a file. */
