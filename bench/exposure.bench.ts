@@ -8,8 +8,6 @@ import { AppModule } from '../src/app.module.js';
 import { SAMPLE_KEV, SAMPLE_NVD } from '../src/catalogue/sample/sample-catalogue.js';
 import { parseCatalogueText } from '../src/catalogue/import/parse-catalogue-files.js';
 import type { ScopeAccess } from '../src/exposure/commands/exposure-access.js';
-import { declarationKey } from '../src/exposure/domain/coverage.js';
-import { refreshDecider, refreshRunStreamId, runKeyHash } from '../src/exposure/domain/refresh-run.js';
 import { ExposureQueries, inventoryPageBoundaries } from '../src/exposure/queries/exposure-queries.js';
 import { RefreshWorkerPool, scopeQuery } from '../src/exposure/refresh-worker-pool.js';
 import { spaceDecider, spaceStreamId } from '../src/organizations/domain/space.js';
@@ -20,6 +18,7 @@ import { buildFindStatement } from '../src/platform/read-store/postgres/filter-s
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
 import { validateRecord } from '../src/search/domain/records.js';
+import { refreshScopeAndWait } from './scope-refresh.js';
 import type { Measurement } from './bench-support.js';
 
 const DOMAIN = 'bench-exposure.example';
@@ -133,42 +132,23 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
     );
     const pool = app.get(RefreshWorkerPool);
     pool.start();
-    const runId = runKeyHash('bench-refresh-key-0001');
     const started = performance.now();
-    const requested = await context.repository.handle(
-      refreshRunStreamId(scopeId, runId),
-      refreshDecider,
-      {
-        type: 'RequestRefresh',
-        runId,
-        scopeId,
-        organizationId,
-        trigger: 'manual',
-        input: declarationKey(DOMAIN, []),
-        billing: 'capacity',
-        reservation: null,
-      },
-      { now: new Date() },
+    await refreshScopeAndWait(context, pool, {
+      scopeId,
+      organizationId,
+      domain: DOMAIN,
+      runKey: 'bench-refresh-key-0001',
       envelope,
-    );
-    pool.nudge();
+    });
     const queries = new ExposureQueries({
       projections: context.projections,
       eventStore: context.storage.eventStore,
       clock: context.clock,
     });
-    for (;;) {
-      const scope = await queries.scopeDocument(scopeId).catch(() => null);
-      if (scope?.lastCompletedRefresh?.runId === runId) break;
-      if (scope?.latestRefresh?.status === 'failed')
-        throw new Error(`refresh failed: ${scope.latestRefresh.error}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     const head = await context.storage.eventStore.headPosition();
     await context.projections.waitFor(['exposure-inventory', 'exposure-history'], head!, 600_000);
     const refreshSeconds = (performance.now() - started) / 1000;
     await pool.stop();
-    void requested;
     // The floor of a refresh: reading the same stored observations from the index, and nothing else.
     const readStarted = performance.now();
     let read = 0;

@@ -8,9 +8,6 @@ import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
 import { AppModule } from '../src/app.module.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
-import { declarationKey } from '../src/exposure/domain/coverage.js';
-import { refreshDecider, refreshRunStreamId, runKeyHash } from '../src/exposure/domain/refresh-run.js';
-import { ExposureQueries } from '../src/exposure/queries/exposure-queries.js';
 import { RefreshWorkerPool } from '../src/exposure/refresh-worker-pool.js';
 import { spaceDecider, spaceStreamId } from '../src/organizations/domain/space.js';
 import { loadConfig } from '../src/platform/config/app-config.js';
@@ -19,6 +16,7 @@ import { ServiceContext } from '../src/platform/service-context.js';
 import { validateRecord } from '../src/search/domain/records.js';
 import { EXPOSURE_SCOPES } from '../projections/exposure-scopes.projection.js';
 import type { Measurement } from './bench-support.js';
+import { refreshScopeAndWait } from './scope-refresh.js';
 
 const DOMAIN = 'bench-idle.example';
 const TARGET = 'PostgreSQL 15 server';
@@ -194,36 +192,13 @@ async function prepareMonitoredScope(databaseUrl: string, dataDir: string): Prom
     );
     const pool = app.get(RefreshWorkerPool);
     pool.start();
-    const runId = runKeyHash('bench-idle-refresh-0001');
-    await context.repository.handle(
-      refreshRunStreamId(scopeId, runId),
-      refreshDecider,
-      {
-        type: 'RequestRefresh',
-        runId,
-        scopeId,
-        organizationId,
-        trigger: 'manual',
-        input: declarationKey(DOMAIN, []),
-        billing: 'capacity',
-        reservation: null,
-      },
-      { now: new Date() },
+    await refreshScopeAndWait(context, pool, {
+      scopeId,
+      organizationId,
+      domain: DOMAIN,
+      runKey: 'bench-idle-refresh-0001',
       envelope,
-    );
-    pool.nudge();
-    const queries = new ExposureQueries({
-      projections: context.projections,
-      eventStore: context.storage.eventStore,
-      clock: context.clock,
     });
-    for (;;) {
-      const scope = await queries.scopeDocument(scopeId).catch(() => null);
-      if (scope?.lastCompletedRefresh?.runId === runId) break;
-      if (scope?.latestRefresh?.status === 'failed')
-        throw new Error(`refresh failed: ${scope.latestRefresh.error}`);
-      await sleep(50);
-    }
     const monitored = await context.projections
       .collection<{ id: string }>('exposure-scopes', EXPOSURE_SCOPES)
       .find({ monitoring: true, state: 'active' }, { limit: 10 });

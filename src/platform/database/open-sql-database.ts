@@ -318,15 +318,8 @@ async function openAsOwner(
   serveSocket: boolean,
   maxConnections: number | undefined,
 ): Promise<OpenedDatabase> {
-  let ownLock = readFileSync(lockPath, 'utf8');
-  const releaseLock = (): void => {
-    ownedHere.delete(key);
-    try {
-      if (readFileSync(lockPath, 'utf8') === ownLock) rmSync(lockPath, { force: true });
-    } catch {
-      // Already gone.
-    }
-  };
+  const lock = holdLock(lockPath, key);
+  const releaseLock = lock.release;
   let db: PgliteDatabase | undefined;
   let server: PgliteSocketServer | undefined;
   // One process writes here, except the socket's clients: their commits are the only changes from elsewhere.
@@ -364,11 +357,7 @@ async function openAsOwner(
     engine: 'pglite',
     role: 'owner',
     changes,
-    recordOwnerAddress: ownerAddressRecorder(
-      lockPath,
-      () => ownLock,
-      (next) => (ownLock = next),
-    ),
+    recordOwnerAddress: lock.recordOwnerAddress,
     close: () =>
       (closing ??= (async () => {
         try {
@@ -394,15 +383,8 @@ async function openServerAsOwner(
   log: ((message: string) => void) | undefined,
   listen: boolean,
 ): Promise<OpenedDatabase> {
-  let ownLock = readFileSync(lockPath, 'utf8');
-  const releaseLock = (): void => {
-    ownedHere.delete(key);
-    try {
-      if (readFileSync(lockPath, 'utf8') === ownLock) rmSync(lockPath, { force: true });
-    } catch {
-      // Already gone.
-    }
-  };
+  const lock = holdLock(lockPath, key);
+  const releaseLock = lock.release;
   let server: EmbeddedPostgresServer | undefined;
   let db: PostgresDatabase | undefined;
   let changes: ChangeSignals | undefined;
@@ -437,11 +419,7 @@ async function openServerAsOwner(
     engine: 'postgres',
     role: 'owner',
     changes: signals,
-    recordOwnerAddress: ownerAddressRecorder(
-      lockPath,
-      () => ownLock,
-      (next) => (ownLock = next),
-    ),
+    recordOwnerAddress: lock.recordOwnerAddress,
     close: () =>
       (closing ??= (async () => {
         try {
@@ -460,23 +438,37 @@ function serverSocketConnection(directory: string): pg.ClientConfig {
   return { host: directory, port: 5432, user: 'postgres', database: 'postgres' };
 }
 
-/** Records where the owner answers HTTP in its lock (written beside and renamed: never read half written). */
-function ownerAddressRecorder(
+/**
+ * This process's hold on `owner.lock`, just taken: `release` removes the lock only while it is still the one this
+ * process wrote; `recordOwnerAddress` adds where the owner answers HTTP (written beside and renamed: never read
+ * half written).
+ */
+function holdLock(
   lockPath: string,
-  current: () => string,
-  replaced: (lock: string) => void,
-): (http: string) => void {
-  return (http) => {
-    const updated = JSON.stringify({ ...(JSON.parse(current()) as DataDirOwner), http });
-    const next = `${lockPath}.${process.pid}.next`;
-    try {
-      writeFileSync(next, updated);
-      renameSync(next, lockPath);
-      replaced(updated);
-    } catch {
-      // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
-      rmSync(next, { force: true });
-    }
+  key: string,
+): { readonly release: () => void; readonly recordOwnerAddress: (http: string) => void } {
+  let ownLock = readFileSync(lockPath, 'utf8');
+  return {
+    release: () => {
+      ownedHere.delete(key);
+      try {
+        if (readFileSync(lockPath, 'utf8') === ownLock) rmSync(lockPath, { force: true });
+      } catch {
+        // Already gone.
+      }
+    },
+    recordOwnerAddress: (http) => {
+      const updated = JSON.stringify({ ...(JSON.parse(ownLock) as DataDirOwner), http });
+      const next = `${lockPath}.${process.pid}.next`;
+      try {
+        writeFileSync(next, updated);
+        renameSync(next, lockPath);
+        ownLock = updated;
+      } catch {
+        // Only a detail for a refusal message: the lock as first written still holds DATA_DIR.
+        rmSync(next, { force: true });
+      }
+    },
   };
 }
 

@@ -483,25 +483,26 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
       expect(history.reduce((sum, e) => sum + (e.data as { by: number }).by, 0)).toBe(45);
     });
 
+    /** A deposit appended straight to the store, as another instance's command would. */
+    async function deposit(
+      stream: string,
+      amount: number,
+      by: ReturnType<typeof caller>,
+      expectedVersion: 'no_stream' | 'any',
+    ): Promise<void> {
+      await storage.eventStore.append(
+        stream,
+        [{ id: randomUUID(), type: 'Deposited', schemaVersion: 1, data: { amount }, metadata: by.metadata }],
+        { expectedVersion },
+      );
+    }
+
     /** The same store, with another instance appending to `stream` just before each of the first `times` appends. */
     function racedBy(stream: string, times: number): EventStore {
       const raced = Object.create(storage.eventStore) as EventStore;
       let left = times;
       raced.append = async (streamId, events, options) => {
-        if (streamId === stream && left-- > 0)
-          await storage.eventStore.append(
-            stream,
-            [
-              {
-                id: randomUUID(),
-                type: 'Deposited',
-                schemaVersion: 1,
-                data: { amount: 1 },
-                metadata: caller(99).metadata,
-              },
-            ],
-            { expectedVersion: 'any' },
-          );
+        if (streamId === stream && left-- > 0) await deposit(stream, 1, caller(99), 'any');
         return storage.eventStore.append(streamId, events, options);
       };
       return raced;
@@ -510,19 +511,7 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     it("another instance's append decides the group again on the stream as it is (no client version: retried, as for one command)", async () => {
       const stream = uniqueId('wallet');
       const repository = new EventSourcedRepository(racedBy(stream, 2), storage.readStore);
-      await storage.eventStore.append(
-        stream,
-        [
-          {
-            id: randomUUID(),
-            type: 'Deposited',
-            schemaVersion: 1,
-            data: { amount: 5 },
-            metadata: caller(0).metadata,
-          },
-        ],
-        { expectedVersion: 'no_stream' },
-      );
+      await deposit(stream, 5, caller(0), 'no_stream');
       const outcomes = await Promise.allSettled(
         [6, 1].map((amount, i) =>
           repository.handle(stream, wallet, { type: 'Withdraw', amount }, null, caller(i + 1), {
@@ -540,19 +529,7 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     it('a conflict that outlasts the retries fails every command of the group with WrongExpectedVersion', async () => {
       const stream = uniqueId('wallet');
       const repository = new EventSourcedRepository(racedBy(stream, 100), storage.readStore);
-      await storage.eventStore.append(
-        stream,
-        [
-          {
-            id: randomUUID(),
-            type: 'Deposited',
-            schemaVersion: 1,
-            data: { amount: 5 },
-            metadata: caller(0).metadata,
-          },
-        ],
-        { expectedVersion: 'no_stream' },
-      );
+      await deposit(stream, 5, caller(0), 'no_stream');
       const outcomes = await Promise.allSettled(
         [1, 2, 100].map((amount, i) =>
           repository.handle(stream, wallet, { type: 'Withdraw', amount }, null, caller(i + 1), {
