@@ -27,7 +27,7 @@ import {
   type StreamErasure,
   type SubscribeAllOptions,
 } from '../event-store.port.js';
-import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
+import { comparePositions, decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
 import {
   HASH_BYTES,
@@ -135,6 +135,12 @@ export class PostgresEventStore implements EventStore {
   private readonly pollWaiters = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | undefined;
   private pollDelayMs: number;
+  /**
+   * The last event this instance appended, until a subscription delivers it. It can be hidden behind an older
+   * transaction (VISIBLE) for a while, and a request may be waiting for it (read-your-writes): meanwhile polls
+   * back off only to IDLE_POLLS_SLOWER intervals, never to the safety interval.
+   */
+  private undeliveredAppend: GlobalPosition | null = null;
   /** The slowest poll: the safety interval with a wake channel, IDLE_POLLS_SLOWER intervals without. */
   private readonly slowestPollMs: number;
   private readonly changes: ChangeSignals | undefined;
@@ -182,6 +188,8 @@ export class PostgresEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const result = await this.appendWithin(this.db, streamId, events, options);
+    if (comparePositions(result.position, this.undeliveredAppend) > 0)
+      this.undeliveredAppend = result.position;
     this.wakeSubscribers();
     return result;
   }
@@ -382,6 +390,8 @@ export class PostgresEventStore implements EventStore {
       for (const event of page) {
         if (signal.aborted) return;
         lastDelivered = event.position;
+        if (this.undeliveredAppend && comparePositions(event.position, this.undeliveredAppend) >= 0)
+          this.undeliveredAppend = null;
         yield event;
       }
       if (page.length < SUBSCRIPTION_PAGE_SIZE) {
@@ -428,8 +438,13 @@ export class PostgresEventStore implements EventStore {
     this.changes?.signal('appended');
     this.appendGeneration += 1;
     this.pollDelayMs = this.pollIntervalMs;
+    // A poll armed while idle may be a safety interval away; the events just appended can still be hidden
+    // behind an older transaction, so the next polls must come at the interval again, not after it.
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
     for (const wake of this.appendWaiters) wake();
     this.appendWaiters.clear();
+    if (this.pollWaiters.size > 0) this.armPoll();
   }
 
   /**
@@ -465,7 +480,10 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = setTimeout(() => {
       this.pollTimer = undefined;
       // Back off until a read finds events (sawEvents) or this instance appends (wakeSubscribers).
-      this.pollDelayMs = Math.min(this.pollDelayMs * 2, this.slowestPollMs);
+      const slowest = this.undeliveredAppend
+        ? Math.min(this.slowestPollMs, this.pollIntervalMs * IDLE_POLLS_SLOWER)
+        : this.slowestPollMs;
+      this.pollDelayMs = Math.min(this.pollDelayMs * 2, slowest);
       this.wakePollWaiters();
     }, this.pollDelayMs);
     this.pollTimer.unref();
