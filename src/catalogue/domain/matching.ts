@@ -123,14 +123,23 @@ class ProductCriteria {
     const plain = typeof version !== 'symbol' && !version.pattern ? version.text : null;
     if (criterion.hasRange) {
       const bound = (text: string | undefined) => (text === undefined ? null : tokenize(text));
-      this.ranges.push({
-        index,
-        literal: plain === null ? null : tokenize(plain),
-        startIncluding: bound(criterion.source.versionStartIncluding),
-        startExcluding: bound(criterion.source.versionStartExcluding),
-        endIncluding: bound(criterion.source.versionEndIncluding),
-        endExcluding: bound(criterion.source.versionEndExcluding),
-      });
+      let range: RangeBounds;
+      try {
+        range = {
+          index,
+          literal: plain === null ? null : tokenize(plain),
+          startIncluding: bound(criterion.source.versionStartIncluding),
+          startExcluding: bound(criterion.source.versionStartExcluding),
+          endIncluding: bound(criterion.source.versionEndIncluding),
+          endExcluding: bound(criterion.source.versionEndExcluding),
+        };
+      } catch {
+        // A damaged bound (stored corruption) must fail the evaluations that reach it, not the catalogue's load:
+        // always a candidate, so versionMatches meets it and throws there, as it did before this index.
+        this.others.push(index);
+        return;
+      }
+      this.ranges.push(range);
     } else if (plain !== null) {
       const key = versionKey(plain);
       const list = this.byVersion.get(key);
