@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { whoisRecordOf } from '../src/search/data/collectors/whois-raw.js';
 import { CollectedRecordRefused } from '../src/search/data/collectors/collected.js';
+import { validateRecord } from '../src/search/domain/records.js';
 import type { Measurement } from './bench-support.js';
 
 /**
@@ -120,14 +123,53 @@ export function formatWhoisAgreement(agreement: WhoisAgreement): string {
   ].join('\n');
 }
 
-/** The bench leg (`BENCH_ONLY=whois`): agreement per field, as a percentage. */
-export function benchWhoisAgreement(): Measurement[] {
+/**
+ * The bench leg (`BENCH_ONLY=whois`): agreement per field, as a percentage, and responses parsed per second
+ * into validated records beside whoiser's parseDomainWhois alone on the same responses in the same run (what
+ * the registry rules and the validation gate cost).
+ */
+export function benchWhoisAgreement(rounds = Number(process.env.BENCH_WHOIS_ROUNDS ?? 200)): Measurement[] {
   const agreement = measureWhoisAgreement();
   process.stderr.write(`${formatWhoisAgreement(agreement)}\n`);
-  return agreement.fields.map((row) => ({
+  const measurements: Measurement[] = agreement.fields.map((row) => ({
     target: 'whois-raw',
     name: `${row.field} agreement with python-whois (${row.agreed}/${row.compared})`,
     value: Number(row.percent.toFixed(1)),
     unit: '%',
   }));
+
+  const samples = readdirSync(join(WHOIS_SAMPLES, 'raw')).map((domain) => ({
+    domain,
+    source: join(WHOIS_SAMPLES, 'raw', domain),
+    text: readFileSync(join(WHOIS_SAMPLES, 'raw', domain), 'utf8'),
+  }));
+  const { parseDomainWhois } = createRequire(import.meta.url)('whoiser/src/parsers.js') as {
+    parseDomainWhois(domain: string, whois: string, ignorePrivacy: boolean): unknown;
+  };
+  const perSecond = (parse: (sample: (typeof samples)[number]) => unknown): number => {
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) for (const sample of samples) parse(sample);
+    return Math.round((rounds * samples.length) / ((performance.now() - started) / 1000));
+  };
+  const seenAt = '2026-11-28T00:00:00.000Z';
+  perSecond((sample) => parseDomainWhois(sample.domain, sample.text, true)); // warm-up
+  const baseline = perSecond((sample) => parseDomainWhois(sample.domain, sample.text, true));
+  const ours = perSecond((sample) => {
+    try {
+      return validateRecord('whois', whoisRecordOf(sample.text, { seenAt, source: sample.source }));
+    } catch (error) {
+      if (error instanceof CollectedRecordRefused) return undefined;
+      throw error;
+    }
+  });
+  measurements.push({
+    target: 'whois-raw',
+    name: `responses parsed into validated whois records (${samples.length} samples × ${rounds})`,
+    value: ours,
+    unit: 'responses/s',
+    baseline,
+    baselineName: 'whoiser parseDomainWhois alone',
+    ratio: ours / baseline,
+  });
+  return measurements;
 }

@@ -67,7 +67,8 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
   const labelled = labelledValues(cleaned);
   const fileDomain = domainFromFileName(context.source);
   const parsed = parseDomainWhois(fileDomain ?? guessDomain(labelled, cleaned) ?? '', cleaned, true);
-  const single = (key: string) => firstOf(parsed[key], cleaned);
+  const lineValues = lineValuesOf(cleaned);
+  const single = (key: string) => firstOf(parsed[key], lineValues);
 
   const domain = responseDomain(single('Domain Name'), labelled, cleaned) ?? fileDomain;
   if (domain === undefined) {
@@ -116,16 +117,25 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
  * the address lines after it): the first occurrence, the domain's own, is the longest line of the response the
  * joined value starts with.
  */
-function firstOf(value: string | string[] | undefined, cleaned: string): string | undefined {
+function firstOf(value: string | string[] | undefined, lineValues: ReadonlySet<string>): string | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  const lines = cleaned.split('\n').flatMap((line) => {
+  if (!text || lineValues.has(text)) return text || undefined;
+  let first: string | undefined;
+  for (const line of lineValues) {
+    if (line !== '' && text.startsWith(`${line} `) && line.length > (first?.length ?? 0)) first = line;
+  }
+  return first ?? text;
+}
+
+/** Every line of a response, trimmed, and what follows its first colon. */
+function lineValuesOf(cleaned: string): ReadonlySet<string> {
+  const values = new Set<string>();
+  for (const line of cleaned.split('\n')) {
+    values.add(line.trim());
     const colon = line.indexOf(':');
-    return colon >= 0 ? [line.trim(), line.slice(colon + 1).trim()] : [line.trim()];
-  });
-  if (lines.includes(text)) return text;
-  const prefixes = lines.filter((line) => line !== '' && text.startsWith(`${line} `));
-  return prefixes.sort((a, b) => b.length - a.length)[0] ?? text;
+    if (colon >= 0) values.add(line.slice(colon + 1).trim());
+  }
+  return values;
 }
 
 function responseDomain(

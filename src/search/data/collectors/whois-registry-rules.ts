@@ -18,6 +18,10 @@ export function cleanWhoisResponse(text: string): string {
     if (/^\s*Server Name:/i.test(line)) skippingServerBlock = true;
     else if (line.trim() === '') skippingServerBlock = false;
     if (skippingServerBlock) continue;
+    if (!line.includes(':')) {
+      kept.push(line);
+      continue;
+    }
     kept.push(
       line
         .replace(/^(\s*[A-Za-z][\w /()-]*?)\s*\.{2,}\s*:/, '$1:')
