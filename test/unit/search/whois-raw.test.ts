@@ -243,6 +243,22 @@ describe('whois-raw: what is not a registration', () => {
     ).toThrow(/no domain name in the WHOIS response, and the file name "notes" is not a domain/);
   });
 
+  it("reads an answer whoiser's registry rules choke on with its generic reading (.fr without holder-c)", () => {
+    const source = join(RAW, 'google.fr');
+    const answer = readFileSync(source, 'utf8')
+      .split('\n')
+      .filter((line) => !/^(?:holder-c|admin-c|tech-c|billing-c):/.test(line))
+      .join('\n');
+    const [collected] = whoisRawFormat.records(answer, { seenAt: SEEN_AT, source });
+    expect(collected!.record).toMatchObject({ domain: 'google.fr', registrar: 'MARKMONITOR Inc.' });
+  });
+
+  it('refuses a file far larger than any WHOIS answer', () => {
+    expect(() => whoisRawFormat.records(Buffer.alloc(1_000_001, 0x61), context)).toThrow(
+      /1000001 bytes is not one WHOIS response/,
+    );
+  });
+
   it('sniffs WHOIS text, and leaves NDJSON/JSON, PEM and masscan content to their formats', () => {
     for (const domain of readdirSync(RAW)) {
       expect([domain, whoisRawFormat.sniff(readFileSync(join(RAW, domain)))]).toEqual([domain, true]);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
+import { domainToASCII } from 'node:url';
 import { dnsNameProblem } from '../../domain/records.js';
 import {
   CollectedRecordRefused,
@@ -36,7 +37,10 @@ const { parseDomainWhois } = require('whoiser/src/parsers.js') as {
 
 /** What makes a text a WHOIS answer when sniffing: labels only registries print. */
 const WHOIS_LABELS =
-  /^\s*(?:\*\*\s*)?(?:domain(?: name)?|registrar|registry expiry date|creation date|created|expires|expiration date|paid-till|nserver|name servers?|registrant(?: name| organization)?|domain status|status|whois server|last updated|changed|created on|expires on|record created|domain created|nombre de dominio|fecha de creación)\s*(?:\.{2,}\s*)?:/gim;
+  /^[ \t]*(?:\*\*[ \t]*)?(?:domain(?: name)?|registrar|registry expiry date|creation date|created|expires|expiration date|paid-till|nserver|name servers?|registrant(?: name| organization)?|domain status|status|whois server|last updated|changed|created on|expires on|record created|domain created|nombre de dominio|fecha de creación)[ \t]*(?:\.{2,}[ \t]*)?:/gim;
+
+/** Registries answer in a few kilobytes; a larger file is something else (a log, a concatenation). */
+const MAX_RESPONSE_CHARS = 1_000_000;
 
 export const whoisRawFormat = {
   name: 'whois-raw',
@@ -56,7 +60,12 @@ export const whoisRawFormat = {
   },
 
   records(item: string | Buffer, context: CollectorContext): CollectedRecord[] {
-    const text = typeof item === 'string' ? item : item.toString('utf8');
+    if (item.length > MAX_RESPONSE_CHARS) {
+      throw new CollectedRecordRefused(
+        `${item.length} bytes is not one WHOIS response (at most ${MAX_RESPONSE_CHARS}): give one response per file`,
+      );
+    }
+    const text = typeof item === 'string' ? item : decodeResponse(item);
     return [{ dataset: 'whois', record: whoisRecordOf(text, context), evidence: [] }];
   },
 } satisfies CollectorFormat;
@@ -66,7 +75,7 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
   const cleaned = cleanWhoisResponse(response);
   const labelled = labelledValues(cleaned);
   const fileDomain = domainFromFileName(context.source);
-  const parsed = parseDomainWhois(fileDomain ?? guessDomain(labelled, cleaned) ?? '', cleaned, true);
+  const parsed = parseWithWhoiser(guessDomain(labelled, cleaned) ?? fileDomain ?? '', cleaned);
   const lineValues = lineValuesOf(cleaned);
   const single = (key: string) => firstOf(parsed[key], lineValues);
 
@@ -110,6 +119,29 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
   };
 }
 
+/**
+ * whoiser with its rules for the domain's registry (.fr, .tr, .it, …), or, when those throw on an answer they
+ * do not expect (a .fr contact block naming no handle), its generic reading of the same text.
+ */
+function parseWithWhoiser(domain: string, cleaned: string): WhoiserFields {
+  try {
+    return parseDomainWhois(domain, cleaned, true);
+  } catch {
+    return parseDomainWhois('', cleaned, true);
+  }
+}
+
+/** UTF-8 when the bytes are UTF-8; otherwise Latin-1, which older registries (.tr) still send. */
+function decodeResponse(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return bytes.toString('latin1');
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 // ---- fields ------------------------------------------------------------------------------------------------
 
 /**
@@ -148,7 +180,9 @@ function responseDomain(
     firstLabelled(labelled, REGISTRY_LABELS.domain)?.split(/\s+/)[0],
     unlabelledDomain(cleaned),
   ];
-  return candidates.map((name) => name?.toLowerCase().replace(/\.$/, '')).find(isDomainName);
+  return candidates
+    .map((name) => (name ? domainToASCII(name.replace(/\.$/, '')) : undefined))
+    .find(isDomainName);
 }
 
 function guessDomain(labelled: LabelledValues, cleaned: string): string | undefined {
@@ -178,7 +212,7 @@ function registrarOf(
   if (registrar === undefined || !isContactHandle(registrar)) return registrar;
   // .sk prints the registrar's block as `Registrar: <handle>` directly followed by `Name: <name>`.
   const block = new RegExp(
-    String.raw`^\s*Registrar:\s*${escapeRegExp(registrar)}\s*\n\s*Name:\s*(.+)$`,
+    String.raw`^[ \t]*Registrar:[ \t]*${escapeRegExp(registrar)}[ \t]*\n[ \t]*Name:[ \t]*(.+)$`,
     'im',
   );
   return keep(block.exec(cleaned)?.[1]) ?? registrar;

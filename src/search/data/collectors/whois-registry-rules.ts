@@ -24,7 +24,7 @@ export function cleanWhoisResponse(text: string): string {
     }
     kept.push(
       line
-        .replace(/^(\s*[A-Za-z][\w /()-]*?)\s*\.{2,}\s*:/, '$1:')
+        .replace(/^(\s*[A-Za-z][\w /()-]{0,60}?)\s*\.{2,}\s*:/, '$1:')
         .replace(/^(\s*[A-Za-z][\w /()-]{0,60}?[A-Za-z)]):(?=[^\s/:])/, '$1: '),
     );
   }
@@ -94,14 +94,14 @@ export const REGISTRY_LABELS = {
 
 /** .kz names the registrant under `Organization Using Domain Name`, before the contacts' own organizations. */
 export function organizationUsingDomain(cleaned: string): string | undefined {
-  return /^\s*Organization Using Domain Name\s*\n(?:.*\n){0,3}?\s*Organization Name\s*:\s*(.+)$/im.exec(
+  return /^[ \t]*Organization Using Domain Name[ \t]*\n(?:.*\n){0,3}?[ \t]*Organization Name[ \t]*:[ \t]*(.+)$/im.exec(
     cleaned,
   )?.[1];
 }
 
 /** `Domain GOOGLE.KG (ACTIVE)` (.kg): the domain on a line of its own, without a colon. */
 export function unlabelledDomain(cleaned: string): string | undefined {
-  return /^\s*Domain\s+([A-Za-z0-9.-]+\.[A-Za-z0-9-]+)\s*(?:\(|$)/m.exec(cleaned)?.[1];
+  return /^[ \t]*Domain[ \t]+([A-Za-z0-9.-]+\.[A-Za-z0-9-]+)[ \t]*(?:\(|$)/m.exec(cleaned)?.[1];
 }
 
 const NAME_SERVER_HEADING =
