@@ -6,6 +6,7 @@ import { COLLECTOR_FORMATS } from '../../../src/search/data/collectors/formats.j
 import { whoisRawFormat } from '../../../src/search/data/collectors/whois-raw.js';
 import { parseWhoisDate } from '../../../src/search/data/collectors/whois-registry-rules.js';
 import { validateRecord } from '../../../src/search/domain/records.js';
+import { redactWhoisRecord } from '../../../src/organizations/domain/policies.js';
 import {
   AGREEMENT_FIELDS,
   formatWhoisAgreement,
@@ -188,6 +189,15 @@ describe('whois-raw: real port-43 responses of different registries, field by fi
     });
   });
 
+  it("the trial's redaction (rule 7) leaves the registration and removes every contact name and email", () => {
+    const redacted = redactWhoisRecord(imported('slashdot.org'));
+    expect(redacted).toMatchObject({
+      registrar: 'tucows inc. (r11-lror)',
+      registrant: { organization: 'sourceforge, inc.', country: 'us' },
+    });
+    expect(JSON.stringify(redacted)).not.toMatch(/dns administration|dns technical|@/);
+  });
+
   it('withheld values ("REDACTED FOR PRIVACY", "Please query the RDDS service…") are absent, not data', () => {
     const record = imported('seal.jobs');
     expect(record).toEqual({
@@ -251,6 +261,41 @@ describe('whois-raw: what is not a registration', () => {
       .join('\n');
     const [collected] = whoisRawFormat.records(answer, { seenAt: SEEN_AT, source });
     expect(collected!.record).toMatchObject({ domain: 'google.fr', registrar: 'MARKMONITOR Inc.' });
+  });
+
+  it('any head or tail of every sample is a valid record or a refusal with a reason, never an error', () => {
+    let records = 0;
+    let refusals = 0;
+    for (const domain of readdirSync(RAW)) {
+      const lines = readFileSync(join(RAW, domain), 'utf8').split('\n');
+      const step = Math.max(1, Math.floor(lines.length / 6));
+      for (let cut = 1; cut < lines.length; cut += step) {
+        for (const part of [lines.slice(0, cut), lines.slice(cut)]) {
+          for (const source of [join(RAW, domain), '-']) {
+            try {
+              const [collected] = whoisRawFormat.records(part.join('\n'), { seenAt: SEEN_AT, source });
+              const validation = validateRecord('whois', collected!.record);
+              expect([domain, cut, validation.ok ? [] : validation.problems]).toEqual([domain, cut, []]);
+              records++;
+            } catch (error) {
+              expect(error).toBeInstanceOf(CollectedRecordRefused);
+              expect((error as Error).message).toMatch(/no (?:domain name|registration data)/);
+              refusals++;
+            }
+          }
+        }
+      }
+    }
+    expect(records).toBeGreaterThan(300);
+    expect(refusals).toBeGreaterThan(0);
+  });
+
+  it('collapses tabs and runs of spaces inside a value', () => {
+    const [collected] = whoisRawFormat.records(
+      'Domain Name: example.org\nRegistrar:\tExample\t\tRegistrar\n',
+      context,
+    );
+    expect(collected!.record).toMatchObject({ domain: 'example.org', registrar: 'Example Registrar' });
   });
 
   it('refuses a file far larger than any WHOIS answer', () => {

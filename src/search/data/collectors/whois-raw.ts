@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { domainToASCII } from 'node:url';
-import { dnsNameProblem } from '../../domain/records.js';
+import { dnsNameProblem, RECORD_LIMITS } from '../../domain/records.js';
 import {
   CollectedRecordRefused,
   type CollectedRecord,
@@ -256,7 +256,7 @@ function statusesOf(value: string | string[] | undefined): string[] | undefined 
         .trim(),
     )
     .filter((status) => /^[A-Za-z][A-Za-z0-9 _-]{0,63}$/.test(status));
-  return values.length > 0 ? [...new Set(values)] : undefined;
+  return values.length > 0 ? [...new Set(values)].slice(0, RECORD_LIMITS.listItems) : undefined;
 }
 
 function nameServersOf(
@@ -269,14 +269,20 @@ function nameServersOf(
   const names = [...parsed, ...servers, ...listedNameServers(cleaned)]
     .map((name) => name.toLowerCase().replace(/\.$/, ''))
     .filter(isDomainName);
-  return names.length > 0 ? [...new Set(names)] : undefined;
+  return names.length > 0 ? [...new Set(names)].slice(0, RECORD_LIMITS.listItems) : undefined;
 }
 
-/** A value, unless it is empty or a placeholder for withheld data. */
+/**
+ * A value with its whitespace (tabs included) collapsed, unless it is empty, a placeholder for withheld data,
+ * or too long to be a name (a paragraph a label happened to precede).
+ */
 function keep(value: string | undefined): string | undefined {
-  const text = value?.trim();
-  return text && !isWithheld(text) ? text : undefined;
+  // eslint-disable-next-line no-control-regex
+  const text = value?.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  return text && text.length <= MAX_VALUE_CHARS && !isWithheld(text) ? text : undefined;
 }
+
+const MAX_VALUE_CHARS = 512;
 
 /** A contact name: a registry handle (`GI7803022-NICAT`) or a number (a tax id, .ar) is not a name. */
 function personOf(value: string | undefined): string | undefined {
