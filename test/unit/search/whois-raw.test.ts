@@ -87,8 +87,16 @@ describe('whois-raw: real port-43 responses of different registries, field by fi
       created: '1999-05-18T00:00:00.000Z',
       updated: '2019-04-17T00:00:00.000Z',
       expires: '2020-05-18T00:00:00.000Z',
+      // ownerid 06.990.590/0001-23 is a CNPJ: the owner is a company, not a person.
+      registrant: { organization: 'google brasil internet ltda', country: 'br' },
       ...SEEN,
     });
+    const personOwned = readFileSync(join(RAW, 'google.com.br'), 'utf8')
+      .replace('06.990.590/0001-23', '123.456.789-09')
+      .replace('Google Brasil Internet Ltda', 'Maria da Silva');
+    const [collected] = whoisRawFormat.records(personOwned, { seenAt: SEEN_AT, source: 'google.com.br' });
+    expect(collected!.record).toMatchObject({ registrant: { name: 'Maria da Silva', country: 'BR' } });
+    expect(collected!.record).not.toHaveProperty('registrant.organization');
   });
 
   it('.pl (NASK): registrar on the line after its label, YYYY.MM.DD dates, indented name servers', () => {

@@ -16,6 +16,7 @@ import {
   labelledValues,
   listedNameServers,
   organizationUsingDomain,
+  registroBrOwner,
   parseWhoisDate,
   REGISTRY_LABELS,
   unlabelledDomain,
@@ -86,17 +87,22 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
     );
   }
 
+  const brOwner = registroBrOwner(labelled);
   const registration: Record<string, unknown> = {
     registrar: registrarOf(single('Registrar'), labelled, cleaned),
     status: statusesOf(parsed['Domain Status']),
     name_servers: nameServersOf(parsed['Name Server'], labelled, cleaned),
     ...datesOf(single, labelled),
     registrant: contact({
-      organization: keep(single('Registrant Organization') ?? organizationUsingDomain(cleaned)),
-      country: countryOf(
-        single('Registrant Country') ?? firstLabelled(labelled, REGISTRY_LABELS.registrantCountry),
+      organization: keep(
+        single('Registrant Organization') ?? organizationUsingDomain(cleaned) ?? brOwner.organization,
       ),
-      name: personOf(single('Registrant Name')),
+      country: countryOf(
+        single('Registrant Country') ??
+          firstLabelled(labelled, REGISTRY_LABELS.registrantCountry) ??
+          brOwner.country,
+      ),
+      name: personOf(single('Registrant Name') ?? brOwner.person),
       email: emailOf(single('Registrant Email')),
     }),
     admin: contact({ name: personOf(single('Admin Name')), email: emailOf(single('Admin Email')) }),

@@ -99,6 +99,25 @@ export function organizationUsingDomain(cleaned: string): string | undefined {
   )?.[1];
 }
 
+/**
+ * Registro.br prints the holder as `owner`, identified by `ownerid`: a CNPJ (`06.990.590/0001-23`) is a company,
+ * so the owner is the registrant organization; a CPF (`123.456.789-09`) is a natural person, so the owner is the
+ * registrant's name (a personal contact, hidden during the trial). The first `country` is the owner's.
+ */
+export function registroBrOwner(values: LabelledValues): {
+  organization?: string;
+  person?: string;
+  country?: string;
+} {
+  const owner = values.get('owner')?.[0];
+  const ownerId = values.get('ownerid')?.[0];
+  if (owner === undefined || ownerId === undefined) return {};
+  const country = values.get('country')?.[0];
+  if (/^\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}$/.test(ownerId)) return { organization: owner, country };
+  if (/^\d{3}\.\d{3}\.\d{3}-\d{2}$/.test(ownerId)) return { person: owner, country };
+  return {};
+}
+
 /** `Domain GOOGLE.KG (ACTIVE)` (.kg): the domain on a line of its own, without a colon. */
 export function unlabelledDomain(cleaned: string): string | undefined {
   return /^[ \t]*Domain[ \t]+([A-Za-z0-9.-]+\.[A-Za-z0-9-]+)[ \t]*(?:\(|$)/m.exec(cleaned)?.[1];
