@@ -9,12 +9,14 @@ import type { Measurement } from './bench-support.js';
 
 /**
  * Agreement of the whois-raw format with another parser's results (issue 17): python-whois's expected
- * files beside the raw port-43 answers in /work/shared/data/whois. The reference is not ground truth: every
+ * files beside the raw port-43 answers in ../shared/data/whois. The reference is not ground truth: every
  * disagreement is listed so a person can check the raw text. Registrars compare case- and space-insensitively,
  * dates as UTC days; a field counts only where the reference has a value.
  */
 
-export const WHOIS_SAMPLES = process.env.WHOIS_SAMPLES ?? '/work/shared/data/whois';
+/** The samples beside the project (`../shared/data/whois`, as the other real-data tests find theirs). */
+export const WHOIS_SAMPLES =
+  process.env.WHOIS_SAMPLES ?? join(process.cwd(), '..', 'shared', 'data', 'whois');
 
 export type AgreementField = 'registrar' | 'created' | 'expires';
 export const AGREEMENT_FIELDS: readonly AgreementField[] = ['registrar', 'created', 'expires'];
