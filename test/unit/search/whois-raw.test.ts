@@ -180,6 +180,21 @@ describe('whois-raw: real port-43 responses of different registries, field by fi
     });
   });
 
+  it('.ve (NIC.VE): Spanish labels, a dash list of name servers, contacts under Titular/Contacto headings', () => {
+    expect(imported('google.co.ve')).toEqual({
+      id: 'google.co.ve',
+      domain: 'google.co.ve',
+      name_servers: ['ns1.google.com', 'ns2.google.com', 'ns3.google.com', 'ns4.google.com'],
+      created: '2003-03-06T00:00:00.000Z',
+      updated: '2005-11-17T20:35:01.000Z',
+      expires: '2018-03-06T00:00:00.000Z',
+      registrant: { name: 'google inc.', email: 'dns-admin@google.com' },
+      admin: { name: 'dns admin', email: 'dns-admin@google.com' },
+      tech: { name: 'dns admin', email: 'dns-admin@google.com' },
+      ...SEEN,
+    });
+  });
+
   it('old .org (no space after the colon): contacts a Teams plan sees and the trial omits', () => {
     expect(imported('slashdot.org')).toMatchObject({
       registrar: 'tucows inc. (r11-lror)',

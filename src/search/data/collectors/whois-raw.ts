@@ -11,6 +11,8 @@ import {
 import {
   cleanWhoisResponse,
   firstLabelled,
+  HEADED_CONTACTS,
+  headedContact,
   isContactHandle,
   isWithheld,
   labelledValues,
@@ -88,6 +90,11 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
   }
 
   const brOwner = registroBrOwner(labelled);
+  const headed = {
+    registrant: headedContact(cleaned, HEADED_CONTACTS.registrant),
+    admin: headedContact(cleaned, HEADED_CONTACTS.admin),
+    tech: headedContact(cleaned, HEADED_CONTACTS.tech),
+  };
   const registration: Record<string, unknown> = {
     registrar: registrarOf(single('Registrar'), labelled, cleaned),
     status: statusesOf(parsed['Domain Status']),
@@ -102,11 +109,17 @@ export function whoisRecordOf(response: string, context: CollectorContext): Reco
           firstLabelled(labelled, REGISTRY_LABELS.registrantCountry) ??
           brOwner.country,
       ),
-      name: personOf(single('Registrant Name') ?? brOwner.person),
-      email: emailOf(single('Registrant Email')),
+      name: personOf(single('Registrant Name') ?? brOwner.person ?? headed.registrant.name),
+      email: emailOf(single('Registrant Email') ?? headed.registrant.email),
     }),
-    admin: contact({ name: personOf(single('Admin Name')), email: emailOf(single('Admin Email')) }),
-    tech: contact({ name: personOf(single('Tech Name')), email: emailOf(single('Tech Email')) }),
+    admin: contact({
+      name: personOf(single('Admin Name') ?? headed.admin.name),
+      email: emailOf(single('Admin Email') ?? headed.admin.email),
+    }),
+    tech: contact({
+      name: personOf(single('Tech Name') ?? headed.tech.name),
+      email: emailOf(single('Tech Email') ?? headed.tech.email),
+    }),
   };
   const present = Object.fromEntries(Object.entries(registration).filter(([, value]) => value !== undefined));
   if (Object.keys(present).length === 0) {

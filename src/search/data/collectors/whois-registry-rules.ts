@@ -118,6 +118,20 @@ export function registroBrOwner(values: LabelledValues): {
   return {};
 }
 
+/** The contacts NIC.VE prints under Spanish headings, each as its name and email on one line. */
+export const HEADED_CONTACTS = {
+  registrant: 'Titular',
+  admin: 'Contacto Administrativo',
+  tech: 'Contacto Técnico',
+} as const;
+
+/** `Titular:` then `Google Inc. <tabs> dns-admin@google.com` on the next line (.ve). */
+export function headedContact(cleaned: string, heading: string): { name?: string; email?: string } {
+  const pattern = new RegExp(String.raw`^[ \t]*${heading}:[ \t]*\n[ \t]*(\S.*?)[ \t]+(\S+@\S+)[ \t]*$`, 'im');
+  const match = pattern.exec(cleaned);
+  return match ? { name: match[1], email: match[2] } : {};
+}
+
 /** `Domain GOOGLE.KG (ACTIVE)` (.kg): the domain on a line of its own, without a colon. */
 export function unlabelledDomain(cleaned: string): string | undefined {
   return /^[ \t]*Domain[ \t]+([A-Za-z0-9.-]+\.[A-Za-z0-9-]+)[ \t]*(?:\(|$)/m.exec(cleaned)?.[1];
