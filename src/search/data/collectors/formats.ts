@@ -1,7 +1,15 @@
 import type { CollectorFormat } from './collected.js';
+import { leakixFormat } from './leakix.js';
+import { x509Format } from './x509.js';
+import { zgrab2Format } from './zgrab2.js';
 
 /**
  * Every collector format `data import` knows, in the order content sniffing tries them (the most specific
- * first; plain NDJSON last, as the fallback).
+ * first; plain NDJSON last, as the fallback). One format a line, so formats added side by side merge cleanly.
  */
-export const COLLECTOR_FORMATS: readonly CollectorFormat[] = [];
+// prettier-ignore
+export const COLLECTOR_FORMATS: readonly CollectorFormat[] = [
+  x509Format,
+  zgrab2Format,
+  leakixFormat,
+];
