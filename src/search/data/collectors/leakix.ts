@@ -43,7 +43,7 @@ export const leakixFormat: CollectorFormat = {
 
   sniff(head: Buffer): boolean {
     const text = head.toString('utf8');
-    const firstLine = text.split('\n', 1)[0]!.trim();
+    const firstLine = text.trimStart().split('\n', 1)[0]!.trim();
     try {
       if (isL9Event(JSON.parse(firstLine))) return true;
     } catch {

@@ -38,7 +38,7 @@ export const zgrab2Format: CollectorFormat = {
   unit: 'lines',
 
   sniff(head: Buffer): boolean {
-    const text = head.toString('utf8');
+    const text = head.toString('utf8').trimStart();
     const firstLine = text.split('\n', 1)[0]!.trim();
     if (!firstLine.startsWith('{')) return false;
     const complete = text.includes('\n') || head.length < 65_536;
