@@ -60,8 +60,7 @@ export function describeCertificate(der: Buffer): CertificateFacts {
     issuerCn: lastValue(names.issuer, OID_COMMON_NAME),
     issuerOrganization: lastValue(names.issuer, OID_ORGANIZATION),
     serial: serialOf(certificate),
-    notBefore: certificate.validFromDate.toISOString(),
-    notAfter: certificate.validToDate.toISOString(),
+    ...validityOf(certificate),
     selfSigned: names.subjectDer.equals(names.issuerDer) && signedByOwnKey(certificate),
     keyType: key?.type,
     keyBits: key?.bits,
@@ -136,6 +135,15 @@ function ipFromBytes(bytes: Buffer): string | undefined {
     return ipAddress(groups.join(':'));
   }
   return undefined;
+}
+
+/** The validity period; an inverted one (a broken certificate) is left out rather than costing the record. */
+function validityOf(certificate: X509Certificate): { notBefore?: string; notAfter?: string } {
+  const notBefore = certificate.validFromDate;
+  const notAfter = certificate.validToDate;
+  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime()) || notBefore > notAfter)
+    return {};
+  return { notBefore: notBefore.toISOString(), notAfter: notAfter.toISOString() };
 }
 
 /** Hexadecimal by whole octets, as openssl prints it without colons (`05c8…`); at most 64 digits kept. */
