@@ -71,10 +71,22 @@ export function ipAddress(value: unknown): string | undefined {
  */
 export function collectedTime(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const parsed = parseDate(value.trim());
-  if (!parsed || new Date(parsed.ms).getUTCFullYear() < 1970) return undefined;
-  return new Date(parsed.ms).toISOString();
+  const trimmed = value.trim();
+  // RFC 3339 with a zone, what collectors print: the engine's parser reads it exactly; other forms go the
+  // query language's way.
+  const ms = RFC3339.test(trimmed) && realDay(trimmed) ? Date.parse(trimmed) : parseDate(trimmed)?.ms;
+  if (ms === undefined || Number.isNaN(ms) || ms < 0) return undefined;
+  return new Date(ms).toISOString();
 }
+
+/** The engine rolls 2018-02-30 over to March; a collector's impossible day is no time. */
+function realDay(iso: string): boolean {
+  const [year, month, day] = [Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10))];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
 export function portNumber(value: unknown): number | undefined {
   const port = typeof value === 'string' && /^\d{1,5}$/.test(value.trim()) ? Number(value) : value;

@@ -6,7 +6,13 @@ import {
   type CollectorFormat,
   type FingerprintEvidence,
 } from './collected.js';
-import { certificateEvidence, certificateVhost, describeCertificate, hostTlsFields } from './certificate.js';
+import {
+  certificateEvidence,
+  certificateVhost,
+  describeCertificate,
+  hostTlsFields,
+  type CertificateFacts,
+} from './certificate.js';
 import {
   collectedTime,
   compact,
@@ -128,7 +134,7 @@ interface ServiceObservation {
   readonly protocol?: string;
   readonly banner?: string;
   readonly http?: { status?: number; title?: string; server?: string };
-  readonly certificate?: { facts: ReturnType<typeof describeCertificate> };
+  readonly certificate?: { facts: CertificateFacts };
   readonly seen: string;
   readonly firstSeen?: string;
   readonly evidence: readonly FingerprintEvidence[];
@@ -175,15 +181,30 @@ function readScan(scanName: string, scan: unknown, context: CollectorContext): S
   };
 }
 
+/**
+ * Certificates already described, by their base64 DER: scans meet the same certificate on many addresses (CDNs,
+ * appliance defaults), and parsing and verifying it again costs far more than reading the line. Bounded: the
+ * oldest entry leaves first.
+ */
+const describedCertificates = new Map<string, CertificateFacts | undefined>();
+const DESCRIBED_CERTIFICATES_KEPT = 1024;
+
 /** The certificate the service presented (the chain's CA certificates describe the issuers, not the service). */
-function leafCertificate(handshakeLog: JsonObject | undefined) {
+function leafCertificate(handshakeLog: JsonObject | undefined): CertificateFacts | undefined {
   const raw = stringAt(handshakeLog, 'server_certificates', 'certificate', 'raw');
   if (!raw) return undefined;
+  if (describedCertificates.has(raw)) return describedCertificates.get(raw);
+  let facts: CertificateFacts | undefined;
   try {
-    return describeCertificate(Buffer.from(raw, 'base64'));
+    facts = describeCertificate(Buffer.from(raw, 'base64'));
   } catch {
-    return undefined; // zgrab2 also keeps certificates Node cannot parse; the service is still observed
+    facts = undefined; // zgrab2 also keeps certificates Node cannot parse; the service is still observed
   }
+  if (describedCertificates.size >= DESCRIBED_CERTIFICATES_KEPT) {
+    describedCertificates.delete(describedCertificates.keys().next().value!);
+  }
+  describedCertificates.set(raw, facts);
+  return facts;
 }
 
 /** Two scans of one service on one line (http and tls on 443): fields from both, the earliest and latest time. */
