@@ -12,6 +12,7 @@ import { benchIdle } from './idle.bench.js';
 import { benchCommits } from './commits.bench.js';
 import { benchRebuild } from './rebuild.bench.js';
 import { benchEmbeddedDefault } from './embedded-default.bench.js';
+import { benchCollectorFormats } from './collector-formats.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -118,6 +119,14 @@ if (!only || only === 'rebuild') {
 if (!only || only === 'embedded') {
   process.stderr.write('benchmarking the embedded default: PGlite against the embedded PostgreSQL server…\n');
   measurements.push(...(await benchEmbeddedDefault()));
+}
+
+if (!only || only === 'collector-formats') {
+  const lines = Number(process.env.BENCH_COLLECTOR_LINES ?? 50_000);
+  process.stderr.write(
+    `benchmarking zgrab2 lines → records (${lines.toLocaleString('en-US')} lines a sample)…\n`,
+  );
+  measurements.push(...benchCollectorFormats(lines));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
