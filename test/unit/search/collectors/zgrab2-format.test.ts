@@ -371,6 +371,40 @@ describe('zgrab2 lines beyond the samples', () => {
     });
   });
 
+  it('the tls module: handshake_log at the top of the result, port 443, protocol tls, merged with http on 443', () => {
+    const request = (https.data.http.result as { response: { request: { tls_log: object } } }).response
+      .request;
+    const tls = {
+      status: 'success',
+      protocol: 'tls',
+      result: request.tls_log,
+      timestamp: '2018-04-06T19:38:30Z',
+    };
+    const [alone, vhost] = importLine(JSON.stringify({ ip: '192.0.2.9', data: { tls } }));
+    expect(alone).toMatchObject({
+      record: {
+        id: '192.0.2.9:443/tcp',
+        protocol: 'tls',
+        tls: { subject: { cn: 'target' }, fingerprint: HTTPS_FINGERPRINT },
+        first_seen: '2018-04-06T19:38:30.000Z',
+      },
+    });
+    expect(vhost).toMatchObject({ record: { id: `${HTTPS_FINGERPRINT}@192.0.2.9:443` } });
+    const both = importLine(JSON.stringify({ ip: '192.0.2.9', data: { http: https.data.http, tls } }));
+    expect(both.map((item) => ('record' in item ? item.record.id : item))).toEqual([
+      '192.0.2.9:443/tcp',
+      `${HTTPS_FINGERPRINT}@192.0.2.9:443`,
+    ]);
+    expect(both[0]).toMatchObject({
+      record: {
+        protocol: 'https',
+        http: { status: 200 },
+        first_seen: '2018-04-06T19:38:11.000Z',
+        last_seen: '2018-04-06T19:38:30.000Z',
+      },
+    });
+  });
+
   it('two scans of one service on one line merge into one record; a failed scan is refused in its place', () => {
     const line = {
       ip: '192.0.2.5',
