@@ -13,6 +13,7 @@ import { benchCommits } from './commits.bench.js';
 import { benchRebuild } from './rebuild.bench.js';
 import { benchEmbeddedDefault } from './embedded-default.bench.js';
 import { benchWhoisAgreement } from './whois-agreement.js';
+import { benchCollectorFormats } from './collector-formats.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -124,6 +125,14 @@ if (!only || only === 'embedded') {
 if (!only || only === 'whois') {
   process.stderr.write('measuring WHOIS parsing agreement with python-whois on the shared samples…\n');
   measurements.push(...benchWhoisAgreement());
+}
+
+if (!only || only === 'collector-formats') {
+  const lines = Number(process.env.BENCH_COLLECTOR_LINES ?? 50_000);
+  process.stderr.write(
+    `benchmarking zgrab2 lines → records (${lines.toLocaleString('en-US')} lines a sample)…\n`,
+  );
+  measurements.push(...benchCollectorFormats(lines));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
