@@ -1630,11 +1630,25 @@ export function observationIndexContract(
             seen(20, 10, { product: 'caddy' }),
             seen(300, 200, { product: 'apache httpd' }),
             seen(40, 30, { product: 'nginx' }),
-            seen(15, 10, { banner: 'caddy banner' }),
+            seen(15, 10, { banner: 'caddy banner', http: { status: 200, server: 'caddy' } }),
           ]);
           expect(await index().get('hosts', 'h40')).toEqual(
-            seen(300, 10, { product: 'caddy', banner: 'caddy banner' }),
+            seen(300, 10, {
+              product: 'caddy',
+              banner: 'caddy banner',
+              http: { status: 200, server: 'caddy' },
+            }),
           );
+          // Objects add up one level down: a status from one line, a title from another.
+          await merge([seen(12, 10, { http: { title: 'Caddy works!' } })]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(300, 10, {
+              product: 'caddy',
+              banner: 'caddy banner',
+              http: { status: 200, server: 'caddy', title: 'Caddy works!' },
+            }),
+          );
+          expect(await idsOf('hosts', { ast: q.exact('http.status', 200) })).toContain('h40');
           expect(await index().count('hosts')).toBe(HOSTS.length + 1);
         });
 

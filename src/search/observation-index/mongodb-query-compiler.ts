@@ -201,19 +201,26 @@ export function observationMerge(stored: StoredObservation): AnyBulkWriteOperati
   const earlier = {
     $or: [{ $lte: ['$t.first_seen', null] }, { $lt: [{ $literal: firstSeen }, '$t.first_seen'] }],
   };
-  const newest = (incoming: unknown, path: string) => ({
+  const newest = (incoming: unknown, path: string, addedUp: unknown[] = []) => ({
     $cond: [
       newer,
       { $literal: incoming },
-      { $cond: [same, { $mergeObjects: [path, { $literal: incoming }] }, path] },
+      { $cond: [same, { $mergeObjects: [path, { $literal: incoming }, ...addedUp] }, path] },
     ],
   });
+  // Objects of the record (`http`, `tls`, …) are merged one level down on equal last_seen (addedUp).
+  const nested = Object.entries(record)
+    .filter(
+      ([key, value]) =>
+        /^[a-z][a-z0-9_]*$/.test(key) && value !== null && typeof value === 'object' && !Array.isArray(value),
+    )
+    .map(([key, value]) => ({ [key]: { $mergeObjects: [`$record.${key}`, { $literal: value }] } }));
   const update = [
     {
       $set: {
         record: {
           $mergeObjects: [
-            newest(record, '$record'),
+            newest(record, '$record', nested),
             {
               first_seen: { $cond: [earlier, { $literal: record.first_seen }, '$record.first_seen'] },
               last_seen: {

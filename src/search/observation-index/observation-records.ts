@@ -159,7 +159,7 @@ export function normalizeBatch(
  * The batch of a `merge` write (ObservationWriteOptions): records of one id become one, with the earliest
  * first_seen, the latest last_seen and the other fields of the newest (greater last_seen). Records with the same
  * last_seen are parts of one observation (masscan writes a line per banner): their fields add up, the later's
- * where both have one.
+ * where both have one, objects (`http`, `tls`, …) merged one level down (see addedUp).
  */
 export function mergeSeenBatch(observations: readonly NormalizedObservation[]): NormalizedObservation[] {
   const byId = new Map<string, NormalizedObservation>();
@@ -182,7 +182,7 @@ export function mergeSeen(kept: NormalizedObservation, next: NormalizedObservati
         ? kept
         : {
             id: next.id,
-            record: { ...kept.record, ...next.record },
+            record: addedUp(kept.record, next.record),
             keys: { ...kept.keys, ...next.keys },
             instants: { ...kept.instants, ...next.instants },
             addresses: { ...kept.addresses, ...next.addresses },
@@ -197,4 +197,22 @@ export function mergeSeen(kept: NormalizedObservation, next: NormalizedObservati
       last_seen: newest.instants.last_seen!,
     },
   };
+}
+
+/**
+ * Two parts of one observation: `later`'s fields over `earlier`'s, and an object both have (`http`: status from
+ * one line, title from another) merged one level down. The vocabulary nests no deeper than that, but for
+ * `tls.subject.cn` (one field: taking either subject whole is the same).
+ */
+export function addedUp<R extends Record<string, unknown>>(earlier: R, later: R): R {
+  const merged: Record<string, unknown> = { ...earlier, ...later };
+  for (const [key, value] of Object.entries(later)) {
+    const before = earlier[key];
+    if (isObject(value) && isObject(before)) merged[key] = { ...before, ...value };
+  }
+  return merged as R;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -225,13 +225,34 @@ export function mergeUpsertSql(dataset: Dataset): string {
           SELECT r ->> 'id', r -> 'doc', r -> 'keys', ${values.join(', ')}
             FROM jsonb_array_elements($1::jsonb) AS r
           ON CONFLICT (id) DO UPDATE SET
-            doc = (${newest('EXCLUDED.doc', 'o.doc', 'o.doc || EXCLUDED.doc')}) || jsonb_build_object(
+            doc = (${newest('EXCLUDED.doc', 'o.doc', addedUpDoc(dataset))}) || jsonb_build_object(
               'first_seen', CASE WHEN EXCLUDED.first_seen < o.first_seen
                                  THEN EXCLUDED.doc -> 'first_seen' ELSE o.doc -> 'first_seen' END,
               'last_seen', CASE WHEN EXCLUDED.last_seen >= o.last_seen
                                 THEN EXCLUDED.doc -> 'last_seen' ELSE o.doc -> 'last_seen' END),
             keys = ${newest('EXCLUDED.keys', 'o.keys', 'o.keys || EXCLUDED.keys')},
             ${assignments.join(',\n            ')}`;
+}
+
+/**
+ * The stored and incoming documents of one observation added up (observation-records.ts addedUp): incoming fields
+ * over stored ones, and each object of the vocabulary (`http`, `tls`, …) both have merged one level down.
+ */
+function addedUpDoc(dataset: Dataset): string {
+  const objects = [
+    ...new Set(
+      fieldsOf(dataset)
+        .map(checkedField)
+        .filter((field) => field.name.includes('.'))
+        .map((field) => field.name.split('.')[0]!),
+    ),
+  ];
+  const parts = objects.map(
+    (key) =>
+      `CASE WHEN jsonb_typeof(o.doc -> '${key}') = 'object' AND jsonb_typeof(EXCLUDED.doc -> '${key}') = 'object' ` +
+      `THEN jsonb_build_object('${key}', (o.doc -> '${key}') || (EXCLUDED.doc -> '${key}')) ELSE '{}'::jsonb END`,
+  );
+  return ['o.doc || EXCLUDED.doc', ...parts].map((part) => `(${part})`).join(' || ');
 }
 
 /** The rows of upsertSql's parameter. */

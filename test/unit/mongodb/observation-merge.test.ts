@@ -150,12 +150,16 @@ describe('MongoDB merge write (update pipeline, in memory)', () => {
   });
 
   it('on equal last_seen the fields add up, the incoming ones where both have one', () => {
-    const part = host('2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', { banner: 'HTTP/1.1 200 OK' });
+    const part = host('2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', {
+      banner: 'HTTP/1.1 200 OK',
+      http: { status: 200 },
+    });
     const other = host('2026-01-05T00:00:00.000Z', '2026-02-01T00:00:00.000Z', {
       http: { title: 'Welcome' },
     });
     const document = apply(apply(undefined, stored(part)), stored(other));
-    expect(document.record).toEqual({ ...part, http: { title: 'Welcome' } });
+    expect(document.record).toEqual({ ...part, http: { status: 200, title: 'Welcome' } });
+    expect(document.k.http__status).toBe(200);
     expect(document.x).toEqual({ banner: 'http/1.1 200 ok', http__title: 'welcome' });
   });
 });
