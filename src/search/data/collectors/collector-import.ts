@@ -184,13 +184,15 @@ export async function importCollected(
     ? sources.reduce((sum, source) => sum + source.stats!.size, 0)
     : undefined;
 
-  // Files are opened and sniffed before anything is written: a file no format fits stops the import at once.
-  const opened = new Map<ImportSource, { input: OpenedSource; format: CollectorFormat }>();
+  // Files are sniffed before anything is written: a file no format fits stops the import at once. Only the
+  // format is kept (not the first bytes: a folder may hold many files).
+  const formatsOf = new Map<ImportSource, CollectorFormat>();
   for (const source of sources) {
     if (source.path === STDIN) continue;
-    const input = await openSource(source, stdin);
-    opened.set(source, { input, format: formatOf(input.head, source.path, formats, options.format) });
+    const { head } = await openSource(source, stdin);
+    formatsOf.set(source, formatOf(head, source.path, formats, options.format));
   }
+  let stdinInput: OpenedSource | undefined;
 
   const summary: CollectorImportSummary = {
     target,
@@ -286,12 +288,11 @@ export async function importCollected(
     };
 
     for (const source of sources) {
-      let entry = opened.get(source);
-      if (!entry) {
-        const input = await openSource(source, stdin);
-        entry = { input, format: formatOf(input.head, source.path, formats, options.format) };
-      }
-      const { input, format } = entry;
+      const input =
+        source.path === STDIN
+          ? (stdinInput ??= await openSource(source, stdin))
+          : await openSource(source, stdin);
+      const format = formatsOf.get(source) ?? formatOf(input.head, source.path, formats, options.format);
       const file: FileImportSummary = {
         file: source.path,
         format: format.name,
