@@ -12,6 +12,7 @@ import type {
   ObservationIndex,
   ObservationQuery,
   ObservationRecord,
+  ObservationWriteOptions,
   SearchPage,
 } from '../search/observation-index/observation-index.port.js';
 import type { CatalogueService } from './catalogue-service.js';
@@ -30,9 +31,23 @@ export class AssociatedObservationIndex implements ObservationIndex {
     return this.inner.init();
   }
 
-  async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
-    await this.inner.write(dataset, records);
-    if (dataset === 'hosts' && records.length > 0) await this.catalogue.observationsWritten(records);
+  async write(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    options: ObservationWriteOptions = {},
+  ): Promise<void> {
+    await this.inner.write(dataset, records, options);
+    if (dataset !== 'hosts' || records.length === 0) return;
+    // A merge may keep the stored fields (an older observation): associate what is stored, not what was sent.
+    const stored =
+      options.seen === 'merge'
+        ? await this.inner.getMany(dataset, [...new Set(records.map((record) => record.id))])
+        : records;
+    await this.catalogue.observationsWritten(stored);
+  }
+
+  getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {
+    return this.inner.getMany(dataset, ids);
   }
 
   count(dataset: Dataset): Promise<number> {

@@ -285,6 +285,28 @@ export function catalogueStoreContract(label: string, open: () => Promise<Catalo
       expect(await ids(q.selector('kev', 'true'))).toEqual(['h1', 'h4']);
     });
 
+    it('a merge write associates what is stored: an older observation keeps the newer identity and its CVEs', async () => {
+      const older = {
+        ...host('h1', [cpe('apache', 'http_server', '2.4.56')]),
+        first_seen: '2025-01-01T00:00:00.000Z',
+        last_seen: '2025-02-01T00:00:00.000Z',
+      };
+      await index.write('hosts', [older], { seen: 'merge' });
+      expect(await index.get('hosts', 'h1')).toMatchObject({
+        cpe: [cpe('apache', 'http_server', '2.4.49')],
+        first_seen: '2025-01-01T00:00:00.000Z',
+      });
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual(['h1']);
+      const newer = {
+        ...host('h1', [cpe('apache', 'http_server', '2.4.56')]),
+        last_seen: '2026-02-25T00:00:00.000Z',
+      };
+      await index.write('hosts', [newer], { seen: 'merge' });
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual([]);
+      await index.write('hosts', HOSTS);
+      expect(await ids(q.selector('cve', 'CVE-2021-41773'))).toEqual(['h1']);
+    });
+
     it('imports NVD API pages file by file; a page changed between the survey and the commit changes nothing', async () => {
       const pages = join(scratch, 'pages');
       // Synthetic products only (none keeps a real name): the hosts above keep their associations.

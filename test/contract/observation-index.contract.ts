@@ -1567,6 +1567,105 @@ export function observationIndexContract(
         expect(await idsOf('hosts', { ast: q.exact('port', 8000) })).toEqual([]);
       });
 
+      describe("merge writes (ObservationWriteOptions seen: 'merge', ADR 97)", () => {
+        const seen = (first: number, last: number, fields: Record<string, unknown>): ObservationRecord => ({
+          id: 'h40',
+          ip: '192.0.2.40',
+          port: 8080,
+          transport: 'tcp',
+          first_seen: ago(first),
+          last_seen: ago(last),
+          ...fields,
+        });
+        const merge = (records: ObservationRecord[]) => index().write('hosts', records, { seen: 'merge' });
+
+        it('a newer observation moves last_seen and brings its fields; first_seen stays', async () => {
+          await merge([seen(100, 50, { product: 'nginx', banner: 'old' })]);
+          await merge([seen(10, 5, { product: 'caddy' })]);
+          expect(await index().get('hosts', 'h40')).toEqual(seen(100, 5, { product: 'caddy' }));
+          expect(await index().count('hosts')).toBe(HOSTS.length + 1);
+          // The searchable values follow the stored record, dates included.
+          expect(await idsOf('hosts', { ast: q.exact('product', 'caddy') })).toEqual(['h40']);
+          expect(await idsOf('hosts', { ast: q.exact('product', 'nginx') })).not.toContain('h40');
+          expect(
+            await idsOf('hosts', {
+              ast: q.and(q.exact('port', 8080), q.range('last_seen', [ago(6), true], [ago(4), true])),
+            }),
+          ).toEqual(['h40']);
+          expect(
+            await idsOf('hosts', {
+              ast: q.and(q.exact('port', 8080), q.range('first_seen', [ago(101), true], [ago(99), true])),
+            }),
+          ).toEqual(['h40']);
+        });
+
+        it('an older observation imported later only moves first_seen back', async () => {
+          await merge([seen(100, 50, { product: 'nginx' })]);
+          await merge([seen(300, 200, { product: 'apache httpd', banner: 'older' })]);
+          expect(await index().get('hosts', 'h40')).toEqual(seen(300, 50, { product: 'nginx' }));
+          expect(await idsOf('hosts', { ast: q.exact('product', 'apache httpd') })).not.toContain('h40');
+          expect(
+            await idsOf('hosts', {
+              ast: q.and(q.exact('port', 8080), q.range('first_seen', [ago(301), true], [ago(299), true])),
+            }),
+          ).toEqual(['h40']);
+        });
+
+        it('the same observation again changes nothing; on equal last_seen the fields add up', async () => {
+          await merge([seen(100, 50, { product: 'nginx', banner: 'SSH-2.0-OpenSSH_8.9' })]);
+          await merge([seen(100, 50, { product: 'nginx', banner: 'SSH-2.0-OpenSSH_8.9' })]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(100, 50, { product: 'nginx', banner: 'SSH-2.0-OpenSSH_8.9' }),
+          );
+          // Two parts of one observation (masscan writes a line per banner): the later's where both have one.
+          await merge([seen(80, 50, { product: 'caddy', http: { server: 'Caddy' } })]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(100, 50, { product: 'caddy', banner: 'SSH-2.0-OpenSSH_8.9', http: { server: 'Caddy' } }),
+          );
+          expect(await idsOf('hosts', { ast: q.exact('http.server', 'caddy') })).toEqual(['h40']);
+        });
+
+        it('records of one id in a batch are merged the same way before the write', async () => {
+          await merge([
+            seen(20, 10, { product: 'caddy' }),
+            seen(300, 200, { product: 'apache httpd' }),
+            seen(40, 30, { product: 'nginx' }),
+            seen(15, 10, { banner: 'caddy banner', http: { status: 200, server: 'caddy' } }),
+          ]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(300, 10, {
+              product: 'caddy',
+              banner: 'caddy banner',
+              http: { status: 200, server: 'caddy' },
+            }),
+          );
+          // Objects add up one level down: a status from one line, a title from another.
+          await merge([seen(12, 10, { http: { title: 'Caddy works!' } })]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(300, 10, {
+              product: 'caddy',
+              banner: 'caddy banner',
+              http: { status: 200, server: 'caddy', title: 'Caddy works!' },
+            }),
+          );
+          expect(await idsOf('hosts', { ast: q.exact('http.status', 200) })).toContain('h40');
+          expect(await index().count('hosts')).toBe(HOSTS.length + 1);
+        });
+
+        it('a replace write (the default) still replaces the dates', async () => {
+          await merge([seen(300, 10, { product: 'caddy' })]);
+          await index().write('hosts', [seen(100, 50, { product: 'nginx' })]);
+          expect(await index().get('hosts', 'h40')).toEqual(seen(100, 50, { product: 'nginx' }));
+        });
+
+        it('getMany gives the stored records of the ids that exist', async () => {
+          await merge([seen(100, 50, { product: 'nginx' })]);
+          const found = await index().getMany('hosts', ['h40', 'h01', 'nope']);
+          expect(found.map((record) => record.id).sort()).toEqual(['h01', 'h40']);
+          expect(await index().getMany('hosts', [])).toEqual([]);
+        });
+      });
+
       const valid = observation('h31', 0.2, { ip: '192.0.2.31', port: 8000 });
       it.each([
         ['an integer field holding text', { port: 'eighty' }],

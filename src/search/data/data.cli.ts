@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
@@ -10,17 +10,26 @@ import { DATASETS, isDataset, type Dataset } from '../domain/datasets.js';
 import type { ObservationIndex } from '../observation-index/observation-index.port.js';
 import { GENERATE_BATCH_SIZE, writeGenerated, type GeneratedWrite } from './demo-corpus.js';
 import { generateRecords } from './generator.js';
-import { importNdjson, NdjsonImportError, type NdjsonImportSummary } from './ndjson-import.js';
+import type { CollectorFormatName } from './collectors/collected.js';
+import {
+  CollectorImportError,
+  importCollected,
+  totalImported,
+  type CollectorImportSummary,
+  type DatasetCounts,
+} from './collectors/collector-import.js';
+import { COLLECTOR_FORMATS } from './collectors/formats.js';
 
 const MAX_COUNT = 100_000_000;
 const SHOWN_PROBLEMS = 20;
 
 /**
- * `data generate` fills the observation index with a realistic deterministic corpus; `data import` loads an
- * NDJSON file. Exit codes: 0 done, 3 some import lines rejected (nothing written with --strict), 1 failure.
+ * `data generate` fills the observation index with a realistic deterministic corpus; `data import` loads
+ * collector output (collectors/collector-import.ts). Exit codes: 0 done, 3 some import items rejected (nothing
+ * written with --strict), 1 failure.
  */
 export function registerDataCommands(program: Command, runtime: CliRuntime): void {
-  const data = program.command('data').description('observation data: generated corpus and NDJSON import');
+  const data = program.command('data').description('observation data: generated corpus and collector import');
 
   data
     .command('generate')
@@ -108,12 +117,19 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
   data
     .command('import')
     .description(
-      'import an NDJSON file (one record per line) into a dataset: valid lines are written in atomic batches, ' +
-        'bad lines are reported with their line number and skipped; --strict writes nothing if any line is bad',
+      'import collector output (NDJSON records, masscan, zgrab2, LeakIX, certificates, raw WHOIS) from files, ' +
+        'folders (walked, files in name order) or - (standard input): the format is recognized from the content ' +
+        'unless --format names it; valid records are written in atomic batches per dataset, a record seen again ' +
+        'moves last_seen (first_seen keeps the earliest); bad items are reported with their file, line and ' +
+        'reason and skipped; --strict writes nothing if any is bad. Exit codes: 0 done, 3 some items rejected, 1 failure',
     )
-    .argument('<dataset>', DATASETS.join(', '))
-    .argument('<file>', 'NDJSON file')
-    .option('--strict', 'validate the whole file first and write nothing if any line is bad')
+    .argument('<dataset>', `${DATASETS.join(', ')}, or auto (each record's own dataset)`)
+    .argument('<inputs...>', 'files, folders, or - for standard input')
+    .option(
+      '--format <format>',
+      `${COLLECTOR_FORMATS.map((format) => format.name).join(', ')} (default: recognized)`,
+    )
+    .option('--strict', 'read everything first and write nothing if any item is bad (not with -)')
     .option('--batch-size <n>', 'records per atomic write', '1000')
     .option('--json', 'machine-readable output')
     .action(
@@ -121,28 +137,35 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
         runtime,
         async (
           datasetText: string,
-          file: string,
-          options: { strict?: boolean; batchSize: string; json?: boolean },
+          inputs: string[],
+          options: { format?: string; strict?: boolean; batchSize: string; json?: boolean },
         ) => {
-          if (!isDataset(datasetText))
-            throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')})`);
+          if (datasetText !== 'auto' && !isDataset(datasetText))
+            throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')}, or auto)`);
+          const format = options.format?.trim().toLowerCase();
+          if (format !== undefined && !COLLECTOR_FORMATS.some((known) => known.name === format))
+            throw new Error(
+              `unknown format "${options.format}" (one of ${COLLECTOR_FORMATS.map((known) => known.name).join(', ')})`,
+            );
           const batchSize = Number(options.batchSize);
           if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
             throw new Error('--batch-size must be from 1 to 10000');
           const json = Boolean(options.json);
-          const size = (await stat(file)).size;
           const index = observationIndexOf(await runtime.open());
           const started = performance.now();
           let phase = '';
-          const progress = startProgress(`importing ${datasetText}`, { json, total: size, unit: 'bytes' });
+          const progress = startProgress(`importing into ${datasetText}`, { json, unit: 'bytes' });
           try {
-            const summary = await importNdjson(index, datasetText, file, {
+            const summary = await importCollected(index, inputs, {
+              target: datasetText,
+              ...(format ? { format: format as CollectorFormatName } : {}),
               batchSize,
               strict: Boolean(options.strict),
               onProgress: (p) => {
                 phase = p.phase;
                 progress.update(p.bytesRead, {
-                  detail: `${p.phase}: ${p.read.toLocaleString('en-US')} lines, ${p.imported.toLocaleString('en-US')} imported, ${p.rejected.toLocaleString('en-US')} rejected`,
+                  ...(p.totalBytes === undefined ? {} : { total: p.totalBytes }),
+                  detail: `${p.phase} ${p.file}: ${p.read.toLocaleString('en-US')} items, ${p.imported.toLocaleString('en-US')} imported, ${p.rejected.toLocaleString('en-US')} rejected`,
                 });
               },
             });
@@ -152,7 +175,7 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
             return summary.rejected > 0 ? 3 : 0;
           } catch (error) {
             progress.stop();
-            if (!(error instanceof NdjsonImportError)) throw error;
+            if (!(error instanceof CollectorImportError)) throw error;
             const seconds = (performance.now() - started) / 1000;
             runtime.print(json, { ...importJson(error.summary, seconds), error: error.message }, () =>
               [
@@ -251,37 +274,66 @@ function describeGenerated(result: GeneratedWrite & { file?: string }): string {
   );
 }
 
-function importJson(summary: NdjsonImportSummary, seconds: number): Record<string, unknown> {
+function importJson(summary: CollectorImportSummary, seconds: number): Record<string, unknown> {
+  const imported = totalImported(summary.imported);
   return {
-    dataset: summary.dataset,
-    file: summary.file,
+    dataset: summary.target,
+    ...(summary.files.length === 1 ? { file: summary.files[0]!.file, format: summary.files[0]!.format } : {}),
     strict: summary.strict,
     read: summary.read,
-    imported: summary.imported,
+    imported,
+    imported_by_dataset: summary.imported,
     rejected: summary.rejected,
+    refused: summary.refused,
+    refused_reasons: summary.refusedReasons,
     blank: summary.blank,
     batches: summary.batches,
     aborted: summary.aborted,
     seconds: Math.round(seconds * 1000) / 1000,
-    records_per_second: seconds > 0 ? Math.round(summary.imported / seconds) : summary.imported,
+    records_per_second: seconds > 0 ? Math.round(imported / seconds) : imported,
+    files: summary.files.map((file) => ({
+      file: file.file,
+      format: file.format,
+      read: file.read,
+      blank: file.blank,
+      imported: totalImported(file.imported),
+      imported_by_dataset: file.imported,
+      rejected: file.rejected,
+      refused: file.refused,
+      problems: summary.problems.filter((problem) => problem.file === file.file),
+    })),
     problems: summary.problems,
     problems_truncated: summary.problemsTruncated,
   };
 }
 
-function describeImport(summary: NdjsonImportSummary, seconds: number): string {
+function describeImport(summary: CollectorImportSummary, seconds: number): string {
   const n = (value: number) => value.toLocaleString('en-US');
-  const lines = [
+  const counts = (byDataset: DatasetCounts) =>
+    Object.entries(byDataset)
+      .map(([dataset, count]) => `${n(count ?? 0)} ${dataset}`)
+      .join(', ') || '0';
+  const imported = totalImported(summary.imported);
+  const lines = summary.files.map(
+    (file) =>
+      `${file.file} (${file.format}): ${n(file.read)} items, imported ${counts(file.imported)}, ` +
+      `${n(file.rejected)} rejected`,
+  );
+  lines.push(
     summary.aborted
-      ? `${summary.dataset} from ${summary.file}: ${n(summary.rejected)} of ${n(summary.read)} lines rejected, nothing written (--strict)`
-      : `${summary.dataset} from ${summary.file}: ${n(summary.imported)} of ${n(summary.read)} lines imported, ` +
-        `${n(summary.rejected)} rejected, in ${seconds.toFixed(2)} s ` +
-        `(${n(seconds > 0 ? Math.round(summary.imported / seconds) : summary.imported)} records/s)`,
-  ];
+      ? `${n(summary.rejected)} of ${n(summary.read)} items rejected, nothing written (--strict)`
+      : `into ${summary.target}: ${n(imported)} records imported (${counts(summary.imported)}) from ` +
+          `${n(summary.read)} items, ${n(summary.rejected)} rejected, in ${seconds.toFixed(2)} s ` +
+          `(${n(seconds > 0 ? Math.round(imported / seconds) : imported)} records/s)`,
+  );
+  for (const [dataset, count] of Object.entries(summary.refused))
+    lines.push(`  ${n(count ?? 0)} refused: ${summary.refusedReasons[dataset as Dataset] ?? ''}`);
   for (const problem of summary.problems.slice(0, SHOWN_PROBLEMS))
-    lines.push(`  line ${problem.line}: ${problem.reason}`);
+    lines.push(
+      `  ${problem.file}${problem.line === undefined ? '' : ` line ${problem.line}`}: ${problem.reason}`,
+    );
   const hidden = summary.rejected - Math.min(summary.problems.length, SHOWN_PROBLEMS);
   if (hidden > 0)
-    lines.push(`  … ${n(hidden)} more rejected lines (--json lists the first ${summary.problems.length})`);
+    lines.push(`  … ${n(hidden)} more rejected items (--json lists the first ${summary.problems.length})`);
   return lines.join('\n');
 }

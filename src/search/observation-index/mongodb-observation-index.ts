@@ -33,6 +33,7 @@ import {
   type ObservationIndex,
   type ObservationQuery,
   type ObservationRecord,
+  type ObservationWriteOptions,
   type SearchPage,
 } from './observation-index.port.js';
 import {
@@ -41,6 +42,7 @@ import {
   facetPipelines,
   indexesOf,
   loweredTexts,
+  observationMerge,
   observationUpsert,
   pagePlan,
   RECENT_ORDER,
@@ -156,10 +158,16 @@ export class MongoObservationIndex implements ObservationIndex {
     await layout.updateOne({ _id: dataset }, { $set: { texts_lowered: true } }, { upsert: true });
   }
 
-  async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
-    const observations = normalizeBatch(dataset, records);
+  async write(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    options: ObservationWriteOptions = {},
+  ): Promise<void> {
+    const seen = options.seen ?? 'replace';
+    const observations = normalizeBatch(dataset, records, seen);
     if (observations.length === 0) return;
-    const operations = observations.map((observation) => observationUpsert(toStored(dataset, observation)));
+    const upsert = seen === 'merge' ? observationMerge : observationUpsert;
+    const operations = observations.map((observation) => upsert(toStored(dataset, observation)));
     const session = this.client.startSession();
     try {
       await session.withTransaction(
@@ -171,6 +179,14 @@ export class MongoObservationIndex implements ObservationIndex {
     } finally {
       await session.endSession();
     }
+  }
+
+  async getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {
+    if (ids.length === 0) return [];
+    const stored = await this.collection(dataset)
+      .find({ _id: { $in: [...ids] } }, { projection: { record: 1 } })
+      .toArray();
+    return stored.map((document) => document.record);
   }
 
   async count(dataset: Dataset): Promise<number> {

@@ -184,6 +184,70 @@ export function observationUpsert(stored: StoredObservation): AnyBulkWriteOperat
   return { updateOne: { filter: { _id }, update: { $set: fields }, upsert: true } };
 }
 
+/**
+ * The upsert of a `merge` write (ObservationWriteOptions, ADR 97) as an update pipeline: t.first_seen keeps the
+ * earliest ($min), t.last_seen the latest ($max), and record, k, n4, n6, x and the other dates come from the
+ * newest observation; on equal last_seen both are parts of one observation and their fields add up
+ * ($mergeObjects, the incoming one's where both have one). A new document has no stored last_seen, and missing
+ * sorts before any date. One $set stage: every expression reads the stored document as it was. Incoming values
+ * are $literal, so that a string starting with `$` is never read as a field path.
+ */
+export function observationMerge(stored: StoredObservation): AnyBulkWriteOperation<StoredObservation> {
+  const { _id, record, k, t, n4, n6, x } = stored;
+  const firstSeen = t.first_seen!;
+  const lastSeen = t.last_seen!;
+  const newer = { $gt: [{ $literal: lastSeen }, '$t.last_seen'] };
+  const same = { $eq: [{ $literal: lastSeen }, '$t.last_seen'] };
+  const earlier = {
+    $or: [{ $lte: ['$t.first_seen', null] }, { $lt: [{ $literal: firstSeen }, '$t.first_seen'] }],
+  };
+  const newest = (incoming: unknown, path: string, addedUp: unknown[] = []) => ({
+    $cond: [
+      newer,
+      { $literal: incoming },
+      { $cond: [same, { $mergeObjects: [path, { $literal: incoming }, ...addedUp] }, path] },
+    ],
+  });
+  // Objects of the record (`http`, `tls`, …) are merged one level down on equal last_seen (addedUp).
+  const nested = Object.entries(record)
+    .filter(
+      ([key, value]) =>
+        /^[a-z][a-z0-9_]*$/.test(key) && value !== null && typeof value === 'object' && !Array.isArray(value),
+    )
+    .map(([key, value]) => ({ [key]: { $mergeObjects: [`$record.${key}`, { $literal: value }] } }));
+  const update = [
+    {
+      $set: {
+        record: {
+          $mergeObjects: [
+            newest(record, '$record', nested),
+            {
+              first_seen: { $cond: [earlier, { $literal: record.first_seen }, '$record.first_seen'] },
+              last_seen: {
+                $cond: [{ $or: [newer, same] }, { $literal: record.last_seen }, '$record.last_seen'],
+              },
+            },
+          ],
+        },
+        k: newest(k, '$k'),
+        n4: newest(n4, '$n4'),
+        n6: newest(n6, '$n6'),
+        x: newest(x, '$x'),
+        t: {
+          $mergeObjects: [
+            newest(t, '$t'),
+            {
+              first_seen: { $min: [{ $literal: firstSeen }, '$t.first_seen'] },
+              last_seen: { $max: [{ $literal: lastSeen }, '$t.last_seen'] },
+            },
+          ],
+        },
+      },
+    },
+  ];
+  return { updateOne: { filter: { _id }, update, upsert: true } };
+}
+
 function ipv4Number(address: IpAddress): number {
   return address.bytes.reduce((number, byte) => number * 256 + byte, 0);
 }

@@ -17,6 +17,7 @@ import type { SelectorNode } from './vocabulary-checks.js';
 export {
   InvalidObservationRecord,
   type KeyValue,
+  mergeSeenBatch,
   normalizeBatch,
   type NormalizedObservation,
   normalizeObservation,
@@ -70,17 +71,37 @@ export type Facets = Record<string, Array<{ value: FacetValue; count: number }>>
 
 export const DEFAULT_COUNT_LIMIT = 10_000;
 
+/**
+ * How a write treats a record whose id is already stored (ADR 97):
+ * - `replace` (the default): the record written replaces the stored one, dates included (the generator, fixtures,
+ *   corrections);
+ * - `merge`: a new observation of the same thing (collector imports). first_seen keeps the earliest, last_seen
+ *   the latest, and the other fields come from the newest observation (the greater last_seen; on a tie, the
+ *   record written): an older observation imported later only moves first_seen back. Records of one id within
+ *   the batch are merged the same way before the write.
+ */
+export interface ObservationWriteOptions {
+  readonly seen?: 'replace' | 'merge';
+}
+
 export interface ObservationIndex {
   readonly kind: string;
   /** Creates tables (collections) and indexes; idempotent. */
   init(): Promise<void>;
   /**
    * Upserts records by id, atomically per call (a batch is all or nothing). Every record is validated first
-   * (InvalidObservationRecord): one invalid record and nothing is written.
+   * (InvalidObservationRecord): one invalid record and nothing is written. `options.seen`: see
+   * ObservationWriteOptions.
    */
-  write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void>;
+  write(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    options?: ObservationWriteOptions,
+  ): Promise<void>;
   count(dataset: Dataset): Promise<number>;
   get(dataset: Dataset, id: string): Promise<ObservationRecord | null>;
+  /** The stored records of these ids (those that exist), in no particular order: one query. */
+  getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]>;
   /**
    * Newest last_seen first, ties by id (code point order). total is exact up to countLimit (default 10,000),
    * else a lower bound.

@@ -133,14 +133,19 @@ export function normalizeObservation(dataset: Dataset, input: ObservationRecord)
   return { id, record, keys, instants, addresses };
 }
 
-/** Normalizes a batch; later records of the same id replace earlier ones (upsert order). */
+/**
+ * Normalizes a batch; later records of the same id replace earlier ones (upsert order), or with `merge` are
+ * merged with them (mergeSeenBatch).
+ */
 export function normalizeBatch(
   dataset: Dataset,
   records: readonly ObservationRecord[],
+  seen: 'replace' | 'merge' = 'replace',
 ): NormalizedObservation[] {
   assertDataset(dataset);
   if (!Array.isArray(records))
     throw new InvalidObservationRecord(undefined, 'write takes an array of records');
+  if (seen === 'merge') return mergeSeenBatch(records.map((record) => normalizeObservation(dataset, record)));
   const byId = new Map<string, NormalizedObservation>();
   for (const record of records) {
     const normalized = normalizeObservation(dataset, record);
@@ -148,4 +153,66 @@ export function normalizeBatch(
     byId.set(normalized.id, normalized);
   }
   return [...byId.values()];
+}
+
+/**
+ * The batch of a `merge` write (ObservationWriteOptions): records of one id become one, with the earliest
+ * first_seen, the latest last_seen and the other fields of the newest (greater last_seen). Records with the same
+ * last_seen are parts of one observation (masscan writes a line per banner): their fields add up, the later's
+ * where both have one, objects (`http`, `tls`, …) merged one level down (see addedUp).
+ */
+export function mergeSeenBatch(observations: readonly NormalizedObservation[]): NormalizedObservation[] {
+  const byId = new Map<string, NormalizedObservation>();
+  for (const next of observations) {
+    const kept = byId.get(next.id);
+    byId.set(next.id, kept ? mergeSeen(kept, next) : next);
+  }
+  return [...byId.values()];
+}
+
+/** `next` observed again what `kept` holds (see mergeSeenBatch). */
+export function mergeSeen(kept: NormalizedObservation, next: NormalizedObservation): NormalizedObservation {
+  const instant = (o: NormalizedObservation, field: 'first_seen' | 'last_seen') =>
+    Date.parse(o.instants[field]!);
+  const order = instant(next, 'last_seen') - instant(kept, 'last_seen');
+  const newest: NormalizedObservation =
+    order > 0
+      ? next
+      : order < 0
+        ? kept
+        : {
+            id: next.id,
+            record: addedUp(kept.record, next.record),
+            keys: { ...kept.keys, ...next.keys },
+            instants: { ...kept.instants, ...next.instants },
+            addresses: { ...kept.addresses, ...next.addresses },
+          };
+  const earliest = instant(next, 'first_seen') < instant(kept, 'first_seen') ? next : kept;
+  return {
+    ...newest,
+    record: { ...newest.record, first_seen: earliest.record.first_seen, last_seen: newest.record.last_seen },
+    instants: {
+      ...newest.instants,
+      first_seen: earliest.instants.first_seen!,
+      last_seen: newest.instants.last_seen!,
+    },
+  };
+}
+
+/**
+ * Two parts of one observation: `later`'s fields over `earlier`'s, and an object both have (`http`: status from
+ * one line, title from another) merged one level down. The vocabulary nests no deeper than that, but for
+ * `tls.subject.cn` (one field: taking either subject whole is the same).
+ */
+export function addedUp<R extends Record<string, unknown>>(earlier: R, later: R): R {
+  const merged: Record<string, unknown> = { ...earlier, ...later };
+  for (const [key, value] of Object.entries(later)) {
+    const before = earlier[key];
+    if (isObject(value) && isObject(before)) merged[key] = { ...before, ...value };
+  }
+  return merged as R;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

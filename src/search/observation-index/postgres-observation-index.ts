@@ -37,6 +37,7 @@ import {
   type ObservationIndex,
   type ObservationQuery,
   type ObservationRecord,
+  type ObservationWriteOptions,
   type SearchPage,
 } from './observation-index.port.js';
 import {
@@ -44,6 +45,7 @@ import {
   countStatement,
   FILTER_FIRST_MAX_MATCHES,
   layoutOf,
+  mergeUpsertSql,
   searchStatement,
   streamStatement,
   tableDdl,
@@ -107,15 +109,29 @@ export class PostgresObservationIndex implements ObservationIndex {
     });
   }
 
-  async write(dataset: Dataset, records: readonly ObservationRecord[]): Promise<void> {
-    const observations = normalizeBatch(dataset, records);
+  async write(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    options: ObservationWriteOptions = {},
+  ): Promise<void> {
+    const seen = options.seen ?? 'replace';
+    const observations = normalizeBatch(dataset, records, seen);
     if (observations.length === 0) return;
-    const sql = upsertSql(dataset);
+    const sql = seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset);
     await this.db.transaction(async (tx) => {
       for (let start = 0; start < observations.length; start += this.writeChunk) {
         await tx.query(sql, [writeRows(dataset, observations.slice(start, start + this.writeChunk))]);
       }
     });
+  }
+
+  async getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<{ doc: ObservationRecord }>(
+      `SELECT doc FROM ${tableOf(dataset)} WHERE id = ANY($1::text[])`,
+      [[...ids]],
+    );
+    return rows.map((row) => row.doc);
   }
 
   async count(dataset: Dataset): Promise<number> {

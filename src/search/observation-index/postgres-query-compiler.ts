@@ -55,6 +55,7 @@ export {
   type IndexDefinition,
   type IndexUse,
   layoutOf,
+  mergeUpsertSql,
   type MaintainedColumn,
   type ObservationTableLayout,
   tableDdl,

@@ -203,6 +203,58 @@ export function upsertSql(dataset: Dataset): string {
             ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`;
 }
 
+/**
+ * The upsert of a `merge` write (ObservationWriteOptions, ADR 97), same parameter as upsertSql: first_seen keeps
+ * the least, last_seen the greatest, and the document, keys and other columns come from the newest observation;
+ * on equal last_seen both are parts of one observation: their fields add up (top-level keys, the incoming one's
+ * where both have one). Every SET expression reads the stored row as it was.
+ */
+export function mergeUpsertSql(dataset: Dataset): string {
+  const { table, columns } = layoutOf(dataset);
+  const names = columns.map((column) => column.name);
+  const values = columns.map((column) => `(r ->> '${column.name}')::${column.type}`);
+  const newest = (incoming: string, stored: string, same: string) =>
+    `CASE WHEN EXCLUDED.last_seen > o.last_seen THEN ${incoming} ` +
+    `WHEN EXCLUDED.last_seen = o.last_seen THEN ${same} ELSE ${stored} END`;
+  const assignments = names.map((name) => {
+    if (name === 'first_seen') return 'first_seen = least(o.first_seen, EXCLUDED.first_seen)';
+    if (name === 'last_seen') return 'last_seen = greatest(o.last_seen, EXCLUDED.last_seen)';
+    return `${name} = ${newest(`EXCLUDED.${name}`, `o.${name}`, `coalesce(EXCLUDED.${name}, o.${name})`)}`;
+  });
+  return `INSERT INTO ${table} AS o (id, doc, keys, ${names.join(', ')})
+          SELECT r ->> 'id', r -> 'doc', r -> 'keys', ${values.join(', ')}
+            FROM jsonb_array_elements($1::jsonb) AS r
+          ON CONFLICT (id) DO UPDATE SET
+            doc = (${newest('EXCLUDED.doc', 'o.doc', addedUpDoc(dataset))}) || jsonb_build_object(
+              'first_seen', CASE WHEN EXCLUDED.first_seen < o.first_seen
+                                 THEN EXCLUDED.doc -> 'first_seen' ELSE o.doc -> 'first_seen' END,
+              'last_seen', CASE WHEN EXCLUDED.last_seen >= o.last_seen
+                                THEN EXCLUDED.doc -> 'last_seen' ELSE o.doc -> 'last_seen' END),
+            keys = ${newest('EXCLUDED.keys', 'o.keys', 'o.keys || EXCLUDED.keys')},
+            ${assignments.join(',\n            ')}`;
+}
+
+/**
+ * The stored and incoming documents of one observation added up (observation-records.ts addedUp): incoming fields
+ * over stored ones, and each object of the vocabulary (`http`, `tls`, …) both have merged one level down.
+ */
+function addedUpDoc(dataset: Dataset): string {
+  const objects = [
+    ...new Set(
+      fieldsOf(dataset)
+        .map(checkedField)
+        .filter((field) => field.name.includes('.'))
+        .map((field) => field.name.split('.')[0]!),
+    ),
+  ];
+  const parts = objects.map(
+    (key) =>
+      `CASE WHEN jsonb_typeof(o.doc -> '${key}') = 'object' AND jsonb_typeof(EXCLUDED.doc -> '${key}') = 'object' ` +
+      `THEN jsonb_build_object('${key}', (o.doc -> '${key}') || (EXCLUDED.doc -> '${key}')) ELSE '{}'::jsonb END`,
+  );
+  return ['o.doc || EXCLUDED.doc', ...parts].map((part) => `(${part})`).join(' || ');
+}
+
 /** The rows of upsertSql's parameter. */
 export function writeRows(dataset: Dataset, observations: readonly NormalizedObservation[]): string {
   const { columns } = layoutOf(dataset);

@@ -1,6 +1,8 @@
 import type { CollectorFormat } from './collected.js';
-import { whoisRawFormat } from './whois-raw.js';
 import { leakixFormat } from './leakix.js';
+import { MASSCAN_FORMAT } from './masscan.js';
+import { NDJSON_FORMAT } from './ndjson-format.js';
+import { whoisRawFormat } from './whois-raw.js';
 import { x509Format } from './x509.js';
 import { zgrab2Format } from './zgrab2.js';
 
@@ -13,5 +15,7 @@ export const COLLECTOR_FORMATS: readonly CollectorFormat[] = [
   x509Format,
   zgrab2Format,
   leakixFormat,
+  MASSCAN_FORMAT, // `#masscan` or `[` then a masscan object
   whoisRawFormat, // port-43 WHOIS text: never claims JSON, PEM or masscan content, so it goes before NDJSON
+  NDJSON_FORMAT, // last: any line starting with `{`
 ];
