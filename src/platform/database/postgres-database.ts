@@ -1,5 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import type { SqlDatabase, SqlDatabaseKind, SqlExecutor, SqlResult } from './sql-database.js';
+import {
+  pgErrorCode,
+  type SqlDatabase,
+  type SqlDatabaseKind,
+  type SqlExecutor,
+  type SqlResult,
+} from './sql-database.js';
 
 /**
  * A pool of node-postgres connections: a PostgreSQL server (DATABASE_URL) or, with kind `pglite-socket`,
@@ -9,6 +16,8 @@ const CANCEL_CONNECT_TIMEOUT_MS = 5_000;
 
 export class PostgresDatabase implements SqlDatabase {
   private readonly pool: pg.Pool;
+  /** The read group of the readTogether call the current code runs in, if any. */
+  private readonly readGroups = new AsyncLocalStorage<ReadGroup>();
 
   constructor(
     private readonly config: pg.PoolConfig,
@@ -37,6 +46,29 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    const group = this.readGroups.getStore();
+    if (group?.open) return group.query<R>(text, params);
+    return this.autocommit<R>(text, params);
+  }
+
+  /**
+   * Only on a PostgreSQL server: the PGlite socket serves one session, which a held transaction would block.
+   * The connection is taken at the first read and given back when `fn` settles; a nested call joins the group.
+   */
+  async readTogether<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.kind !== 'postgres' || this.readGroups.getStore()?.open) return fn();
+    const group = new ReadGroup(
+      () => this.checkOut(),
+      (text, params) => this.autocommit(text, params),
+    );
+    try {
+      return await this.readGroups.run(group, fn);
+    } finally {
+      await group.end();
+    }
+  }
+
+  private async autocommit<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
     const result = await this.pool.query(text, params as unknown[] | undefined);
     return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
   }
@@ -122,4 +154,77 @@ function executorOf(client: pg.PoolClient): SqlExecutor {
       return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
     },
   };
+}
+
+/**
+ * Statements that fail in a read group only because of the group: queued behind a failed one
+ * (in_failed_sql_transaction), or a write (read_only_sql_transaction). They run again on their own.
+ */
+const BECAUSE_OF_THE_GROUP = new Set(['25P02', '25006']);
+
+/**
+ * The reads of one readTogether call: one read-only transaction on one connection, begun at the first read. A
+ * failed statement ends the group's use of the transaction: the statements queued behind it, and every later
+ * read, run on their own (autocommit), so one failure never fails a read that would have succeeded alone.
+ * Reads begun after `fn` settled (a timer it started) run on their own too.
+ */
+class ReadGroup {
+  open = true;
+  private held: Promise<{ client: pg.PoolClient; release: () => void }> | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly checkOut: () => Promise<{ client: pg.PoolClient; release: () => void }>,
+    private readonly autocommit: <R>(text: string, params?: readonly unknown[]) => Promise<SqlResult<R>>,
+  ) {}
+
+  async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    if (this.failed) return this.autocommit<R>(text, params);
+    this.held ??= this.begin();
+    let client: pg.PoolClient;
+    try {
+      ({ client } = await this.held);
+    } catch {
+      this.failed = true;
+      return this.autocommit<R>(text, params);
+    }
+    try {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+    } catch (error) {
+      this.failed = true;
+      if (BECAUSE_OF_THE_GROUP.has(pgErrorCode(error) ?? '')) return this.autocommit<R>(text, params);
+      throw error;
+    }
+  }
+
+  async end(): Promise<void> {
+    this.open = false;
+    if (!this.held) return;
+    let held: { client: pg.PoolClient; release: () => void };
+    try {
+      held = await this.held;
+    } catch {
+      return; // never began: nothing to end
+    }
+    try {
+      // Queued behind every read still running on this connection.
+      await held.client.query(this.failed ? 'ROLLBACK' : 'COMMIT');
+    } catch {
+      // A broken connection: checkOut's release discards it.
+    } finally {
+      held.release();
+    }
+  }
+
+  private async begin(): Promise<{ client: pg.PoolClient; release: () => void }> {
+    const held = await this.checkOut();
+    try {
+      await held.client.query('BEGIN READ ONLY');
+      return held;
+    } catch (error) {
+      held.release();
+      throw error;
+    }
+  }
 }
