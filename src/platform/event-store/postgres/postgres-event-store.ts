@@ -144,6 +144,8 @@ export class PostgresEventStore implements EventStore {
    * back off only to IDLE_POLLS_SLOWER intervals, never to the safety interval.
    */
   private undeliveredAppend: GlobalPosition | null = null;
+  /** Another instance signalled an append: polls back off from the interval (it may be hidden for a while). */
+  private signalledElsewhere = false;
   /** The slowest poll: the safety interval with a wake channel, IDLE_POLLS_SLOWER intervals without. */
   private readonly slowestPollMs: number;
   private readonly changes: ChangeSignals | undefined;
@@ -154,7 +156,7 @@ export class PostgresEventStore implements EventStore {
   private readonly tail = new SubscriptionTail(
     async (after, limit) => {
       const page = await this.readPage({ after, limit });
-      if (page.length > 0) this.sawEvents();
+      if (page.length > 0) this.sawEvents(page.at(-1)!.position);
       return page;
     },
     SUBSCRIPTION_PAGE_SIZE,
@@ -484,6 +486,7 @@ export class PostgresEventStore implements EventStore {
         ? Math.min(this.slowestPollMs, this.pollIntervalMs * IDLE_POLLS_SLOWER)
         : this.slowestPollMs;
       this.pollDelayMs = Math.min(this.pollDelayMs * 2, slowest);
+      if (this.pollDelayMs === this.slowestPollMs) this.signalledElsewhere = false;
       this.wakePollWaiters();
     }, this.pollDelayMs);
     this.pollTimer.unref();
@@ -494,6 +497,7 @@ export class PostgresEventStore implements EventStore {
    * hidden behind an older transaction (VISIBLE), and the next polls find them when it ends.
    */
   private pollNow(): void {
+    this.signalledElsewhere = true;
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
     this.pollDelayMs = this.pollIntervalMs;
@@ -507,8 +511,20 @@ export class PostgresEventStore implements EventStore {
     for (const wake of waiters) wake();
   }
 
-  private sawEvents(): void {
-    this.pollDelayMs = this.pollIntervalMs;
+  /**
+   * A read found events: polls come at the interval again, unless the wake channel carries every other instance's
+   * appends, none of them is awaited (pollNow) and this instance's own were all read: then nothing is known to be
+   * hidden, and a poll only guards against a lost signal (ADR 104).
+   */
+  private sawEvents(last: GlobalPosition): void {
+    if (comparePositions(last, this.undeliveredAppend) >= 0) this.undeliveredAppend = null;
+    const rest = this.changes?.crossProcess === true && !this.undeliveredAppend && !this.signalledElsewhere;
+    this.pollDelayMs = rest ? this.slowestPollMs : this.pollIntervalMs;
+    if (rest && this.pollTimer) {
+      clearTimeout(this.pollTimer);
+      this.pollTimer = undefined;
+      if (this.pollWaiters.size > 0) this.armPoll();
+    }
   }
 }
 
