@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import {
   pgErrorCode,
+  type ReadGroupHandle,
   type SqlDatabase,
   type SqlDatabaseKind,
   type SqlExecutor,
@@ -56,16 +57,22 @@ export class PostgresDatabase implements SqlDatabase {
    * The connection is taken at the first read and given back when `fn` settles; a nested call joins the group.
    */
   async readTogether<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.kind !== 'postgres' || this.readGroups.getStore()?.open) return fn();
+    const group = this.readGroups.getStore()?.open ? null : this.openReadGroup();
+    if (!group) return fn();
+    try {
+      return await group.run(fn);
+    } finally {
+      await group.end();
+    }
+  }
+
+  openReadGroup(): ReadGroupHandle | null {
+    if (this.kind !== 'postgres') return null;
     const group = new ReadGroup(
       () => this.checkOut(),
       (text, params) => this.autocommit(text, params),
     );
-    try {
-      return await this.readGroups.run(group, fn);
-    } finally {
-      await group.end();
-    }
+    return { run: (fn) => this.readGroups.run(group, fn), end: () => group.end() };
   }
 
   private async autocommit<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {

@@ -36,6 +36,11 @@ export interface SqlDatabase extends SqlExecutor {
    * Only for code that writes nothing. Absent: `fn` runs as it is.
    */
   readTogether?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A read group several callers join (each `run`), ended by whoever holds it: readTogether for concurrent work,
+   * such as the projections preparing the same page. Null where reads cannot be grouped.
+   */
+  openReadGroup?(): ReadGroupHandle | null;
   /** Runs several statements without parameters (DDL). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +63,13 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 export const SQL_DATABASE = Symbol('SqlDatabase');
+
+/** One read-only transaction that the plain reads of every `run` join, until `end` (ADR 104). */
+export interface ReadGroupHandle {
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Commits, and gives the connection back; reads begun afterwards run on their own. */
+  end(): Promise<void>;
+}
 
 /** Runs reads together where the database can (SqlDatabase.readTogether), else as they are. */
 export type ReadTogether = <T>(fn: () => Promise<T>) => Promise<T>;
