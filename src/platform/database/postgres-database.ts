@@ -169,6 +169,8 @@ function executorOf(client: pg.PoolClient): SqlExecutor {
  */
 const BECAUSE_OF_THE_GROUP = new Set(['25P02', '25006']);
 
+const ON_ITS_OWN = Symbol('on-its-own');
+
 /**
  * The reads of one readTogether call: one read-only transaction on one connection, begun at the first read. A
  * failed statement ends the group's use of the transaction: the statements queued behind it, and every later
@@ -179,6 +181,8 @@ class ReadGroup {
   open = true;
   private held: Promise<{ client: pg.PoolClient; release: () => void }> | undefined;
   private failed = false;
+  /** The group's statements, one after another: a connection runs one query at a time. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly checkOut: () => Promise<{ client: pg.PoolClient; release: () => void }>,
@@ -187,22 +191,27 @@ class ReadGroup {
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
     if (this.failed) return this.autocommit<R>(text, params);
-    this.held ??= this.begin();
-    let client: pg.PoolClient;
-    try {
-      ({ client } = await this.held);
-    } catch {
-      this.failed = true;
-      return this.autocommit<R>(text, params);
-    }
-    try {
-      const result = await client.query(text, params as unknown[] | undefined);
-      return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
-    } catch (error) {
-      this.failed = true;
-      if (BECAUSE_OF_THE_GROUP.has(pgErrorCode(error) ?? '')) return this.autocommit<R>(text, params);
-      throw error;
-    }
+    const held = (this.held ??= this.begin());
+    const outcome = this.serially(async (): Promise<SqlResult<R> | typeof ON_ITS_OWN> => {
+      let client: pg.PoolClient;
+      try {
+        ({ client } = await held);
+      } catch {
+        this.failed = true;
+        return ON_ITS_OWN;
+      }
+      if (this.failed) return ON_ITS_OWN;
+      try {
+        const result = await client.query(text, params as unknown[] | undefined);
+        return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+      } catch (error) {
+        this.failed = true;
+        if (BECAUSE_OF_THE_GROUP.has(pgErrorCode(error) ?? '')) return ON_ITS_OWN;
+        throw error;
+      }
+    });
+    const result = await outcome;
+    return result === ON_ITS_OWN ? this.autocommit<R>(text, params) : result;
   }
 
   async end(): Promise<void> {
@@ -215,13 +224,18 @@ class ReadGroup {
       return; // never began: nothing to end
     }
     try {
-      // Queued behind every read still running on this connection.
-      await held.client.query(this.failed ? 'ROLLBACK' : 'COMMIT');
+      await this.serially(() => held.client.query(this.failed ? 'ROLLBACK' : 'COMMIT'));
     } catch {
       // A broken connection: checkOut's release discards it.
     } finally {
       held.release();
     }
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.last.then(work);
+    this.last = run.catch(() => undefined);
+    return run;
   }
 
   private async begin(): Promise<{ client: pg.PoolClient; release: () => void }> {

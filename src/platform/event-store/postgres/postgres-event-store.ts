@@ -144,8 +144,8 @@ export class PostgresEventStore implements EventStore {
    * back off only to IDLE_POLLS_SLOWER intervals, never to the safety interval.
    */
   private undeliveredAppend: GlobalPosition | null = null;
-  /** Another instance signalled an append: polls back off from the interval (it may be hidden for a while). */
-  private signalledElsewhere = false;
+  /** When another instance last signalled an append: for a while polls back off from the interval (ADR 104). */
+  private signalledElsewhereAt = -Infinity;
   /** The slowest poll: the safety interval with a wake channel, IDLE_POLLS_SLOWER intervals without. */
   private readonly slowestPollMs: number;
   private readonly changes: ChangeSignals | undefined;
@@ -486,7 +486,6 @@ export class PostgresEventStore implements EventStore {
         ? Math.min(this.slowestPollMs, this.pollIntervalMs * IDLE_POLLS_SLOWER)
         : this.slowestPollMs;
       this.pollDelayMs = Math.min(this.pollDelayMs * 2, slowest);
-      if (this.pollDelayMs === this.slowestPollMs) this.signalledElsewhere = false;
       this.wakePollWaiters();
     }, this.pollDelayMs);
     this.pollTimer.unref();
@@ -497,7 +496,7 @@ export class PostgresEventStore implements EventStore {
    * hidden behind an older transaction (VISIBLE), and the next polls find them when it ends.
    */
   private pollNow(): void {
-    this.signalledElsewhere = true;
+    this.signalledElsewhereAt = Date.now();
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
     this.pollDelayMs = this.pollIntervalMs;
@@ -513,12 +512,16 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * A read found events: polls come at the interval again, unless the wake channel carries every other instance's
-   * appends, none of them is awaited (pollNow) and this instance's own were all read: then nothing is known to be
-   * hidden, and a poll only guards against a lost signal (ADR 104).
+   * appends, none was signalled in the last IDLE_POLLS_SLOWER intervals (its append may still be hidden behind an
+   * older transaction) and this instance's own were all read: then nothing is known to be hidden, and a poll only
+   * guards against a lost signal (ADR 104).
    */
   private sawEvents(last: GlobalPosition): void {
     if (comparePositions(last, this.undeliveredAppend) >= 0) this.undeliveredAppend = null;
-    const rest = this.changes?.crossProcess === true && !this.undeliveredAppend && !this.signalledElsewhere;
+    const rest =
+      this.changes?.crossProcess === true &&
+      !this.undeliveredAppend &&
+      Date.now() - this.signalledElsewhereAt > this.pollIntervalMs * IDLE_POLLS_SLOWER;
     this.pollDelayMs = rest ? this.slowestPollMs : this.pollIntervalMs;
     if (rest && this.pollTimer) {
       clearTimeout(this.pollTimer);
