@@ -1,8 +1,4 @@
-import type { ReadGroupHandle } from '../database/sql-database.js';
 import type { BatchWrite, ReadStore } from '../read-store/read-store.port.js';
-
-/** How long after its first run a prefetch read group takes more (ADR 104): it never stays open for long. */
-const READ_GROUP_JOIN_MS = 50;
 
 interface Pending {
   readonly write: BatchWrite;
@@ -22,9 +18,6 @@ export class BatchCommitter {
   private preparing = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private waitTimer: NodeJS.Timeout | undefined;
-  /** The read group the runs preparing now share (ADR 104), and how many are in it. */
-  private readGroup:
-    { readonly handle: ReadGroupHandle; readonly openedAt: number; users: number } | undefined;
 
   constructor(
     private readonly readStore: ReadStore,
@@ -46,30 +39,6 @@ export class BatchCommitter {
       this.preparing -= 1;
       this.schedule();
     };
-  }
-
-  /**
-   * Prepares a run's batch with its reads (the prefetch) in the read group of the runs preparing at the same
-   * time: the projections woken by one page commit their prefetch reads once, not once each (ADR 104). A group
-   * takes newcomers for READ_GROUP_JOIN_MS and ends when its last run is done.
-   */
-  async reading<T>(prepare: () => Promise<T>): Promise<T> {
-    let group = this.readGroup;
-    if (!group || Date.now() - group.openedAt > READ_GROUP_JOIN_MS) {
-      const handle = this.readStore.openReadGroup?.();
-      if (!handle) return prepare();
-      group = this.readGroup = { handle, openedAt: Date.now(), users: 0 };
-    }
-    group.users += 1;
-    try {
-      return await group.handle.run(prepare);
-    } finally {
-      group.users -= 1;
-      if (group.users === 0) {
-        if (this.readGroup === group) this.readGroup = undefined;
-        void group.handle.end();
-      }
-    }
   }
 
   /** Resolves once the write committed; rejects with its CheckpointMoved, or with the group's storage error. */

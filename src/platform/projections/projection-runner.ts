@@ -345,8 +345,7 @@ export class ProjectionRunner {
           const prepared = this.committer.preparingBatch();
           let outcome: BatchOutcome;
           try {
-            const prepare = () => this.engine.prepareBatch(definition, run.generation, from, events);
-            const batch = await this.committer.reading(prepare); // its reads with the others' (ADR 104)
+            const batch = await this.engine.prepareBatch(definition, run.generation, from, events);
             if (batch.write) {
               const committed = this.committer.submit(batch.write);
               prepared();

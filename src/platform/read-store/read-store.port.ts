@@ -5,7 +5,6 @@
  * Collections are addressed by their physical name. Projections get versioned physical names from the
  * projection runner (blue/green rebuilds); queries resolve the live one through ProjectionCatalog.
  */
-import type { ReadGroupHandle } from '../database/sql-database.js';
 
 /** Every document has a string id, unique within its collection. */
 export interface ReadDocument {
@@ -131,12 +130,6 @@ export interface ReadStore {
    * others commit. Optional: without it callers apply the batches one by one.
    */
   applyBatches?(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>>;
-
-  /**
-   * A group the reads of several concurrent callers join, to commit once (SqlDatabase.openReadGroup, ADR 104).
-   * Optional; null where reads cannot be grouped.
-   */
-  openReadGroup?(): ReadGroupHandle | null;
 
   getCheckpoint(key: string): Promise<Checkpoint | null>;
   listCheckpoints(prefix?: string): Promise<Checkpoint[]>;

@@ -17,13 +17,7 @@
  *   their net effect per id (in batch order) and written with at most three set-based statements;
  *   deleteWhere flushes its collection first, so the order of changes is preserved.
  */
-import {
-  PG_ERROR,
-  pgErrorCode,
-  type ReadGroupHandle,
-  type SqlDatabase,
-  type SqlExecutor,
-} from '../../database/sql-database.js';
+import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
   type BatchWrite,
   type Checkpoint,
@@ -64,10 +58,6 @@ export class PostgresReadStore implements ReadStore {
 
   constructor(private readonly db: SqlDatabase) {
     this.kind = db.kind;
-  }
-
-  openReadGroup(): ReadGroupHandle | null {
-    return this.db.openReadGroup?.() ?? null;
   }
 
   async init(): Promise<void> {
