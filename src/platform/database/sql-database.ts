@@ -37,8 +37,8 @@ export interface SqlDatabase extends SqlExecutor {
    */
   readTogether?<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * A read group several callers join (each `run`), ended by whoever holds it: readTogether for concurrent work,
-   * such as the projections preparing the same page. Null where reads cannot be grouped.
+   * A read group several callers may join (each `run`), ended by whoever holds it: readTogether for work that
+   * starts in more than one place. Null where reads cannot be grouped.
    */
   openReadGroup?(): ReadGroupHandle | null;
   /** Runs several statements without parameters (DDL). */
