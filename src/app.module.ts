@@ -32,6 +32,7 @@ import { CatalogueService } from './catalogue/catalogue-service.js';
 import { EXPORT_FILES } from './exports/files/export-file-store.port.js';
 import { RATE_LIMITER } from './platform/rate-limit/rate-limiter.port.js';
 import { CREDENTIAL_STORE } from './platform/auth/credentials/credential-store.port.js';
+import { READ_TOGETHER, readTogetherOf } from './platform/database/sql-database.js';
 
 /** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
 @Global()
@@ -59,6 +60,7 @@ export class PlatformModule {
         { provide: SERVICE_LOG, useValue: context.log },
         { provide: REPORT_FILES, useValue: context.storage.reportFiles },
         { provide: CREDENTIAL_STORE, useValue: context.credentials },
+        { provide: READ_TOGETHER, useValue: readTogetherOf(context.storage.sql) },
       ],
       exports: [
         ServiceContext,
@@ -78,6 +80,7 @@ export class PlatformModule {
         SERVICE_LOG,
         REPORT_FILES,
         CREDENTIAL_STORE,
+        READ_TOGETHER,
       ],
     };
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { READ_TOGETHER, type ReadTogether } from '../platform/database/sql-database.js';
 import { CommandBus } from '@nestjs/cqrs';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
@@ -42,13 +43,14 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     },
     {
       provide: SearchHandler,
-      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS, SearchLog],
+      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS, SearchLog, READ_TOGETHER],
       useFactory: (
         engine: SearchEngine,
         accounts: AccountDirectory,
         research: ResearchContexts,
         searches: SearchLog,
-      ) => new SearchHandler(engine, accounts, research, searches),
+        readTogether: ReadTogether,
+      ) => new SearchHandler(engine, accounts, research, searches, readTogether),
     },
     SearchLog,
     ...searchCommandHandlers,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { READ_TOGETHER, type ReadTogether } from '../database/sql-database.js';
 import { ServiceError } from '../errors/service-error.js';
 import {
   ACCESS_RULE,
@@ -43,6 +44,9 @@ export class AuthGuard implements CanActivate {
     @Optional()
     @Inject(PERSONAL_RESEARCH_GATE)
     private readonly personalResearch?: PersonalResearchGate,
+    @Optional()
+    @Inject(READ_TOGETHER)
+    private readonly readTogether?: ReadTogether,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -56,7 +60,11 @@ export class AuthGuard implements CanActivate {
       case 'public':
         return true;
       case 'personal_api':
-        request.principal = await this.personalApi(request, rule);
+        // Every lookup below is a read: one read-only transaction instead of one commit each (ADR 104). Each
+        // statement still reads what was committed before it began, so a revocation counts at once as before.
+        request.principal = await (this.readTogether
+          ? this.readTogether(() => this.personalApi(request, rule))
+          : this.personalApi(request, rule));
         return true;
       case 'session':
         request.principal = await this.session(request);

@@ -1,5 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import type { SqlDatabase, SqlDatabaseKind, SqlExecutor, SqlResult } from './sql-database.js';
+import {
+  pgErrorCode,
+  type ReadGroupHandle,
+  type SqlDatabase,
+  type SqlDatabaseKind,
+  type SqlExecutor,
+  type SqlResult,
+} from './sql-database.js';
 
 /**
  * A pool of node-postgres connections: a PostgreSQL server (DATABASE_URL) or, with kind `pglite-socket`,
@@ -9,6 +17,8 @@ const CANCEL_CONNECT_TIMEOUT_MS = 5_000;
 
 export class PostgresDatabase implements SqlDatabase {
   private readonly pool: pg.Pool;
+  /** The read group of the readTogether call the current code runs in, if any. */
+  private readonly readGroups = new AsyncLocalStorage<ReadGroup>();
 
   constructor(
     private readonly config: pg.PoolConfig,
@@ -37,6 +47,35 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    const group = this.readGroups.getStore();
+    if (group?.open) return group.query<R>(text, params);
+    return this.autocommit<R>(text, params);
+  }
+
+  /**
+   * Only on a PostgreSQL server: the PGlite socket serves one session, which a held transaction would block.
+   * The connection is taken at the first read and given back when `fn` settles; a nested call joins the group.
+   */
+  async readTogether<T>(fn: () => Promise<T>): Promise<T> {
+    const group = this.readGroups.getStore()?.open ? null : this.openReadGroup();
+    if (!group) return fn();
+    try {
+      return await group.run(fn);
+    } finally {
+      await group.end();
+    }
+  }
+
+  openReadGroup(): ReadGroupHandle | null {
+    if (this.kind !== 'postgres') return null;
+    const group = new ReadGroup(
+      () => this.checkOut(),
+      (text, params) => this.autocommit(text, params),
+    );
+    return { run: (fn) => this.readGroups.run(group, fn), end: () => group.end() };
+  }
+
+  private async autocommit<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
     const result = await this.pool.query(text, params as unknown[] | undefined);
     return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
   }
@@ -122,4 +161,91 @@ function executorOf(client: pg.PoolClient): SqlExecutor {
       return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
     },
   };
+}
+
+/**
+ * Statements that fail in a read group only because of the group: queued behind a failed one
+ * (in_failed_sql_transaction), or a write (read_only_sql_transaction). They run again on their own.
+ */
+const BECAUSE_OF_THE_GROUP = new Set(['25P02', '25006']);
+
+const ON_ITS_OWN = Symbol('on-its-own');
+
+/**
+ * The reads of one readTogether call: one read-only transaction on one connection, begun at the first read. A
+ * failed statement ends the group's use of the transaction: the statements queued behind it, and every later
+ * read, run on their own (autocommit), so one failure never fails a read that would have succeeded alone.
+ * Reads begun after `fn` settled (a timer it started) run on their own too.
+ */
+class ReadGroup {
+  open = true;
+  private held: Promise<{ client: pg.PoolClient; release: () => void }> | undefined;
+  private failed = false;
+  /** The group's statements, one after another: a connection runs one query at a time. */
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly checkOut: () => Promise<{ client: pg.PoolClient; release: () => void }>,
+    private readonly autocommit: <R>(text: string, params?: readonly unknown[]) => Promise<SqlResult<R>>,
+  ) {}
+
+  async query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    if (this.failed) return this.autocommit<R>(text, params);
+    const held = (this.held ??= this.begin());
+    const outcome = this.serially(async (): Promise<SqlResult<R> | typeof ON_ITS_OWN> => {
+      let client: pg.PoolClient;
+      try {
+        ({ client } = await held);
+      } catch {
+        this.failed = true;
+        return ON_ITS_OWN;
+      }
+      if (this.failed) return ON_ITS_OWN;
+      try {
+        const result = await client.query(text, params as unknown[] | undefined);
+        return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+      } catch (error) {
+        this.failed = true;
+        if (BECAUSE_OF_THE_GROUP.has(pgErrorCode(error) ?? '')) return ON_ITS_OWN;
+        throw error;
+      }
+    });
+    const result = await outcome;
+    return result === ON_ITS_OWN ? this.autocommit<R>(text, params) : result;
+  }
+
+  async end(): Promise<void> {
+    this.open = false;
+    if (!this.held) return;
+    let held: { client: pg.PoolClient; release: () => void };
+    try {
+      held = await this.held;
+    } catch {
+      return; // never began: nothing to end
+    }
+    try {
+      await this.serially(() => held.client.query(this.failed ? 'ROLLBACK' : 'COMMIT'));
+    } catch {
+      // A broken connection: checkOut's release discards it.
+    } finally {
+      held.release();
+    }
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.last.then(work);
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+
+  private async begin(): Promise<{ client: pg.PoolClient; release: () => void }> {
+    const held = await this.checkOut();
+    try {
+      await held.client.query('BEGIN READ ONLY');
+      return held;
+    } catch (error) {
+      held.release();
+      throw error;
+    }
+  }
 }

@@ -29,6 +29,18 @@ export interface SqlDatabase extends SqlExecutor {
   pinned?<T>(fn: (sql: SqlExecutor, backendPid: number) => Promise<T>): Promise<T>;
   /** Cancels a pinned connection's running statement without waiting for a pooled connection (server only). */
   cancelBackend?(backendPid: number): Promise<void>;
+  /**
+   * Runs `fn` with its plain reads (`query`, not `transaction` or `pinned`) in one read-only transaction on one
+   * connection, so a request's lookups commit once instead of once each (ADR 104). Each statement still sees
+   * what was committed before it began (READ COMMITTED): nothing read here is older than an autocommit read.
+   * Only for code that writes nothing. Absent: `fn` runs as it is.
+   */
+  readTogether?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A read group several callers may join (each `run`), ended by whoever holds it: readTogether for work that
+   * starts in more than one place. Null where reads cannot be grouped.
+   */
+  openReadGroup?(): ReadGroupHandle | null;
   /** Runs several statements without parameters (DDL). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -51,3 +63,18 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 export const SQL_DATABASE = Symbol('SqlDatabase');
+
+/** One read-only transaction that the plain reads of every `run` join, until `end` (ADR 104). */
+export interface ReadGroupHandle {
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Commits, and gives the connection back; reads begun afterwards run on their own. */
+  end(): Promise<void>;
+}
+
+/** Runs reads together where the database can (SqlDatabase.readTogether), else as they are. */
+export type ReadTogether = <T>(fn: () => Promise<T>) => Promise<T>;
+export const READ_TOGETHER = Symbol('ReadTogether');
+
+export function readTogetherOf(db: SqlDatabase | undefined): ReadTogether {
+  return db?.readTogether ? (fn) => db.readTogether!(fn) : (fn) => fn();
+}

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
 import type { Principal } from '../../platform/auth/access.js';
+import type { ReadTogether } from '../../platform/database/sql-database.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { toErrorResponse } from '../../platform/http/error-response.js';
 import { openEventStream } from '../../platform/http/event-stream.js';
@@ -36,6 +37,8 @@ export class SearchHandler {
     private readonly research?: ResearchContexts,
     /** Where answered searches are recorded (ADR 70); absent: they are not. */
     private readonly searches?: SearchLog,
+    /** Runs the caller's lookups in one read-only transaction where the database can (ADR 104). */
+    private readonly readTogether: ReadTogether = (fn) => fn(),
   ) {}
 
   /** POST /search: SSE unless `stream: false`. A disconnect cancels the remaining datasets. */
@@ -230,11 +233,14 @@ export class SearchHandler {
   }
 
   private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
-    // Both lookups at once: they sit in front of every search.
-    const [account, research] = await Promise.all([
-      this.accounts.account(principal.accountId),
-      this.research ? this.research.resolve(principal) : undefined,
-    ]);
+    // Both lookups at once: they sit in front of every search. A personal caller's are reads only (the account,
+    // its memberships and creation intent): they commit once, together (ADR 104).
+    const lookups = () =>
+      Promise.all([
+        this.accounts.account(principal.accountId),
+        this.research ? this.research.resolve(principal) : undefined,
+      ]);
+    const [account, research] = await (principal.organizationId ? lookups() : this.readTogether(lookups));
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     const envelope = envelopeFor(principal, String(request.id));
     return {

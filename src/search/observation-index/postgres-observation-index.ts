@@ -160,7 +160,7 @@ export class PostgresObservationIndex implements ObservationIndex {
     const countSql = countStatement(dataset, query, request.countLimit + 1, this.selectors);
     const pageSql = (strategy: PageStrategy) =>
       searchStatement(dataset, query, request, this.selectors, strategy);
-    return this.read(signal, async (sql) => {
+    return this.read(signal, { together: true }, async (sql) => {
       // The count comes first: it chooses how the page is read (see PageStrategy).
       const [row] = await run<{ count: string }>(sql, countSql);
       const counted = Number(row?.count ?? 0);
@@ -191,7 +191,7 @@ export class PostgresObservationIndex implements ObservationIndex {
     const statements = names.map(
       (name) => [name, aggregateStatement(dataset, query, name, limit, this.selectors)] as const,
     );
-    return this.read(signal, async (sql) => {
+    return this.read(signal, { together: statements.length > 1 }, async (sql) => {
       const facets: Facets = {};
       for (const [name, statement] of statements) {
         const rows = await run<{ value: FacetValue; count: string }>(sql, statement);
@@ -210,7 +210,9 @@ export class PostgresObservationIndex implements ObservationIndex {
     positiveInteger(batchSize, 'batchSize');
     const fetchAfter = (afterId: string) => {
       const statement = streamStatement(dataset, query, afterId, batchSize, this.selectors);
-      return this.read(signal, (sql) => run<{ id: string; doc: ObservationRecord }>(sql, statement));
+      return this.read(signal, { together: false }, (sql) =>
+        run<{ id: string; doc: ObservationRecord }>(sql, statement),
+      );
     };
     // The next batch is read while the consumer handles this one (one batch ahead, never more).
     type Row = { id: string; doc: ObservationRecord };
@@ -232,10 +234,20 @@ export class PostgresObservationIndex implements ObservationIndex {
   }
 
   /**
-   * Runs reads under the signal (see the file comment). Without a signal, straight on the pool.
+   * Runs reads under the signal (see the file comment). Without a signal, straight on the pool. `together`:
+   * the work runs several statements; on a server they commit once, in one read-only transaction (ADR 104), each
+   * still reading what was committed before it began (READ COMMITTED).
    */
-  private read<T>(signal: AbortSignal | undefined, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
-    if (!signal) return work(this.db);
+  private read<T>(
+    signal: AbortSignal | undefined,
+    options: { readonly together: boolean },
+    work: (sql: SqlExecutor) => Promise<T>,
+  ): Promise<T> {
+    if (!signal) {
+      return options.together && this.db.readTogether
+        ? this.db.readTogether(() => work(this.db))
+        : work(this.db);
+    }
     throwIfAborted(signal);
     // In-process PGlite runs each statement synchronously on this thread: nothing (not even the timer that
     // aborts a deadline) runs until it ends. A macrotask turn before each statement lets a due abort land.
@@ -265,8 +277,16 @@ export class PostgresObservationIndex implements ObservationIndex {
         ).catch(() => undefined);
       };
       signal.addEventListener('abort', cancel, { once: true });
+      let begun = false;
       try {
-        return await work(checked(tx));
+        if (options.together) {
+          await tx.query('BEGIN READ ONLY');
+          begun = true;
+        }
+        const result = await work(checked(tx));
+        if (begun) await tx.query('COMMIT');
+        begun = false;
+        return result;
       } catch (error) {
         if (signal.aborted && pgErrorCode(error) === QUERY_CANCELED) throw signal.reason;
         throw error;
@@ -274,6 +294,9 @@ export class PostgresObservationIndex implements ObservationIndex {
         signal.removeEventListener('abort', cancel);
         // The cancel must land before the connection is reused by anyone else.
         if (cancelling) await cancelling;
+        // A failed or cancelled statement left the transaction aborted: end it (once no cancel can land on
+        // this connection any more) before the connection goes back.
+        if (begun) await tx.query('ROLLBACK').catch(() => undefined);
       }
     });
     return raceAbort(pinned, signal);

@@ -39,6 +39,7 @@ import {
   type SealedAppend,
 } from '../event-hash.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
+import { SubscriptionTail } from './subscription-tail.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
 
@@ -70,6 +71,8 @@ export interface PostgresEventStoreOptions {
 }
 
 const SUBSCRIPTION_PAGE_SIZE = 500;
+/** Events the shared subscription tail keeps (ADR 104); a subscriber further behind reads the log itself. */
+const SUBSCRIPTION_TAIL_EVENTS = 2_000;
 const RETRY_INITIAL_DELAY_MS = 50;
 const RETRY_MAX_DELAY_MS = 2_000;
 /** Streams whose last hash an instance remembers (about 100 bytes each). */
@@ -141,12 +144,24 @@ export class PostgresEventStore implements EventStore {
    * back off only to IDLE_POLLS_SLOWER intervals, never to the safety interval.
    */
   private undeliveredAppend: GlobalPosition | null = null;
+  /** When another instance last signalled an append: for a while polls back off from the interval (ADR 104). */
+  private signalledElsewhereAt = -Infinity;
   /** The slowest poll: the safety interval with a wake channel, IDLE_POLLS_SLOWER intervals without. */
   private readonly slowestPollMs: number;
   private readonly changes: ChangeSignals | undefined;
   private readonly stopListening: () => void;
-  /** Subscription page reads in flight, by append generation and start: subscribers woken together share one. */
-  private readonly pageReads = new Map<string, Promise<RecordedEvent[]>>();
+  /** Bumped by every poll, so a subscriber woken by one reads the log instead of the tail's memory of its end. */
+  private pollEpoch = 0;
+  /** The events the subscriptions last read, shared by all of them (ADR 104). */
+  private readonly tail = new SubscriptionTail(
+    async (after, limit) => {
+      const page = await this.readPage({ after, limit });
+      if (page.length > 0) this.sawEvents(page.at(-1)!.position);
+      return page;
+    },
+    SUBSCRIPTION_PAGE_SIZE,
+    SUBSCRIPTION_TAIL_EVENTS,
+  );
 
   constructor(
     private readonly db: SqlDatabase,
@@ -298,24 +313,6 @@ export class PostgresEventStore implements EventStore {
     return this.readPage(options);
   }
 
-  /**
-   * Every projection subscription is woken by the same append and asks for the same page at once: they share one
-   * query. Only reads begun in the same append generation are shared, and a subscriber reads again whenever the
-   * generation moved during its read, so a shared page never hides an event from it. readAll never shares.
-   * The subscribers then hold the same event objects: they read them and never change them.
-   */
-  private sharedPage(after: GlobalPosition | null, generation: number): Promise<RecordedEvent[]> {
-    const key = `${generation}|${after ?? ''}`;
-    let read = this.pageReads.get(key);
-    if (!read) {
-      read = this.readPage({ after, limit: SUBSCRIPTION_PAGE_SIZE }).finally(() =>
-        this.pageReads.delete(key),
-      );
-      this.pageReads.set(key, read);
-    }
-    return read;
-  }
-
   private async readPage(options: ReadAllOptions): Promise<RecordedEvent[]> {
     if (options.after === null) {
       const { rows } = await this.db.query<EventRow>(
@@ -372,10 +369,15 @@ export class PostgresEventStore implements EventStore {
     let lastDelivered = options.after;
     let failedReads = 0;
     while (!signal.aborted) {
-      const generationBeforeRead = this.appendGeneration;
-      let page: RecordedEvent[];
+      // Through the shared tail (ADR 104): subscribers hold the same event objects, and never change them.
+      let page: readonly RecordedEvent[];
+      let generationBeforeRead: number;
       try {
-        page = await this.sharedPage(lastDelivered, generationBeforeRead);
+        ({ events: page, generation: generationBeforeRead } = await this.tail.page(
+          lastDelivered,
+          this.appendGeneration,
+          this.pollEpoch,
+        ));
         failedReads = 0;
       } catch (error) {
         // Damaged pages read the same way every time: the subscriber has to know, not wait forever.
@@ -386,7 +388,6 @@ export class PostgresEventStore implements EventStore {
         await sleep(delay, signal);
         continue;
       }
-      if (page.length > 0) this.sawEvents();
       for (const event of page) {
         if (signal.aborted) return;
         lastDelivered = event.position;
@@ -415,6 +416,7 @@ export class PostgresEventStore implements EventStore {
         [streamId, erasure.by, erasure.at],
       );
     });
+    this.tail.clear();
   }
 
   /** Ends this instance's subscriptions. The SqlDatabase belongs to its owner, who closes it. */
@@ -494,6 +496,7 @@ export class PostgresEventStore implements EventStore {
    * hidden behind an older transaction (VISIBLE), and the next polls find them when it ends.
    */
   private pollNow(): void {
+    this.signalledElsewhereAt = Date.now();
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
     this.pollDelayMs = this.pollIntervalMs;
@@ -501,13 +504,30 @@ export class PostgresEventStore implements EventStore {
   }
 
   private wakePollWaiters(): void {
+    this.pollEpoch += 1;
     const waiters = [...this.pollWaiters];
     this.pollWaiters.clear();
     for (const wake of waiters) wake();
   }
 
-  private sawEvents(): void {
-    this.pollDelayMs = this.pollIntervalMs;
+  /**
+   * A read found events: polls come at the interval again, unless the wake channel carries every other instance's
+   * appends, none was signalled in the last IDLE_POLLS_SLOWER intervals (its append may still be hidden behind an
+   * older transaction) and this instance's own were all read: then nothing is known to be hidden, and a poll only
+   * guards against a lost signal (ADR 104).
+   */
+  private sawEvents(last: GlobalPosition): void {
+    if (comparePositions(last, this.undeliveredAppend) >= 0) this.undeliveredAppend = null;
+    const rest =
+      this.changes?.crossProcess === true &&
+      !this.undeliveredAppend &&
+      Date.now() - this.signalledElsewhereAt > this.pollIntervalMs * IDLE_POLLS_SLOWER;
+    this.pollDelayMs = rest ? this.slowestPollMs : this.pollIntervalMs;
+    if (rest && this.pollTimer) {
+      clearTimeout(this.pollTimer);
+      this.pollTimer = undefined;
+      if (this.pollWaiters.size > 0) this.armPoll();
+    }
   }
 }
 
