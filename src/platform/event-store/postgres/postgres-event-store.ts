@@ -29,15 +29,15 @@ import {
 } from '../event-store.port.js';
 import { comparePositions, decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
+import { sealAppend, ZERO_HASH } from '../event-hash.js';
 import {
-  HASH_BYTES,
-  SALT_BYTES,
-  SEAL_BYTES,
-  sealAppend,
-  streamHash,
-  ZERO_HASH,
-  type SealedAppend,
-} from '../event-hash.js';
+  assertAppendable,
+  assertPositiveLimit,
+  encodeExpectedVersion,
+  eventsParameter,
+  storedEvent,
+  withStreamHashes,
+} from './append-parameters.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { SubscriptionTail } from './subscription-tail.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
@@ -81,9 +81,6 @@ const REMEMBERED_STREAM_HASHES = 10_000;
 const IDLE_POLLS_SLOWER = 20;
 /** With one, they come down to this: only a lost signal waits for it. */
 const SAFETY_POLL_MS = 10_000;
-
-/** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
-const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
 
 /** Erased events keep their rows (and hashes) for the chain, but no reader sees them. */
 const NOT_ERASED = `e.erased_at IS NULL`;
@@ -531,33 +528,6 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-function assertAppendable(events: readonly NewEvent[]): void {
-  if (events.length === 0) throw new RangeError('append needs at least one event');
-  const ids = new Set(events.map((event) => event.id));
-  if (ids.size !== events.length) throw new RangeError('append got the same event id twice');
-}
-
-function assertPositiveLimit(limit: number): void {
-  if (!Number.isSafeInteger(limit) || limit <= 0)
-    throw new RangeError(`limit must be a positive integer, got ${limit}`);
-}
-
-function encodeExpectedVersion(expected: ExpectedVersion): { mode: number; version: number | null } {
-  switch (expected) {
-    case 'any':
-      return { mode: EXPECTED_MODE.any, version: null };
-    case 'no_stream':
-      return { mode: EXPECTED_MODE.noStream, version: null };
-    case 'exists':
-      return { mode: EXPECTED_MODE.exists, version: null };
-    default:
-      if (!Number.isSafeInteger(expected) || expected < 0) {
-        throw new RangeError(`expected version must be a non-negative integer, got ${expected}`);
-      }
-      return { mode: EXPECTED_MODE.exact, version: expected };
-  }
-}
-
 function toRecordedEvent(row: EventRow): RecordedEvent {
   const { actor, payer, scope, correlationId, causationId, ...optional } = row.metadata ?? {};
   return {
@@ -591,59 +561,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-/** es_append's p_events as the unchained append of the benchmark takes it (JSON.stringify of these). */
-function storedEvent(event: NewEvent): Record<string, unknown> {
-  return {
-    id: event.id,
-    type: event.type,
-    schema_version: event.schemaVersion,
-    data: event.data,
-    metadata: event.metadata,
-  };
-}
-
-/**
- * es_append's p_events: what JSON.stringify(events.map(storedEvent)) gives, with data and metadata written as
- * the canonical JSON the hashes were computed from (the same jsonb once parsed), so no event is serialized
- * twice. The whole metadata object (optional fields included) is stored: exactly what the content hash covers.
- */
-function eventsParameter(events: readonly NewEvent[], sealed: SealedAppend): string {
-  let text = '[';
-  for (let i = 0; i < events.length; i += 1) {
-    const event = events[i]!;
-    const data = sealed.data[i];
-    const metadata = sealed.metadata[i];
-    text +=
-      `${i === 0 ? '' : ','}{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}` +
-      `,"schema_version":${JSON.stringify(event.schemaVersion) ?? 'null'}` +
-      (data === undefined ? '' : `,"data":${data}`) +
-      (metadata === undefined ? '' : `,"metadata":${metadata}`) +
-      '}';
-  }
-  return `${text}]`;
-}
-
-/**
- * The seals of `count` events appended after `version`, whose hash is `previous`, each followed by the event's
- * stream hash (es_append's p_seals when the stream hashes were chained here), and the last stream hash.
- */
-function withStreamHashes(
-  previous: Buffer,
-  version: number,
-  seals: Buffer,
-  count: number,
-): { seals: Buffer; last: Buffer } {
-  const stride = SEAL_BYTES + HASH_BYTES;
-  const chained = Buffer.allocUnsafe(count * stride);
-  let hash = previous;
-  for (let i = 0; i < count; i += 1) {
-    const sealAt = i * SEAL_BYTES;
-    seals.copy(chained, i * stride, sealAt, sealAt + SEAL_BYTES);
-    const contentAt = sealAt + SALT_BYTES + HASH_BYTES;
-    hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
-    hash.copy(chained, i * stride + SEAL_BYTES);
-  }
-  return { seals: chained, last: hash };
 }
