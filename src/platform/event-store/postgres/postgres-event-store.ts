@@ -29,15 +29,7 @@ import {
 } from '../event-store.port.js';
 import { comparePositions, decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import {
-  HASH_BYTES,
-  SALT_BYTES,
-  SEAL_BYTES,
-  sealAppend,
-  streamHash,
-  ZERO_HASH,
-  type SealedAppend,
-} from '../event-hash.js';
+import { sealAppend, ZERO_HASH_HEX, type SealedAppend } from '../event-hash.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { hashLegacyEvents, sealedHead, sealVisibleEvents } from './postgres-event-chain.js';
 import { verifyPostgresChain } from './postgres-chain-verifier.js';
@@ -130,7 +122,7 @@ export class PostgresEventStore implements EventStore {
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
   /** The last stream hash of streams this instance appended to (bounded; a stale entry only costs the SQL path). */
-  private readonly lastStreamHashes = new Map<string, { version: number; hash: Buffer }>();
+  private readonly lastStreamHashes = new Map<string, { version: number; hash: string }>();
   /** Subscribers waiting for the next poll, and the one timer that wakes them. */
   private readonly pollWaiters = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | undefined;
@@ -207,23 +199,21 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
-    // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
-    // hashes under the stream lock, in the same round trip.
-    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt);
     // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
     // stream hashes too; es_append takes them only when that hash is still the stored one.
     const known =
       options.expectedVersion === 'no_stream'
-        ? { version: -1, hash: ZERO_HASH }
+        ? { version: -1, hash: ZERO_HASH_HEX }
         : typeof options.expectedVersion === 'number'
           ? this.lastStreamHashes.get(streamId)
           : undefined;
-    const chained =
-      sealed &&
-      known &&
-      known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
-        ? withStreamHashes(known.hash, known.version, sealed.seals, events.length)
-        : null;
+    const previous =
+      known && known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
+        ? known
+        : undefined;
+    // Salts, payload digests and content hashes are computed here (ADR 0081), as hex (ADR 0102); es_append
+    // chains the stream hashes under the stream lock when they were not chained here, in the same round trip.
+    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt, previous);
     const { rows } = await executor.query<AppendRow>(
       sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
@@ -239,8 +229,8 @@ export class PostgresEventStore implements EventStore {
             version,
             eventsParameter(events, sealed),
             recordedAt,
-            (chained?.seals ?? sealed.seals).toString('hex'),
-            chained ? known!.hash.toString('hex') : null,
+            sealed.seals,
+            sealed.lastStreamHash === undefined ? null : previous!.hash,
           ]
         : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
@@ -253,7 +243,7 @@ export class PostgresEventStore implements EventStore {
         this.rememberStreamHash(
           streamId,
           row,
-          row.outcome === 'ok' && row.last_stream_hash === null ? chained?.last : undefined,
+          row.outcome === 'ok' && row.last_stream_hash === null ? sealed?.lastStreamHash : undefined,
         );
         return {
           nextExpectedVersion: Number(row.last_version),
@@ -425,8 +415,8 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = undefined;
   }
 
-  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: Buffer | undefined): void {
-    const hash = chainedHere ?? (row.last_stream_hash ? Buffer.from(row.last_stream_hash, 'hex') : undefined);
+  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: string | undefined): void {
+    const hash = chainedHere ?? row.last_stream_hash;
     if (!hash || row.last_version === null) return;
     this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
     this.lastStreamHashes.set(streamId, { version: Number(row.last_version), hash });
@@ -603,27 +593,4 @@ function eventsParameter(events: readonly NewEvent[], sealed: SealedAppend): str
       '}';
   }
   return `${text}]`;
-}
-
-/**
- * The seals of `count` events appended after `version`, whose hash is `previous`, each followed by the event's
- * stream hash (es_append's p_seals when the stream hashes were chained here), and the last stream hash.
- */
-function withStreamHashes(
-  previous: Buffer,
-  version: number,
-  seals: Buffer,
-  count: number,
-): { seals: Buffer; last: Buffer } {
-  const stride = SEAL_BYTES + HASH_BYTES;
-  const chained = Buffer.allocUnsafe(count * stride);
-  let hash = previous;
-  for (let i = 0; i < count; i += 1) {
-    const sealAt = i * SEAL_BYTES;
-    seals.copy(chained, i * stride, sealAt, sealAt + SEAL_BYTES);
-    const contentAt = sealAt + SALT_BYTES + HASH_BYTES;
-    hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
-    hash.copy(chained, i * stride + SEAL_BYTES);
-  }
-  return { seals: chained, last: hash };
 }
