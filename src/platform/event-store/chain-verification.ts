@@ -47,7 +47,7 @@ export class ChainWalk {
   checked = 0;
   unsealed = 0;
   /** The last sealed event passed (its head written out in hex once, for the report). */
-  private lastSealed: { index: number; head: Buffer; position: () => GlobalPosition } | null = null;
+  private lastSealed: { index: number; head: Buffer | string; position: () => GlobalPosition } | null = null;
   readonly erasedSpans: ErasedSpan[] = [];
   private readonly spanOfStream = new Map<string, number>();
   /** Checkpoints not met yet, by the chain index they name. */
@@ -88,14 +88,15 @@ export class ChainWalk {
   }
 
   /**
-   * The walk passed sealed chain index `index`, whose chain hash is `head`: checks the checkpoints naming it.
+   * The walk passed sealed chain index `index`, whose chain hash is `head` (bytes, or hex text): checks the
+   * checkpoints naming it.
    * The position is asked for only when needed (a checkpoint here, or the report).
    */
-  sealed(index: number, head: Buffer, position: () => GlobalPosition): void {
+  sealed(index: number, head: Buffer | string, position: () => GlobalPosition): void {
     this.lastSealed = { index, head, position };
     const checkpoints = this.expected.get(index);
     if (!checkpoints) return;
-    const chainHead = head.toString('hex');
+    const chainHead = hexOf(head);
     for (const checkpoint of checkpoints) this.checkCheckpoint(checkpoint, chainHead, position());
     this.expected.delete(index);
   }
@@ -176,9 +177,7 @@ export class ChainWalk {
 
   get sealedThrough(): ChainHead | null {
     const last = this.lastSealed;
-    return last
-      ? { chainIndex: last.index, position: last.position(), chainHead: last.head.toString('hex') }
-      : null;
+    return last ? { chainIndex: last.index, position: last.position(), chainHead: hexOf(last.head) } : null;
   }
 
   report(finding: TamperFinding | null): VerificationReport {
@@ -194,4 +193,8 @@ export class ChainWalk {
       finding,
     };
   }
+}
+
+function hexOf(hash: Buffer | string): string {
+  return typeof hash === 'string' ? hash : hash.toString('hex');
 }

@@ -1,10 +1,10 @@
 /**
  * What es_append receives, encoded in the appending process: the expected version as a mode and a number, the
- * events as one JSON parameter written from the canonical text the hashes were computed from, and the seals
- * with their stream hashes. Pure: no database, no clock.
+ * events as one JSON parameter written from the canonical text the hashes were computed from (the seals
+ * come as sealAppend's hex). Pure: no database, no clock.
  */
 import type { ExpectedVersion, NewEvent } from '../event-store.port.js';
-import { HASH_BYTES, SALT_BYTES, SEAL_BYTES, streamHash, type SealedAppend } from '../event-hash.js';
+import type { SealedAppend } from '../event-hash.js';
 
 /** How es_append receives the expected version: a mode, plus the number when the mode is `exact`. */
 const EXPECTED_MODE = { any: 0, noStream: 1, exists: 2, exact: 3 } as const;
@@ -66,27 +66,4 @@ export function eventsParameter(events: readonly NewEvent[], sealed: SealedAppen
       '}';
   }
   return `${text}]`;
-}
-
-/**
- * The seals of `count` events appended after `version`, whose hash is `previous`, each followed by the event's
- * stream hash (es_append's p_seals when the stream hashes were chained here), and the last stream hash.
- */
-export function withStreamHashes(
-  previous: Buffer,
-  version: number,
-  seals: Buffer,
-  count: number,
-): { seals: Buffer; last: Buffer } {
-  const stride = SEAL_BYTES + HASH_BYTES;
-  const chained = Buffer.allocUnsafe(count * stride);
-  let hash = previous;
-  for (let i = 0; i < count; i += 1) {
-    const sealAt = i * SEAL_BYTES;
-    seals.copy(chained, i * stride, sealAt, sealAt + SEAL_BYTES);
-    const contentAt = sealAt + SALT_BYTES + HASH_BYTES;
-    hash = streamHash(hash, version + 1 + i, seals.subarray(contentAt, contentAt + HASH_BYTES));
-    hash.copy(chained, i * stride + SEAL_BYTES);
-  }
-  return { seals: chained, last: hash };
 }

@@ -13,7 +13,7 @@ import {
   type VerifyOptions,
 } from '../event-log-integrity.js';
 import { decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
-import { chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
+import { chainHashHex, streamHashHex, ZERO_HASH_HEX } from '../event-hash.js';
 import { VISIBLE } from './postgres-event-chain.js';
 
 const VERIFY_PAGE_SIZE = 10_000;
@@ -104,10 +104,10 @@ export async function verifyPostgresChain(
 ): Promise<VerificationReport> {
   const walk = new ChainWalk(options);
   const from = walk.from;
-  /** The last version seen of every stream, and its stream hash as recomputed here. */
-  const streams = new Map<string, { version: number; hash: Buffer }>();
-  /** The global chain hash through the last sealed event passed. */
-  let chainHead: Buffer;
+  /** The last version seen of every stream, and its stream hash (hex) as recomputed here. */
+  const streams = new Map<string, { version: number; hash: string }>();
+  /** The global chain hash (hex) through the last sealed event passed. Hashes stay hex text (ADR 0102). */
+  let chainHead: string;
 
   const sealedCount = Number(
     (await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM es_chain`)).rows[0]!.n,
@@ -126,13 +126,13 @@ export async function verifyPostgresChain(
     if (rows[0]) nextIndex = Number(rows[0].chain_index) + 1;
   }
   /** The global chain hash through nextIndex - 1: recomputed from here on, the stored one trusted before. */
-  chainHead = ZERO_HASH;
+  chainHead = ZERO_HASH_HEX;
   if (nextIndex > 0) {
     const { rows } = await db.query<{ chain_hash: string }>(
       `SELECT encode(chain_hash, 'hex') AS chain_hash FROM es_chain WHERE chain_index = $1`,
       [nextIndex - 1],
     );
-    chainHead = Buffer.from(rows[0]!.chain_hash, 'hex');
+    chainHead = rows[0]!.chain_hash;
   }
   const chain = new ChainCursor(db, nextIndex, sealedCount);
   const total = Number(
@@ -304,14 +304,11 @@ export async function verifyPostgresChain(
         row,
         `the envelope or metadata of event ${row.event_id} (${row.type}) were changed`,
       );
-    const previousStreamHash =
-      version === 0
-        ? ZERO_HASH
-        : (last?.hash ?? (row.previous_stream_hash ? Buffer.from(row.previous_stream_hash, 'hex') : null));
-    const storedStreamHash = Buffer.from(row.stream_hash, 'hex');
+    const previousStreamHash = version === 0 ? ZERO_HASH_HEX : (last?.hash ?? row.previous_stream_hash);
+    const storedStreamHash = row.stream_hash;
     if (
       !previousStreamHash ||
-      !streamHash(previousStreamHash, version, Buffer.from(row.content_hash, 'hex')).equals(storedStreamHash)
+      streamHashHex(previousStreamHash, version, row.content_hash) !== storedStreamHash
     )
       throw finding(
         'broken_chain',
@@ -326,8 +323,8 @@ export async function verifyPostgresChain(
       return true;
     }
     const index = nextIndex;
-    const sealedHead = Buffer.from(sealed.chain_hash, 'hex');
-    if (!chainHash(chainHead, storedStreamHash).equals(sealedHead))
+    const sealedHead = sealed.chain_hash;
+    if (chainHashHex(chainHead, storedStreamHash) !== sealedHead)
       throw finding(
         'broken_chain',
         row,

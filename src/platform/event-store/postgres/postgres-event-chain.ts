@@ -4,7 +4,7 @@
  * transactions are visible, so sealing follows readAll instead of serializing every append on one lock.
  */
 import type { SqlDatabase, SqlExecutor } from '../../database/sql-database.js';
-import { asBuffer, chainHash, streamHash, ZERO_HASH } from '../event-hash.js';
+import { asBuffer, chainHashHex, streamHash, ZERO_HASH, ZERO_HASH_HEX } from '../event-hash.js';
 import type { ChainHead, LegacyEventRewriter } from '../event-log-integrity.js';
 import type { RecordedEvent } from '../event-store.port.js';
 import { encodePosition } from '../global-position.js';
@@ -80,14 +80,15 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
       if (!complete) rows.splice(unhashed);
       if (rows.length === 0) return { sealed: 0, complete, head: before };
       let index = before ? before.chainIndex : -1;
-      let previous = before ? Buffer.from(before.chainHead, 'hex') : ZERO_HASH;
+      // Hashes stay hex text, as they are read and written (ADR 0102).
+      let previous = before ? before.chainHead : ZERO_HASH_HEX;
       const indexes: string[] = [];
       const hashes: string[] = [];
       for (const row of rows) {
         index += 1;
-        previous = chainHash(previous, Buffer.from(row.stream_hash!, 'hex'));
+        previous = chainHashHex(previous, row.stream_hash!);
         indexes.push(String(index));
-        hashes.push(previous.toString('hex'));
+        hashes.push(previous);
       }
       await tx.query(
         `INSERT INTO es_chain (chain_index, event_id, tx_id, seq, chain_hash)
@@ -109,7 +110,7 @@ export async function sealVisibleEvents(db: SqlDatabase): Promise<ChainHead | nu
         head: {
           chainIndex: index,
           position: encodePosition(last.tx_id, last.seq),
-          chainHead: previous.toString('hex'),
+          chainHead: previous,
         },
       };
     });

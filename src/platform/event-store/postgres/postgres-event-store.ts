@@ -29,14 +29,13 @@ import {
 } from '../event-store.port.js';
 import { comparePositions, decodePosition, encodePosition, type GlobalPosition } from '../global-position.js';
 import type { EventLogIntegrity, LegacyEventRewriter } from '../event-log-integrity.js';
-import { sealAppend, ZERO_HASH } from '../event-hash.js';
+import { sealAppend, ZERO_HASH_HEX } from '../event-hash.js';
 import {
   assertAppendable,
   assertPositiveLimit,
   encodeExpectedVersion,
   eventsParameter,
   storedEvent,
-  withStreamHashes,
 } from './append-parameters.js';
 import { SCHEMA_LOCK_KEY, SCHEMA_STATEMENTS } from './event-store-schema.js';
 import { SubscriptionTail } from './subscription-tail.js';
@@ -130,7 +129,7 @@ export class PostgresEventStore implements EventStore {
   private appendGeneration = 0;
   private readonly appendWaiters = new Set<() => void>();
   /** The last stream hash of streams this instance appended to (bounded; a stale entry only costs the SQL path). */
-  private readonly lastStreamHashes = new Map<string, { version: number; hash: Buffer }>();
+  private readonly lastStreamHashes = new Map<string, { version: number; hash: string }>();
   /** Subscribers waiting for the next poll, and the one timer that wakes them. */
   private readonly pollWaiters = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | undefined;
@@ -219,23 +218,21 @@ export class PostgresEventStore implements EventStore {
     assertAppendable(events);
     const { mode, version } = encodeExpectedVersion(options.expectedVersion);
     const recordedAt = this.clock().toISOString();
-    // Salts, payload digests and content hashes are computed here (ADR 0081); es_append chains the stream
-    // hashes under the stream lock, in the same round trip.
-    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt);
     // Where this instance knows the stream's last hash (its own last append, or a new stream), it chains the
     // stream hashes too; es_append takes them only when that hash is still the stored one.
     const known =
       options.expectedVersion === 'no_stream'
-        ? { version: -1, hash: ZERO_HASH }
+        ? { version: -1, hash: ZERO_HASH_HEX }
         : typeof options.expectedVersion === 'number'
           ? this.lastStreamHashes.get(streamId)
           : undefined;
-    const chained =
-      sealed &&
-      known &&
-      known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
-        ? withStreamHashes(known.hash, known.version, sealed.seals, events.length)
-        : null;
+    const previous =
+      known && known.version === (options.expectedVersion === 'no_stream' ? -1 : options.expectedVersion)
+        ? known
+        : undefined;
+    // Salts, payload digests and content hashes are computed here (ADR 0081), as hex (ADR 0102); es_append
+    // chains the stream hashes under the stream lock when they were not chained here, in the same round trip.
+    const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt, previous);
     const { rows } = await executor.query<AppendRow>(
       sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
@@ -251,8 +248,8 @@ export class PostgresEventStore implements EventStore {
             version,
             eventsParameter(events, sealed),
             recordedAt,
-            (chained?.seals ?? sealed.seals).toString('hex'),
-            chained ? known!.hash.toString('hex') : null,
+            sealed.seals,
+            sealed.lastStreamHash === undefined ? null : previous!.hash,
           ]
         : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
@@ -265,7 +262,7 @@ export class PostgresEventStore implements EventStore {
         this.rememberStreamHash(
           streamId,
           row,
-          row.outcome === 'ok' && row.last_stream_hash === null ? chained?.last : undefined,
+          row.outcome === 'ok' && row.last_stream_hash === null ? sealed?.lastStreamHash : undefined,
         );
         return {
           nextExpectedVersion: Number(row.last_version),
@@ -424,8 +421,8 @@ export class PostgresEventStore implements EventStore {
     this.pollTimer = undefined;
   }
 
-  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: Buffer | undefined): void {
-    const hash = chainedHere ?? (row.last_stream_hash ? Buffer.from(row.last_stream_hash, 'hex') : undefined);
+  private rememberStreamHash(streamId: string, row: AppendRow, chainedHere: string | undefined): void {
+    const hash = chainedHere ?? row.last_stream_hash;
     if (!hash || row.last_version === null) return;
     this.lastStreamHashes.delete(streamId); // re-inserted last: the map's order is the eviction order
     this.lastStreamHashes.set(streamId, { version: Number(row.last_version), hash });
