@@ -56,6 +56,8 @@ export class ProjectionMaintenance {
     private readonly options: {
       readonly dropGraceMs?: number;
       readonly pageSize?: number;
+      /** Documents a rebuild keeps known per collection between pages (default 20,000). */
+      readonly knownDocumentsPerCollection?: number;
       /** Called after a switch, for an in-process runner to follow the new generation at once. */
       readonly onSwitched?: (projection: string) => Promise<void>;
     } = {},
@@ -206,6 +208,7 @@ export class ProjectionMaintenance {
   ): Promise<number> {
     const { eventStore } = this.engine;
     const limit = this.options.pageSize ?? REBUILD_PAGE_SIZE;
+    const knownLimit = this.options.knownDocumentsPerCollection ?? KNOWN_DOCUMENTS_PER_COLLECTION;
     let events = 0;
     let next = eventStore.readAll({ after: null, limit });
     let writing: Promise<void> = Promise.resolve();
@@ -234,7 +237,7 @@ export class ProjectionMaintenance {
         prepared.forEach((batch, index) => {
           const build = builds[index]!;
           build.checkpoint = batch.outcome.checkpoint;
-          forgetOldest(build.carried.known, KNOWN_DOCUMENTS_PER_COLLECTION);
+          forgetOldest(build.carried.known, knownLimit);
           build.inFlight = { changed: changedIds(batch.write?.changes ?? []), written: writing };
         });
         events += page.length;
