@@ -15,6 +15,7 @@ import {
   projectionStateKey,
   type ReportedProjectionState,
 } from '../../src/platform/projections/projection-runner.js';
+import type { ReadDocument } from '../../src/platform/read-store/read-store.port.js';
 import { SQL_KINDS } from '../support/databases.js';
 import { createTestStorage, newEvents, uniqueId, waitUntil, type TestStorage } from '../support/storage.js';
 
@@ -54,6 +55,36 @@ function counterProjection(name = 'test-counters'): ProjectionDefinition {
         sum: (current?.sum ?? 0) + value,
         lastVersion: event.streamVersion,
       });
+    },
+  };
+}
+
+/**
+ * What a rebuild carries from page to page (ADR 103) under stress: documents read again after being forgotten,
+ * patches of documents the batch never read, and a deleteWhere over documents it does not know.
+ */
+function marksProjection(): ProjectionDefinition {
+  const valueOf = (event: RecordedEvent) => (event.data as { value: number }).value;
+  return {
+    name: 'test-marks',
+    version: 1,
+    collections: { test_marks: {} },
+    handles: ['Counted'],
+    reads: (event) => (valueOf(event) % 4 === 0 ? [{ collection: 'test_marks', id: event.streamId }] : []),
+    apply(event: RecordedEvent, view) {
+      const value = valueOf(event);
+      if (value % 4 === 0) {
+        const current = view.get<ReadDocument>('test_marks', event.streamId);
+        view.put('test_marks', {
+          id: event.streamId,
+          reads: ((current?.reads as number | undefined) ?? 0) + 1,
+          seen: current?.last ?? null,
+          last: value,
+        });
+      } else {
+        view.patch('test_marks', event.streamId, { last: value, [`v${value % 3}`]: value });
+      }
+      if (value % 11 === 0) view.deleteWhere('test_marks', { last: { $lt: value - 3 } });
     },
   };
 }
@@ -369,6 +400,34 @@ describe.each(SQL_KINDS)('projection runner on %s', (kind) => {
       // Verify rebuilds to the side and compares every document with the rebuilt live generation.
       expect((await maintenance.verify(definition)).equal).toBe(true);
     }
+  });
+
+  it('a rebuild carrying documents between small pages, forgetting all but one, equals the live projection', async () => {
+    const definition = marksProjection();
+    const streams = await appendCounted(storage, 6, 30);
+    const runner = newRunner([definition], 50);
+    await runner.start();
+    const head = await storage.eventStore.headPosition();
+    expect(await runner.waitFor([definition.name], head!, 20_000)).toBe(true);
+    const documents = async (generation: number) =>
+      storage.readStore
+        .collection(physicalCollectionName('test_marks', generation))
+        .find({}, { sort: [['id', 1]] });
+    const live = await documents(1);
+    // Marks were read back, after pages of patches the batches never read.
+    expect(live.map((document) => document.id)).toEqual([...streams].sort());
+    expect(live.some((document) => (document.reads as number) > 1)).toBe(true);
+    const maintenance = new ProjectionMaintenance(runner.engine, {
+      dropGraceMs: 50,
+      pageSize: 7,
+      knownDocumentsPerCollection: 1,
+      onSwitched: (name) => runner.generationSwitched(name),
+    });
+
+    await maintenance.rebuildAll([definition]);
+    expect(await documents(2)).toEqual(live);
+    await maintenance.rebuild(definition);
+    expect(await documents(3)).toEqual(live);
   });
 
   it('a rebuild reports its rate over its whole wall time, grace period and drops included', async () => {

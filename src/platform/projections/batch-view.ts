@@ -2,18 +2,51 @@ import { matchesFilter } from '../read-store/filter-matcher.js';
 import type { DocumentChange, Filter, ReadDocument } from '../read-store/read-store.port.js';
 import type { DocumentRef, ProjectionView } from './projection-definition.js';
 
+/** Documents a view knows, by logical collection: `null` for an id known to be absent. */
+export type KnownDocuments = Map<string, Map<string, ReadDocument | null>>;
+
+/**
+ * What the only writer of a generation (a rebuild) carries from one batch to the next: the documents earlier
+ * batches read and wrote, so they need no prefetch, and a wait for a write still in flight before reading from
+ * the store what it changes.
+ */
+export interface CarriedDocuments {
+  readonly known: KnownDocuments;
+  /** Awaited before the batch reads these ids of this physical collection from the store. */
+  beforeRead(collection: string, ids: ReadonlySet<string>): Promise<void>;
+}
+
+/**
+ * Forgets the longest-known documents of each collection beyond `limit`: a later batch reads them from the store
+ * again (where the batch that last changed them has been committed by then).
+ */
+export function forgetOldest(known: KnownDocuments, limit: number): void {
+  for (const documents of known.values()) {
+    let excess = documents.size - limit;
+    if (excess <= 0) continue;
+    for (const id of documents.keys()) {
+      if (excess-- <= 0) break;
+      documents.delete(id);
+    }
+  }
+}
+
 /**
  * The view handlers write to during one batch. It holds the prefetched documents (by logical collection),
  * applies every change to them so later events in the batch read their own writes, and records the changes
  * in order, translated to physical collection names, for one atomic applyBatch.
  */
 export class BatchView implements ProjectionView {
-  private readonly documents = new Map<string, Map<string, ReadDocument | null>>();
   private readonly recorded: DocumentChange[] = [];
 
   constructor(
     private readonly projection: string,
     private readonly physicalName: (collection: string) => string,
+    /**
+     * What earlier batches left known, carried on by the only writer of a generation (a rebuild): those documents
+     * need no prefetch. The view updates it in place.
+     */
+    private readonly documents: KnownDocuments = new Map(),
   ) {}
 
   /** Registers prefetched documents; ids that were asked for but not found are remembered as absent. */

@@ -2,7 +2,7 @@ import type { EventStore, RecordedEvent } from '../event-store/event-store.port.
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
 import { noUpcasters, type Upcasters } from '../event-sourcing/upcasters.js';
 import type { BatchWrite, Checkpoint, ReadStore } from '../read-store/read-store.port.js';
-import { BatchView } from './batch-view.js';
+import { BatchView, type CarriedDocuments } from './batch-view.js';
 import {
   checkpointKey,
   physicalCollectionName,
@@ -58,11 +58,17 @@ export class ProjectionEngine {
     readonly upcasters: Upcasters = noUpcasters,
   ) {}
 
-  async ensureCollections(definition: ProjectionDefinition, generation: number): Promise<void> {
+  /** `withoutIndexes` for a generation about to be bulk-loaded: ensureCollections again then builds them. */
+  async ensureCollections(
+    definition: ProjectionDefinition,
+    generation: number,
+    options: { readonly withoutIndexes?: boolean } = {},
+  ): Promise<void> {
     for (const [collection, spec] of Object.entries(definition.collections)) {
       await this.readStore.ensureCollection(
         physicalCollectionName(collection, generation),
         spec.indexes ?? [],
+        options,
       );
     }
   }
@@ -120,6 +126,8 @@ export class ProjectionEngine {
     generation: number,
     from: Checkpoint | null,
     stored: readonly RecordedEvent[],
+    /** What earlier batches of the generation's only writer carry over (a rebuild's, see CarriedDocuments). */
+    carried?: CarriedDocuments,
   ): Promise<{ readonly outcome: BatchOutcome; readonly write: BatchWrite | null }> {
     const events = this.upcasters.upcastAll(stored);
     const last = events.at(-1);
@@ -136,13 +144,17 @@ export class ProjectionEngine {
     }
     const handledTypes = new Set(definition.handles);
     const relevant = handledTypes.has('*') ? events : events.filter((event) => handledTypes.has(event.type));
-    const view = new BatchView(definition.name, (collection) => {
-      if (!Object.hasOwn(definition.collections, collection)) {
-        throw new Error(`projection ${definition.name} wrote to undeclared collection ${collection}`);
-      }
-      return physicalCollectionName(collection, generation);
-    });
-    await this.prefetch(definition, generation, relevant, view);
+    const view = new BatchView(
+      definition.name,
+      (collection) => {
+        if (!Object.hasOwn(definition.collections, collection)) {
+          throw new Error(`projection ${definition.name} wrote to undeclared collection ${collection}`);
+        }
+        return physicalCollectionName(collection, generation);
+      },
+      carried?.known,
+    );
+    await this.prefetch(definition, generation, relevant, view, carried);
     for (const event of relevant) {
       try {
         definition.apply(event, view);
@@ -207,6 +219,7 @@ export class ProjectionEngine {
     generation: number,
     events: readonly RecordedEvent[],
     view: BatchView,
+    carried?: CarriedDocuments,
   ): Promise<void> {
     if (!definition.reads) return;
     const wanted: DocumentRef[] = [];
@@ -218,9 +231,9 @@ export class ProjectionEngine {
       ids.add(ref.id);
     }
     for (const [collection, ids] of byCollection) {
-      const found = await this.readStore
-        .collection(physicalCollectionName(collection, generation))
-        .getMany([...ids]);
+      const physical = physicalCollectionName(collection, generation);
+      await carried?.beforeRead(physical, ids);
+      const found = await this.readStore.collection(physical).getMany([...ids]);
       view.load(collection, ids, found);
     }
   }

@@ -1,14 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { GlobalPosition } from '../event-store/global-position.js';
-import type { Checkpoint, ReadDocument } from '../read-store/read-store.port.js';
+import type { Checkpoint, DocumentChange, ReadDocument } from '../read-store/read-store.port.js';
 import { checkpointKey, physicalCollectionName, type ProjectionDefinition } from './projection-definition.js';
-import {
-  generationsKey,
-  type BatchOutcome,
-  type ProjectionEngine,
-  type ProjectionGenerations,
-} from './projection-engine.js';
+import { generationsKey, type ProjectionEngine, type ProjectionGenerations } from './projection-engine.js';
 import { ensureLiveGeneration } from './projection-runner.js';
+import { forgetOldest, type CarriedDocuments } from './batch-view.js';
 
 export interface RebuildProgress {
   readonly projection: string;
@@ -60,6 +56,8 @@ export class ProjectionMaintenance {
     private readonly options: {
       readonly dropGraceMs?: number;
       readonly pageSize?: number;
+      /** Documents a rebuild keeps known per collection between pages (default 20,000). */
+      readonly knownDocumentsPerCollection?: number;
       /** Called after a switch, for an in-process runner to follow the new generation at once. */
       readonly onSwitched?: (projection: string) => Promise<void>;
     } = {},
@@ -79,18 +77,15 @@ export class ProjectionMaintenance {
       throw new RebuildConflict(`projection ${definition.name} changed while the rebuild started; try again`);
     }
     try {
+      const builds = [newBuild(definition, generation)];
       await this.engine.dropGeneration(definition, generation);
-      await this.engine.ensureCollections(definition, generation);
-      let events = 0;
-      await this.engine.catchUp(definition, generation, {
-        pageSize: this.options.pageSize ?? 2000,
-        ...(signal ? { signal } : {}),
-        onBatch: (outcome: BatchOutcome) => {
-          events += outcome.applied;
-          onProgress?.({ projection: definition.name, eventsApplied: events, position: outcome.position });
-        },
-      });
-      if (signal?.aborted) throw new RebuildConflict(`rebuild of ${definition.name} was cancelled`);
+      await this.engine.ensureCollections(definition, generation, { withoutIndexes: true });
+      const events = await this.buildFromLog(
+        builds,
+        (applied, position) =>
+          onProgress?.({ projection: definition.name, eventsApplied: applied, position }),
+        signal,
+      );
       const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
       const switched: ProjectionGenerations = { live: generation, version: definition.version };
       if (!current || current.building !== generation) {
@@ -135,12 +130,7 @@ export class ProjectionMaintenance {
     signal?: AbortSignal,
   ): Promise<RebuildResult[]> {
     const started = performance.now();
-    const builds: Array<{
-      readonly definition: ProjectionDefinition;
-      readonly generation: number;
-      checkpoint: Checkpoint | null;
-      previousGeneration: number;
-    }> = [];
+    const builds: Build[] = [];
     let events = 0;
     try {
       for (const definition of definitions) {
@@ -153,26 +143,17 @@ export class ProjectionMaintenance {
             `projection ${definition.name} changed while the rebuild started; try again`,
           );
         }
-        builds.push({ definition, generation, checkpoint: null, previousGeneration: before.live });
+        const build = newBuild(definition, generation);
+        build.previousGeneration = before.live;
+        builds.push(build);
         await this.engine.dropGeneration(definition, generation);
-        await this.engine.ensureCollections(definition, generation);
+        await this.engine.ensureCollections(definition, generation, { withoutIndexes: true });
       }
-      let after: GlobalPosition | null = null;
-      for (;;) {
-        if (signal?.aborted) throw new RebuildConflict('the rebuild was cancelled');
-        const page = await this.engine.eventStore.readAll({ after, limit: this.options.pageSize ?? 2000 });
-        if (page.length === 0) break;
-        const prepared = await Promise.all(
-          builds.map((build) =>
-            this.engine.prepareBatch(build.definition, build.generation, build.checkpoint, page),
-          ),
-        );
-        await this.engine.writeBatches(prepared.flatMap((batch) => (batch.write ? [batch.write] : [])));
-        prepared.forEach((batch, index) => (builds[index]!.checkpoint = batch.outcome.checkpoint));
-        events += page.length;
-        after = page.at(-1)!.position;
-        onProgress?.({ projection: 'all', eventsApplied: events, position: after });
-      }
+      events = await this.buildFromLog(
+        builds,
+        (applied, position) => onProgress?.({ projection: 'all', eventsApplied: applied, position }),
+        signal,
+      );
       for (const build of builds) {
         const key = generationsKey(build.definition.name);
         const current = await this.engine.readStore.getMeta<ProjectionGenerations>(key);
@@ -212,6 +193,71 @@ export class ProjectionMaintenance {
   }
 
   /**
+   * Builds new generations (created without their indexes) from the whole log, then their indexes; returns the
+   * events read. Each page is read once, prepared by every build with the same prefetch and handlers as the
+   * live runner (rebuild-equals-live), and written in one transaction with every build's checkpoint and guard
+   * (exactly-once). Three pages are in flight: one read, one prepared, one written, so the database and this
+   * process work at the same time. A build is its generation's only writer: the documents its batches read and
+   * wrote stay known to the next ones (up to KNOWN_DOCUMENTS_PER_COLLECTION a collection) and need no
+   * prefetch, and a prefetch of what the write in flight changes waits for that write.
+   */
+  private async buildFromLog(
+    builds: readonly Build[],
+    onPage: (eventsApplied: number, position: GlobalPosition) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const { eventStore } = this.engine;
+    const limit = this.options.pageSize ?? REBUILD_PAGE_SIZE;
+    const knownLimit = this.options.knownDocumentsPerCollection ?? KNOWN_DOCUMENTS_PER_COLLECTION;
+    let events = 0;
+    let next = eventStore.readAll({ after: null, limit });
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        if (signal?.aborted) throw new RebuildConflict('the rebuild was cancelled');
+        const page = await next;
+        if (page.length === 0) break;
+        const after = page.at(-1)!.position;
+        next = eventStore.readAll({ after, limit });
+        const prepared = await Promise.all(
+          builds.map((build) =>
+            this.engine.prepareBatch(
+              build.definition,
+              build.generation,
+              build.checkpoint,
+              page,
+              build.carried,
+            ),
+          ),
+        );
+        // The previous page is committed: what was forgotten now is read again with its last write.
+        await writing;
+        const writes = prepared.flatMap((batch) => (batch.write ? [batch.write] : []));
+        writing = this.engine.writeBatches(writes);
+        prepared.forEach((batch, index) => {
+          const build = builds[index]!;
+          build.checkpoint = batch.outcome.checkpoint;
+          forgetOldest(build.carried.known, knownLimit);
+          build.inFlight = { changed: changedIds(batch.write?.changes ?? []), written: writing };
+        });
+        events += page.length;
+        const written = events;
+        void writing.then(
+          () => onPage(written, after),
+          () => undefined,
+        );
+      }
+      await writing;
+    } finally {
+      // A page read ahead of a failure is not wanted, and its own failure is not the one to report.
+      next.catch(() => undefined);
+      writing.catch(() => undefined);
+    }
+    for (const build of builds) await this.engine.ensureCollections(build.definition, build.generation);
+    return events;
+  }
+
+  /**
    * Rebuilds the projection to the side, up to the live generation's position, and compares every document.
    * The side generation is dropped afterwards; the live one is never touched.
    */
@@ -230,7 +276,8 @@ export class ProjectionMaintenance {
     }
     try {
       await this.engine.dropGeneration(definition, side);
-      await this.engine.ensureCollections(definition, side);
+      // Compared by id and then dropped: its indexes would only be written.
+      await this.engine.ensureCollections(definition, side, { withoutIndexes: true });
       let events = 0;
       // The live generation may move while we compare: catch up to where it is and compare again.
       for (let attempt = 0; attempt < 5; attempt++) {
@@ -323,6 +370,60 @@ export class ProjectionMaintenance {
       }
     }
   }
+}
+
+/** Events per page a rebuild reads and writes in one transaction (ADR 103). */
+const REBUILD_PAGE_SIZE = 5000;
+/** Documents a build keeps known per collection between pages (ADR 103): bounded memory, fewer prefetch reads. */
+const KNOWN_DOCUMENTS_PER_COLLECTION = 20_000;
+
+interface Build {
+  readonly definition: ProjectionDefinition;
+  readonly generation: number;
+  readonly carried: CarriedDocuments;
+  /** The build's last batch while its transaction may still run: the ids it changes, by physical collection. */
+  inFlight: { readonly changed: ChangedIds; readonly written: Promise<void> } | null;
+  checkpoint: Checkpoint | null;
+  previousGeneration: number;
+}
+
+/** Ids a batch changes, by physical collection; `all` where a deleteWhere may change any. */
+type ChangedIds = Map<string, Set<string> | 'all'>;
+
+function newBuild(definition: ProjectionDefinition, generation: number): Build {
+  const build: Build = {
+    definition,
+    generation,
+    carried: {
+      known: new Map(),
+      beforeRead: async (collection, ids) => {
+        const inFlight = build.inFlight;
+        const changed = inFlight?.changed.get(collection);
+        if (!changed) return;
+        if (changed === 'all' || [...ids].some((id) => changed.has(id))) await inFlight!.written;
+      },
+    },
+    inFlight: null,
+    checkpoint: null,
+    previousGeneration: 0,
+  };
+  return build;
+}
+
+function changedIds(changes: readonly DocumentChange[]): ChangedIds {
+  const changed: ChangedIds = new Map();
+  for (const change of changes) {
+    const ids = changed.get(change.collection);
+    if (ids === 'all') continue;
+    if (change.kind === 'deleteWhere') {
+      changed.set(change.collection, 'all');
+      continue;
+    }
+    const id = change.kind === 'upsert' ? change.document.id : change.id;
+    if (ids) ids.add(id);
+    else changed.set(change.collection, new Set([id]));
+  }
+  return changed;
 }
 
 /** The generation in `<prefix><generation>` (a physical collection name or a checkpoint key), if that is its form. */

@@ -107,8 +107,16 @@ export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
   collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T>;
-  /** Creates the collection and its indexes if missing; idempotent. */
-  ensureCollection(name: string, indexes?: readonly IndexSpec[]): Promise<void>;
+  /**
+   * Creates the collection and its indexes if missing; idempotent. With `withoutIndexes` only the bare collection
+   * (its id key) is created: a bulk load (a rebuild's new generation) fills it faster, and a later call without
+   * the option builds the indexes over what is there.
+   */
+  ensureCollection(
+    name: string,
+    indexes?: readonly IndexSpec[],
+    options?: { readonly withoutIndexes?: boolean },
+  ): Promise<void>;
   dropCollection(name: string): Promise<void>;
   listCollections(prefix?: string): Promise<string[]>;
 

@@ -147,9 +147,15 @@ export class MongoReadStore implements ReadStore {
     return new MongoDocumentCollection<T>(name, this.documents(name));
   }
 
-  async ensureCollection(name: string, indexes: readonly IndexSpec[] = []): Promise<void> {
+  async ensureCollection(
+    name: string,
+    indexes: readonly IndexSpec[] = [],
+    options: { readonly withoutIndexes?: boolean } = {},
+  ): Promise<void> {
     assertCollectionName(name);
     await this.createCollectionIfMissing(name);
+    // A bulk load first, its indexes built afterwards by a call without the option.
+    if (options.withoutIndexes) return;
     const declared: DeclaredIndex[] = [];
     for (const index of indexes) {
       const keys: Record<string, 1 | -1> = {};
