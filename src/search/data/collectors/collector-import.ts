@@ -16,6 +16,7 @@ import {
   type ObservationIdentifier,
 } from './collected.js';
 import { COLLECTOR_FORMATS } from './formats.js';
+import { isPrettyPrintedJson, jsonDocumentsOf } from './json-documents.js';
 import {
   linesOf,
   openSource,
@@ -319,6 +320,28 @@ export async function importCollected(
         else
           for (const collected of itemRecords(format, whole, context))
             await accept(collected, file, undefined);
+        progress();
+        continue;
+      }
+      if (isPrettyPrintedJson(input.head)) {
+        const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
+        if (!whole) {
+          summary.read++;
+          file.read++;
+          reject(
+            file,
+            1,
+            `pretty-printed JSON larger than ${MAX_FILE_ITEM_BYTES} bytes (write one object a line)`,
+          );
+        } else
+          for (const document of jsonDocumentsOf(whole.toString('utf8'))) {
+            summary.read++;
+            file.read++;
+            if ('error' in document) reject(file, document.line, document.error);
+            else
+              for (const collected of itemRecords(format, document.text, context))
+                await accept(collected, file, document.line);
+          }
         progress();
         continue;
       }
