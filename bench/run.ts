@@ -12,6 +12,7 @@ import { benchIdle } from './idle.bench.js';
 import { benchCommits } from './commits.bench.js';
 import { benchRebuild } from './rebuild.bench.js';
 import { benchEmbeddedDefault } from './embedded-default.bench.js';
+import { benchFingerprints } from './fingerprints.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -118,6 +119,11 @@ if (!only || only === 'rebuild') {
 if (!only || only === 'embedded') {
   process.stderr.write('benchmarking the embedded default: PGlite against the embedded PostgreSQL server…\n');
   measurements.push(...(await benchEmbeddedDefault()));
+}
+
+if (!only || only === 'fingerprints') {
+  process.stderr.write('benchmarking Recog fingerprint matches beside one plain RegExp…\n');
+  measurements.push(...benchFingerprints());
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

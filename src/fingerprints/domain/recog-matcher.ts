@@ -1,5 +1,6 @@
 import type { RecogDatabase, RecogFingerprint } from './recog-database.js';
 import { translateRecogPattern, UnsupportedRecogConstruct } from './recog-regex.js';
+import { requiredLiteral } from './required-literal.js';
 
 /**
  * Recog's matching, as its Ruby `Fingerprint#match` does it: the first fingerprint of a database (file order)
@@ -33,6 +34,8 @@ class CompiledFingerprint {
     readonly source: RecogFingerprint,
     private readonly singleLine: RegExp,
     private readonly groups: readonly number[],
+    /** Lowercase text every match contains (required-literal.ts), or null: checked before the RegExp runs. */
+    readonly literal: string | null,
   ) {}
 
   /** The capture groups of a match, or null. Text with a `\n` uses Ruby's line anchors, written out. */
@@ -51,14 +54,42 @@ class CompiledFingerprint {
   }
 }
 
+/**
+ * A database's fingerprints in file order, with an index of their required literals by first three characters:
+ * a text's trigrams name the fingerprints that may match it (with those that have no literal), and only those
+ * run, still in file order, so the first match is Recog's.
+ */
 class CompiledDatabase {
+  private readonly always: Uint8Array;
+  private readonly byTrigram = new Map<string, number[]>();
+
   constructor(
     readonly database: RecogDatabase,
     readonly fingerprints: readonly CompiledFingerprint[],
-  ) {}
+  ) {
+    this.always = new Uint8Array(fingerprints.length);
+    fingerprints.forEach((fingerprint, position) => {
+      if (fingerprint.literal === null) this.always[position] = 1;
+      else {
+        const trigram = fingerprint.literal.slice(0, 3);
+        const list = this.byTrigram.get(trigram) ?? [];
+        list.push(position);
+        this.byTrigram.set(trigram, list);
+      }
+    });
+  }
 
   match(text: string): FingerprintMatch | null {
-    for (const fingerprint of this.fingerprints) {
+    const lower = text.toLowerCase();
+    const candidates = this.always.slice();
+    for (let at = 0; at + 3 <= lower.length; at += 1) {
+      const list = this.byTrigram.get(lower.slice(at, at + 3));
+      if (list) for (const position of list) candidates[position] = 1;
+    }
+    for (let position = 0; position < this.fingerprints.length; position += 1) {
+      if (candidates[position] === 0) continue;
+      const fingerprint = this.fingerprints[position]!;
+      if (fingerprint.literal !== null && !lower.includes(fingerprint.literal)) continue;
       const found = fingerprint.exec(text);
       if (found) return resultOf(this.database, fingerprint, found);
     }
@@ -70,9 +101,13 @@ export class RecogMatcher {
   private readonly byName = new Map<string, CompiledDatabase>();
   private readonly byMatches = new Map<string, CompiledDatabase[]>();
   readonly unsupported: UnsupportedFingerprint[] = [];
+  /** Recent (matches, text) → result: real scans repeat the same banners (`nginx`, `Apache`) endlessly. */
+  private readonly memo = new Map<string, FingerprintMatch | null>();
+  private readonly memoEntries: number;
 
   /** Databases declaring the same `matches=` are tried by preference (higher first), then by file name. */
-  constructor(databases: readonly RecogDatabase[]) {
+  constructor(databases: readonly RecogDatabase[], options: { memoEntries?: number } = {}) {
+    this.memoEntries = options.memoEntries ?? 10_000;
     const ordered = [...databases].sort(
       (a, b) => (b.preference ?? 0) - (a.preference ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
     );
@@ -102,11 +137,22 @@ export class RecogMatcher {
 
   /** The first match among the databases declaring `matches`. */
   match(matches: string, text: string): FingerprintMatch | null {
-    for (const database of this.byMatches.get(matches) ?? []) {
-      const found = database.match(text);
-      if (found) return found;
+    const key = this.memoEntries > 0 ? `${matches}\u0000${text}` : '';
+    if (this.memoEntries > 0) {
+      const known = this.memo.get(key);
+      if (known !== undefined) return known;
     }
-    return null;
+    let result: FingerprintMatch | null = null;
+    for (const database of this.byMatches.get(matches) ?? []) {
+      result = database.match(text);
+      if (result) break;
+    }
+    if (this.memoEntries > 0) {
+      // Bounded: a full memo starts over rather than tracking recency on every hit.
+      if (this.memo.size >= this.memoEntries) this.memo.clear();
+      this.memo.set(key, result);
+    }
+    return result;
   }
 
   /** The first match in one database (Recog's verification runs each file's examples through that file). */
@@ -131,7 +177,14 @@ export class RecogMatcher {
         } catch (error) {
           throw new UnsupportedRecogConstruct('javascript syntax', (error as Error).message);
         }
-        compiled.push(new CompiledFingerprint(fingerprint, regex, translated.groups));
+        compiled.push(
+          new CompiledFingerprint(
+            fingerprint,
+            regex,
+            translated.groups,
+            requiredLiteral(fingerprint.pattern),
+          ),
+        );
       } catch (error) {
         if (!(error instanceof UnsupportedRecogConstruct)) throw error;
         this.unsupported.push({
@@ -179,10 +232,11 @@ function resultOf(
   }
   const defined: Record<string, string> = {};
   for (const [key, value] of Object.entries(params)) if (value !== undefined) defined[key] = value;
-  return {
+  // Frozen: the memo hands the same result to every caller.
+  return Object.freeze({
     database: database.name,
     fingerprint: fingerprint.source.index,
     description: fingerprint.source.description,
-    params: defined,
-  };
+    params: Object.freeze(defined),
+  });
 }

@@ -61,6 +61,9 @@ const POSIX: Readonly<Record<string, string>> = {
 };
 
 const ASCII_SPACE = ' \\t\\n\\v\\f\\r';
+/** A group (capturing or not) around one character atom repeated with `+`: `(.+)`, `(?:[^ ]+)`, `(\\d+)`. */
+const REPEATED_ONE =
+  /^(?:\uE000\d+\uE002|\(\?:)(?:\[(?:\\.|[^\]\\])*\]|\\[^\uE000-\uE002]|[^\\()[\]|\uE000-\uE002])\+\uE002?\)$/;
 /** Sentinels for capture groups and back-references, numbered once the whole output is known. */
 const OPEN = '\uE000';
 const REF = '\uE001';
@@ -248,6 +251,16 @@ export function translateRecogPattern(
       let text = quantifier[0];
       if (text.startsWith('{,')) text = `{0,${quantifier[3]}}`;
       i += quantifier[0].length;
+      if (
+        (text === '*' || text === '+') &&
+        !'?+'.includes(pattern[i] ?? '') &&
+        REPEATED_ONE.test(out.slice(atomStart))
+      ) {
+        // `(c+)*` is `(c+)?` and `(c+)+` is `(c+)`, captures included, for a one-character atom c: what the
+        // inner loop leaves, the outer cannot take. Written as is, V8 backtracks exponentially on it.
+        if (text === '*') out += '?';
+        continue;
+      }
       if (pattern[i] === '?') {
         text += '?';
         i += 1;
