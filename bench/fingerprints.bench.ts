@@ -30,27 +30,35 @@ export function benchFingerprints(durationMs = 3000): Measurement[] {
     ),
   );
   const identifier = recogIdentifier(matcher);
-  const rate = (work: (i: number) => unknown): number => {
-    for (let i = 0; i < evidence.length; i++) work(i); // warm-up: every pattern compiled and run once
+  const rate = (work: (i: number) => unknown, ms: number): number => {
     let done = 0;
     let sink = 0;
     const begun = performance.now();
-    while (performance.now() - begun < durationMs) {
+    while (performance.now() - begun < ms) {
       for (let k = 0; k < 100; k++) if (work(done++) !== null) sink++;
     }
     if (sink < 0) process.stderr.write('');
     return done / ((performance.now() - begun) / 1000);
   };
-  const plain = rate((i) => PLAIN.exec(evidence[i % evidence.length]!.text));
-  const matched = rate((i) => {
-    const item = evidence[i % evidence.length]!;
-    return matcher.match(item.matches, item.text);
-  });
-  const identified = rate((i) =>
-    identifier.identify('hosts', { ip: '192.0.2.1', port: 80, transport: 'tcp' }, [
-      evidence[i % evidence.length]!,
-    ]),
-  );
+  const legs = {
+    plain: (i: number) => PLAIN.exec(evidence[i % evidence.length]!.text),
+    matched: (i: number) => {
+      const item = evidence[i % evidence.length]!;
+      return matcher.match(item.matches, item.text);
+    },
+    identified: (i: number) =>
+      identifier.identify('hosts', { ip: '192.0.2.1', port: 80, transport: 'tcp' }, [
+        evidence[i % evidence.length]!,
+      ]),
+  };
+  // Warm-up: every pattern compiled and run once. Then the legs take turns (the machine is shared and its load
+  // moves): each leg's figure is its best round.
+  for (const leg of Object.values(legs)) for (let i = 0; i < evidence.length; i++) leg(i);
+  const best = { plain: 0, matched: 0, identified: 0 };
+  for (let round = 0; round < 5; round++)
+    for (const name of Object.keys(legs) as Array<keyof typeof legs>)
+      best[name] = Math.max(best[name], rate(legs[name], durationMs / 5));
+  const { plain, matched, identified } = best;
   const target = `Recog matcher (${databases.length} databases, ${matcher.fingerprintCount} fingerprints, ${evidence.length} example texts; compiled in ${Math.round(compileMs)} ms)`;
   const baselineName = 'the same texts through one plain RegExp (product/version)';
   return [
