@@ -65,7 +65,10 @@ function bindComponent(component: string): string {
 }
 
 function quote(c: string): string {
-  if (/[a-z0-9_.-]/.test(c)) return c;
+  const code = c.charCodeAt(0);
+  const plain =
+    (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || c === '_' || c === '.' || c === '-';
+  if (plain) return c;
   // CPE values have no spaces: a space is an underscore, as NVD writes product names.
   if (c === ' ') return '_';
   return `\\${c}`;

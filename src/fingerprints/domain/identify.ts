@@ -45,7 +45,11 @@ export interface Identity {
   readonly matches: readonly FingerprintMatch[];
 }
 
-export function identifyEvidence(matcher: RecogMatcher, evidence: readonly FingerprintEvidence[]): Identity {
+export function identifyEvidence(
+  matcher: RecogMatcher,
+  evidence: readonly FingerprintEvidence[],
+  convert: (value: string) => string | null = cpe23FromRecog,
+): Identity {
   const ordered = [...evidence]
     .map((item, position) => ({ item, position, rank: rankOf(item.matches) }))
     .sort((a, b) => a.rank - b.rank || a.position - b.position);
@@ -62,7 +66,7 @@ export function identifyEvidence(matcher: RecogMatcher, evidence: readonly Finge
     const named = identity === undefined ? namedProduct(match.params) : undefined;
     if (named?.product !== undefined) identity = named;
     else if (named) vendorOnly ??= named;
-    const cpes = cpesOf(match.params);
+    const cpes = cpesOf(match.params, convert);
     // The identity's CPEs go first: enrichment reads them in order.
     if (named?.product !== undefined) cpe.unshift(...cpes.filter((name) => !cpe.includes(name)));
     else for (const name of cpes) if (!cpe.includes(name)) cpe.push(name);
@@ -72,10 +76,21 @@ export function identifyEvidence(matcher: RecogMatcher, evidence: readonly Finge
 
 /** The ObservationIdentifier the import pipeline calls before validation. */
 export function recogIdentifier(matcher: RecogMatcher): ObservationIdentifier {
+  // The same few hundred CPE templates come back for every banner of a product: converted once each (bounded).
+  const converted = new Map<string, string | null>();
+  const convert = (value: string): string | null => {
+    let name = converted.get(value);
+    if (name === undefined) {
+      if (converted.size >= 10_000) converted.clear();
+      name = cpe23FromRecog(value);
+      converted.set(value, name);
+    }
+    return name;
+  };
   return {
     identify(dataset: Dataset, record: Record<string, unknown>, evidence: readonly FingerprintEvidence[]) {
       if (dataset !== 'hosts' || evidence.length === 0) return record;
-      const identity = identifyEvidence(matcher, evidence);
+      const identity = identifyEvidence(matcher, evidence, convert);
       if (identity.matches.length === 0) return record;
       const result: Record<string, unknown> = { ...record };
       const hasProduct = typeof record.product === 'string' && record.product.trim() !== '';
@@ -124,12 +139,15 @@ function namedProduct(
   };
 }
 
-function cpesOf(params: Readonly<Record<string, string>>): string[] {
+function cpesOf(
+  params: Readonly<Record<string, string>>,
+  convert: (value: string) => string | null,
+): string[] {
   const names: string[] = [];
   for (const space of NAMESPACES) {
     const value = params[`${space}.cpe23`];
     if (value === undefined) continue;
-    const name = cpe23FromRecog(value);
+    const name = convert(value);
     if (name && !names.includes(name)) names.push(name);
   }
   return names;
