@@ -137,8 +137,10 @@ export class RecogMatcher {
 
   /** The first match among the databases declaring `matches`. */
   match(matches: string, text: string): FingerprintMatch | null {
-    const key = this.memoEntries > 0 ? `${matches}\u0000${text}` : '';
-    if (this.memoEntries > 0) {
+    // Long texts (a whole banner page) are not remembered: the memo's memory stays bounded by entries × 1 KiB.
+    const remember = this.memoEntries > 0 && text.length <= MEMO_TEXT_CHARS;
+    const key = remember ? `${matches}\u0000${text}` : '';
+    if (remember) {
       const known = this.memo.get(key);
       if (known !== undefined) return known;
     }
@@ -147,7 +149,7 @@ export class RecogMatcher {
       result = database.match(text);
       if (result) break;
     }
-    if (this.memoEntries > 0) {
+    if (remember) {
       // Bounded: a full memo starts over rather than tracking recency on every hit.
       if (this.memo.size >= this.memoEntries) this.memo.clear();
       this.memo.set(key, result);
@@ -200,6 +202,7 @@ export class RecogMatcher {
   }
 }
 
+const MEMO_TEXT_CHARS = 1024;
 const INTERPOLATION = /\{([^\s{}]+)\}/g;
 
 function resultOf(
