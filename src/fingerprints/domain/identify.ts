@@ -60,7 +60,7 @@ export function identifyEvidence(
   const cpe: string[] = [];
   for (const { item } of ordered) {
     if (item.text === '' || !matcher.handles(item.matches)) continue;
-    const match = matcher.match(item.matches, item.text);
+    const match = matcher.match(item.matches, textOf(item));
     if (!match) continue;
     matches.push(match);
     const named = identity === undefined ? namedProduct(match.params) : undefined;
@@ -115,6 +115,12 @@ export function recogIdentifier(matcher: RecogMatcher): ObservationIdentifier {
       return result;
     },
   };
+}
+
+/** Recog's ssh.banner is the part after `SSH-2.0-`; a collector that passed the whole line is met halfway. */
+function textOf(item: FingerprintEvidence): string {
+  if (item.matches !== 'ssh.banner') return item.text;
+  return item.text.replace(/^SSH-\d+\.\d+-/, '').replace(/\r?\n$/, '');
 }
 
 function rankOf(matches: string): number {

@@ -91,6 +91,10 @@ describe('identify() on real banners', () => {
   it('an OpenSSH banner from ssh_banners.xml: the service and the operating system it names', () => {
     const text = 'OpenSSH_7.4p1 Debian-10+deb9u1';
     expect(sshExample(text)).toBeDefined();
+    // The whole identification line, as some collectors keep it, identifies the same.
+    expect(
+      identifier.identify('hosts', host, [{ matches: 'ssh.banner', text: `SSH-2.0-${text}\r\n` }]),
+    ).toEqual(identifier.identify('hosts', host, [{ matches: 'ssh.banner', text }]));
     expect(identifier.identify('hosts', host, [{ matches: 'ssh.banner', text }])).toEqual({
       ...host,
       vendor: 'openbsd',
