@@ -14,6 +14,7 @@ import { benchRebuild } from './rebuild.bench.js';
 import { benchEmbeddedDefault } from './embedded-default.bench.js';
 import { benchWhoisAgreement } from './whois-agreement.js';
 import { benchCollectorFormats } from './collector-formats.bench.js';
+import { benchFingerprints } from './fingerprints.bench.js';
 import {
   formatMeasurements,
   pgliteTarget,
@@ -133,6 +134,11 @@ if (!only || only === 'collector-formats') {
     `benchmarking zgrab2 lines → records (${lines.toLocaleString('en-US')} lines a sample)…\n`,
   );
   measurements.push(...benchCollectorFormats(lines));
+}
+
+if (!only || only === 'fingerprints') {
+  process.stderr.write('benchmarking Recog fingerprint matches beside one plain RegExp…\n');
+  measurements.push(...benchFingerprints());
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -3,6 +3,7 @@ import { registerAccountCommands } from './accounts/cli/account.cli.js';
 import { registerAuditCommands } from './audit/cli/audit.cli.js';
 import { registerDataCommands } from './search/data/data.cli.js';
 import { registerCatalogueCommands } from './catalogue/cli/catalogue.cli.js';
+import { registerFingerprintCommands } from './fingerprints/cli/fingerprints.cli.js';
 import { registerOrganizationCommands } from './organizations/cli/organization.cli.js';
 import { registerExposureCommands } from './exposure/cli/exposure.cli.js';
 import { registerOperatorCommands } from './operators/cli/operator.cli.js';
@@ -34,6 +35,7 @@ export function createCliProgram(runtime: CliRuntime): Command {
   registerOperatorCommands(program, runtime);
   registerDataCommands(program, runtime);
   registerCatalogueCommands(program, runtime);
+  registerFingerprintCommands(program, runtime);
   registerOrganizationCommands(program, runtime);
   registerExposureCommands(program, runtime);
   registerProjectionCommands(program, runtime);

@@ -2,6 +2,9 @@ import { AssociatedObservationIndex } from '../catalogue/associated-observation-
 import { CatalogueService } from '../catalogue/catalogue-service.js';
 import type { CatalogueStore } from '../catalogue/store/catalogue-store.port.js';
 import { PostgresCatalogueStore } from '../catalogue/store/postgres-catalogue-store.js';
+import { FingerprintService } from '../fingerprints/fingerprint-service.js';
+import type { FingerprintStore } from '../fingerprints/store/fingerprint-store.port.js';
+import { PostgresFingerprintStore } from '../fingerprints/store/postgres-fingerprint-store.js';
 import { DataDirFileStore } from '../exports/files/data-dir-file-store.js';
 import type { ExportFileStore } from '../exports/files/export-file-store.port.js';
 import type { FeatureStorage, FeatureStorageContext } from '../platform/storage/open-storage.js';
@@ -19,6 +22,8 @@ declare module '../platform/storage/open-storage.js' {
     readonly files: ExportFileStore;
     /** Frozen exposure report documents: the same adapters, their own bucket (`report_files`) or directory. */
     readonly reportFiles: ExportFileStore;
+    /** Recog fingerprint databases and the identifier `data import` fills vendor/product/version/cpe with. */
+    readonly fingerprints: FingerprintService;
   }
 }
 
@@ -55,6 +60,14 @@ export async function openFeatureStorage({
     catalogueStore = sqlCatalogue;
     rawObservations = new PostgresObservationIndex(sql!, { selectors: sqlCatalogue.sqlSelectors });
   }
+  let fingerprintStore: FingerprintStore;
+  if (config.mongodbUrl) {
+    const { MongoFingerprintStore } = await import('../fingerprints/store/mongodb-fingerprint-store.js');
+    fingerprintStore = await MongoFingerprintStore.connect(config.mongodbUrl);
+    onClose(() => fingerprintStore.close());
+  } else fingerprintStore = new PostgresFingerprintStore(sql!);
+  await fingerprintStore.init();
+  const fingerprints = new FingerprintService(fingerprintStore, clock);
   await rawObservations.init();
   await catalogueStore.init();
   const catalogue = new CatalogueService(catalogueStore, clock);
@@ -74,5 +87,5 @@ export async function openFeatureStorage({
   onClose(() => reportFiles.close());
   await files.init();
   await reportFiles.init();
-  return { observations, catalogue, files, reportFiles };
+  return { observations, catalogue, files, reportFiles, fingerprints };
 }

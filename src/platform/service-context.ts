@@ -190,6 +190,10 @@ export class ServiceContext {
     return this.storage.catalogue;
   }
 
+  get fingerprints(): FeatureStorage['fingerprints'] {
+    return this.storage.fingerprints;
+  }
+
   get rateLimiter(): RateLimiter {
     return this.storage.rateLimiter;
   }
