@@ -21,6 +21,8 @@ export interface Measurement {
 export interface BenchTarget {
   readonly name: string;
   readonly db: SqlDatabase;
+  /** The database's URL, for a service opened on it (server targets only). */
+  readonly url?: string;
   dispose(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function postgresTarget(): Promise<BenchTarget | null> {
   return {
     name: 'PostgreSQL 15 server',
     db,
+    url: target.toString(),
     dispose: async () => {
       await db.close();
       const cleanup = new pg.Client({ connectionString: url });

@@ -12,6 +12,7 @@ import { benchIdle } from './idle.bench.js';
 import { benchCommits } from './commits.bench.js';
 import { benchRebuild } from './rebuild.bench.js';
 import { benchEmbeddedDefault } from './embedded-default.bench.js';
+import { benchIngest } from './ingest.bench.js';
 import { benchWhoisAgreement } from './whois-agreement.js';
 import { benchCollectorFormats } from './collector-formats.bench.js';
 import { benchFingerprints } from './fingerprints.bench.js';
@@ -139,6 +140,14 @@ if (!only || only === 'collector-formats') {
 if (!only || only === 'fingerprints') {
   process.stderr.write('benchmarking Recog fingerprint matches beside one plain RegExp…\n');
   measurements.push(...benchFingerprints());
+}
+
+if (!only || only === 'ingest') {
+  const records = Number(process.env.BENCH_INGEST_RECORDS ?? 1_000_000);
+  process.stderr.write(
+    `benchmarking data import of ${records.toLocaleString('en-US')} zgrab2 records with fingerprinting…\n`,
+  );
+  measurements.push(...(await benchIngest(records)));
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -131,6 +131,11 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
     )
     .option('--strict', 'read everything first and write nothing if any item is bad (not with -)')
     .option('--batch-size <n>', 'records per atomic write', '1000')
+    .option(
+      '--no-fingerprints',
+      'keep product, version and cpe as the input has them (by default, the Recog databases loaded with ' +
+        '`fingerprints import` identify them from banners, headers, titles and certificates)',
+    )
     .option('--json', 'machine-readable output')
     .action(
       action(
@@ -138,7 +143,13 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
         async (
           datasetText: string,
           inputs: string[],
-          options: { format?: string; strict?: boolean; batchSize: string; json?: boolean },
+          options: {
+            format?: string;
+            strict?: boolean;
+            batchSize: string;
+            fingerprints: boolean;
+            json?: boolean;
+          },
         ) => {
           if (datasetText !== 'auto' && !isDataset(datasetText))
             throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')}, or auto)`);
@@ -151,13 +162,17 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
           if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
             throw new Error('--batch-size must be from 1 to 10000');
           const json = Boolean(options.json);
-          const index = observationIndexOf(await runtime.open());
+          const context = await runtime.open();
+          const index = observationIndexOf(context);
+          // With no database loaded the identifier changes nothing, so fingerprinting is on by default.
+          const identifier = options.fingerprints ? await context.fingerprints.identifier() : undefined;
           const started = performance.now();
           let phase = '';
           const progress = startProgress(`importing into ${datasetText}`, { json, unit: 'bytes' });
           try {
             const summary = await importCollected(index, inputs, {
               target: datasetText,
+              ...(identifier ? { identifier } : {}),
               ...(format ? { format: format as CollectorFormatName } : {}),
               batchSize,
               strict: Boolean(options.strict),
