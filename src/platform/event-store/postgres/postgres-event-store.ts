@@ -19,7 +19,6 @@ import {
   type AppendResult,
   type EventMetadata,
   type EventStore,
-  type ExpectedVersion,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
