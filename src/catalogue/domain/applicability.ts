@@ -60,6 +60,13 @@ export class CompileContext {
   private readonly products = new Map<string, Map<string, number>>();
   private productCount = 0;
 
+  /** Drops what only compiling needs (parsed names, their facts, bound texts): a matcher keeps the rest. */
+  seal(): void {
+    this.parsed.clear();
+    this.names.clear();
+    this.versions.seal();
+  }
+
   /** The integer of a literal vendor and product, given once (-2 for a pair never given, when only looking). */
   productId(vendor: string, product: string, give: boolean): number {
     let products = this.products.get(vendor);

@@ -238,6 +238,7 @@ export class CatalogueMatcher {
         }
     }
     this.advisoryCount = count;
+    this.context.seal();
     // Findings are listed KEV first, then by severity, then by id: ranked once here, sorted by rank per evaluation.
     const ranked = [...this.indexed].sort((a, b) => byKevThenSeverity(a.kev, a.advisory, b.kev, b.advisory));
     ranked.forEach((loaded, order) => (loaded.order = order));

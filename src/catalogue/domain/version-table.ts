@@ -119,6 +119,12 @@ export class VersionTable {
     return id;
   }
 
+  /** After the catalogue is compiled: no more bounds are given, so their texts and the array's slack go. */
+  seal(): void {
+    this.boundIds.clear();
+    this.codes = this.codes.slice(0, this.used);
+  }
+
   /** The integer of an exact version's versionKey: equal for two versions exactly when compareVersions is 0. */
   exact(text: string): number {
     const key = versionKey(text);
