@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { benchCredits } from './credits.bench.js';
 import { benchSearch } from './search.bench.js';
 import { benchCatalogue, benchCatalogueAtScale } from './catalogue.bench.js';
+import { benchEnrichment } from './enrichment.bench.js';
 import { benchPlatform } from './platform.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchExposure } from './exposure.bench.js';
@@ -64,6 +65,11 @@ if (!only || only === 'catalogue') {
   measurements.push(...(await benchCatalogue()));
   process.stderr.write('benchmarking the catalogue at NVD scale (import, enrichment, reindex)…\n');
   measurements.push(...(await benchCatalogueAtScale()));
+}
+
+if (!only || only === 'enrichment') {
+  process.stderr.write('benchmarking computed enrichment at NVD scale (in memory, no memo)…\n');
+  measurements.push(...(await benchEnrichment()));
 }
 
 if (!only || only === 'exports') {

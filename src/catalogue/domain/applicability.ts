@@ -10,10 +10,12 @@ import {
   CPE_ATTRIBUTES,
   type CpeAttribute,
   NA,
+  productKey,
   tryParseCpe,
 } from './cpe.js';
 import type { AdditionalCondition } from './match-results.js';
 import { compareVersions } from './version.js';
+import { VersionTable } from './version-table.js';
 
 export type Truth = true | false | 'unknown';
 
@@ -23,6 +25,71 @@ export interface CompiledCriterion {
   readonly hasRange: boolean;
   /** The attributes other than the version the criterion constrains (not ANY): the only ones compared. */
   readonly constrained: readonly CpeAttribute[];
+  readonly vulnerable: boolean;
+  /** productKey of the criterion's name: the matcher's index key. */
+  readonly product: string | null;
+  /** The context's integer for a literal vendor and product (equal exactly when both are), else -1. */
+  readonly productId: number;
+  /** The constrained attributes other than part, vendor and product: all that is left when productId applies. */
+  readonly otherAttributes: readonly CpeAttribute[];
+  /** The criterion's position in its configuration (0, 1, … over its nodes in order). */
+  readonly slot: number;
+  /** The version table's integer for the name's version when a plain literal (no pattern), else -1. */
+  readonly versionId: number;
+  /** The range's bounds in the version table; null without a range, or when a bound is damaged (not a version). */
+  readonly bounds: RangeBounds | null;
+}
+
+/** A range criterion's bounds as version table ids, -1 where the criterion does not give one. */
+export interface RangeBounds {
+  readonly startIncluding: number;
+  readonly startExcluding: number;
+  readonly endIncluding: number;
+  readonly endExcluding: number;
+}
+
+/**
+ * What compiling shares across a catalogue's advisories: the parsed criteria (Cpe values are immutable, and the same
+ * criteria strings recur across an NVD-sized catalogue), what each parsed name gives its criteria, and the
+ * versions table.
+ */
+export class CompileContext {
+  readonly parsed = new Map<string, Cpe | null>();
+  readonly names = new Map<Cpe, NameFacts>();
+  readonly versions = new VersionTable();
+  private readonly products = new Map<string, Map<string, number>>();
+  private productCount = 0;
+
+  /** Drops what only compiling needs (parsed names, their facts, bound texts): a matcher keeps the rest. */
+  seal(): void {
+    this.parsed.clear();
+    this.names.clear();
+    this.versions.seal();
+  }
+
+  /** The integer of a literal vendor and product, given once (-2 for a pair never given, when only looking). */
+  productId(vendor: string, product: string, give: boolean): number {
+    let products = this.products.get(vendor);
+    if (!products) {
+      if (!give) return -2;
+      this.products.set(vendor, (products = new Map()));
+    }
+    let id = products.get(product);
+    if (id === undefined) {
+      if (!give) return -2;
+      products.set(product, (id = this.productCount++));
+    }
+    return id;
+  }
+}
+
+/** The integer of a name's literal vendor and product (no pattern); -1 when either is not one. */
+export function productIdOf(cpe: Cpe, context: CompileContext, give = false): number {
+  const vendor = cpe.values.vendor;
+  const product = cpe.values.product;
+  if (typeof vendor === 'symbol' || typeof product === 'symbol' || vendor.pattern || product.pattern)
+    return -1;
+  return context.productId(vendor.text, product.text, give);
 }
 
 export interface CompiledNode {
@@ -37,6 +104,8 @@ export interface CompiledConfiguration {
   readonly operator: 'AND' | 'OR';
   readonly negate: boolean;
   readonly nodes: readonly CompiledNode[];
+  /** How many criteria its nodes hold together (the slots). */
+  readonly size: number;
 }
 
 export interface CompiledAdvisory {
@@ -152,40 +221,40 @@ export function attributeOutcome(
     : NONE;
 }
 
-/**
- * `parsed` shares the parsed criteria among advisories (Cpe values are immutable): across an NVD-sized catalogue
- * the same criteria strings recur, and parsing (which compiles wildcard patterns) dominates compiling.
- */
-export function compileAdvisory(
-  advisory: Advisory,
-  parsed: Map<string, Cpe | null> = new Map(),
-): CompiledAdvisory {
-  const constrainedOf = constrainedAttributes;
+export function compileAdvisory(advisory: Advisory, context = new CompileContext()): CompiledAdvisory {
   return {
     advisory,
-    configurations: advisory.configurations.map((configuration: Configuration): CompiledConfiguration => ({
-      operator: configuration.operator,
-      negate: configuration.negate,
-      nodes: configuration.nodes.map((node: ConfigurationNode): CompiledNode => {
+    configurations: advisory.configurations.map((configuration: Configuration): CompiledConfiguration => {
+      let slot = 0;
+      const nodes = configuration.nodes.map((node: ConfigurationNode): CompiledNode => {
         const criteria = node.cpeMatch.flatMap((source): CompiledCriterion[] => {
-          let cpe = parsed.get(source.criteria);
+          let cpe = context.parsed.get(source.criteria);
           if (cpe === undefined) {
             cpe = tryParseCpe(source.criteria);
-            parsed.set(source.criteria, cpe);
+            context.parsed.set(source.criteria, cpe);
           }
           if (!cpe) return [];
-          let constrained = constrainedOf.get(cpe);
-          if (constrained === undefined) {
-            const values = cpe.values;
-            constrained = CPE_ATTRIBUTES.filter((a) => a !== 'version' && values[a] !== ANY);
-            constrainedOf.set(cpe, constrained);
-          }
+          const facts = factsOf(cpe, context);
           const hasRange =
             source.versionStartIncluding !== undefined ||
             source.versionStartExcluding !== undefined ||
             source.versionEndIncluding !== undefined ||
             source.versionEndExcluding !== undefined;
-          return [{ source, cpe, hasRange, constrained }];
+          return [
+            {
+              source,
+              cpe,
+              hasRange,
+              constrained: facts.constrained,
+              vulnerable: source.vulnerable,
+              product: facts.product,
+              productId: facts.productId,
+              otherAttributes: facts.otherAttributes,
+              slot: slot++,
+              versionId: facts.versionId,
+              bounds: hasRange ? boundsOf(source, context.versions) : null,
+            },
+          ];
         });
         return {
           operator: node.operator,
@@ -193,13 +262,59 @@ export function compileAdvisory(
           criteria,
           platform: !node.negate && criteria.length > 0 && criteria.every((c) => !c.source.vulnerable),
         };
-      }),
-    })),
+      });
+      return { operator: configuration.operator, negate: configuration.negate, nodes, size: slot };
+    }),
   };
 }
 
-/** The constrained attributes of a parsed criterion, shared like the parsed criteria themselves. */
-const constrainedAttributes = new WeakMap<Cpe, readonly CpeAttribute[]>();
+interface NameFacts {
+  readonly constrained: readonly CpeAttribute[];
+  readonly otherAttributes: readonly CpeAttribute[];
+  readonly product: string | null;
+  readonly productId: number;
+  readonly versionId: number;
+}
+
+const DECIDED_BY_PRODUCT_ID: ReadonlySet<CpeAttribute> = new Set(['part', 'vendor', 'product']);
+
+/** What a parsed criterion's name gives every criterion using it, computed once per name. */
+function factsOf(cpe: Cpe, context: CompileContext): NameFacts {
+  let facts = context.names.get(cpe);
+  if (facts === undefined) {
+    const values = cpe.values;
+    const version = values.version;
+    const constrained = CPE_ATTRIBUTES.filter((a) => a !== 'version' && values[a] !== ANY);
+    facts = {
+      constrained,
+      otherAttributes: constrained.filter((a) => !DECIDED_BY_PRODUCT_ID.has(a)),
+      product: productKey(cpe),
+      productId: productIdOf(cpe, context, true),
+      versionId: typeof version !== 'symbol' && !version.pattern ? context.versions.exact(version.text) : -1,
+    };
+    context.names.set(cpe, facts);
+  }
+  return facts;
+}
+
+/**
+ * The bounds in the version table, or null when one is not a version (stored corruption, e.g. an object where a
+ * version belongs): such a criterion is decided by versionMatches, which fails the evaluations that reach it
+ * (ADR 96), not the catalogue's load.
+ */
+function boundsOf(source: CpeCriterion, versions: VersionTable): RangeBounds | null {
+  const bound = (text: string | undefined): number => (text === undefined ? -1 : versions.bound(text));
+  try {
+    return {
+      startIncluding: bound(source.versionStartIncluding),
+      startExcluding: bound(source.versionStartExcluding),
+      endIncluding: bound(source.versionEndIncluding),
+      endExcluding: bound(source.versionEndExcluding),
+    };
+  } catch {
+    return null;
+  }
+}
 
 /** A criterion against one observed name. */
 export function criterionMatches(criterion: CompiledCriterion, observed: Cpe): Truth {

@@ -20,18 +20,24 @@
  */
 import type { Advisory, CatalogueVersion, KevEntry } from './advisory.js';
 import {
+  CompileContext,
   compileAdvisory,
   type CompiledAdvisory,
   type CompiledConfiguration,
   type CompiledCriterion,
-  criterionMatches,
   evaluateConfiguration,
   inCpeOrder,
   NONE,
   type Outcome,
 } from './applicability.js';
-import { type Cpe, type CpeAttribute, literal, parseCpe, productKey, tryParseCpe } from './cpe.js';
-import { compareTokens, type Token, tokenize, versionKey } from './version.js';
+import { type Cpe, type CpeAttribute, literal, parseCpe, tryParseCpe } from './cpe.js';
+import {
+  criterionOn,
+  evaluateConfigurationOn,
+  type ObservedName,
+  observe,
+  versionOn,
+} from './compiled-evaluation.js';
 import type {
   AttributeUnknownReason,
   Evaluation,
@@ -72,7 +78,7 @@ function identityOf(cpe: Cpe): ObservedProduct {
 }
 
 interface TargetResult {
-  readonly findings: ReadonlyMap<string, { outcome: Outcome; advisory: Advisory }>;
+  readonly findings: ReadonlyMap<string, { outcome: Outcome; advisory: LoadedAdvisory }>;
   /** Undecided advisories and the attributes each hangs on. */
   readonly undetermined: ReadonlyMap<string, readonly CpeAttribute[]>;
   readonly candidates: number;
@@ -87,61 +93,44 @@ export interface Association {
 /** Target results a matcher remembers by default. */
 const DEFAULT_MEMO_ENTRIES = 10_000;
 
+/** A compiled advisory as the matcher keeps it: with its KEV entry and its place in the order of findings. */
+interface LoadedAdvisory extends CompiledAdvisory {
+  /** kevOf(advisory.id). */
+  readonly kev: KevEntry | false | null;
+  /** Its rank in byKevThenSeverity order among the catalogue's advisories, given once the catalogue is loaded. */
+  order: number;
+}
+
 /** A vulnerable criterion of a non-negated node naming a vendor:product: what can bring its advisory into play. */
 interface ProductCriterion {
   readonly criterion: CompiledCriterion;
-  readonly advisory: CompiledAdvisory;
+  readonly advisory: LoadedAdvisory;
   readonly configuration: CompiledConfiguration;
-}
-
-/** A range criterion's version constraint, tokenized once when the catalogue loads. */
-interface RangeBounds {
-  readonly index: number;
-  /** The criterion's own literal version, which narrows the range (null when `*` or a pattern). */
-  readonly literal: readonly Token[] | null;
-  readonly startIncluding: readonly Token[] | null;
-  readonly startExcluding: readonly Token[] | null;
-  readonly endIncluding: readonly Token[] | null;
-  readonly endExcluding: readonly Token[] | null;
 }
 
 /**
  * One product's criteria (in advisory, then configuration order) and, for a target whose version is a plain
  * literal, which of them can hold it: exact versions by versionKey, ranges by their tokenized bounds, the rest
- * (any version, NA, patterns) always checked.
+ * (any version, NA, patterns, damaged bounds) always checked.
  */
 class ProductCriteria {
   readonly entries: ProductCriterion[] = [];
-  private readonly byVersion = new Map<string, number[]>();
-  private readonly ranges: RangeBounds[] = [];
+  private readonly byVersion = new Map<number, number[]>();
+  private readonly ranges: number[] = [];
   private readonly others: number[] = [];
 
   add(entry: ProductCriterion): void {
     const index = this.entries.push(entry) - 1;
     const { criterion } = entry;
     const version = criterion.cpe.values.version;
-    const plain = typeof version !== 'symbol' && !version.pattern ? version.text : null;
+    const plain = typeof version !== 'symbol' && !version.pattern;
     if (criterion.hasRange) {
-      const bound = (text: string | undefined) => (text === undefined ? null : tokenize(text));
-      let range: RangeBounds;
-      try {
-        range = {
-          index,
-          literal: plain === null ? null : tokenize(plain),
-          startIncluding: bound(criterion.source.versionStartIncluding),
-          startExcluding: bound(criterion.source.versionStartExcluding),
-          endIncluding: bound(criterion.source.versionEndIncluding),
-          endExcluding: bound(criterion.source.versionEndExcluding),
-        };
-      } catch {
-        // A damaged bound (stored corruption) must fail the evaluations that reach it, not the catalogue's load:
-        // always a candidate, so versionMatches meets it and throws there, as it did before this index.
-        this.others.push(index);
-        return;
-      }
-      this.ranges.push(range);
-    } else if (plain !== null) {
-      const key = versionKey(plain);
+      // A damaged bound (stored corruption) must fail the evaluations that reach it, not the catalogue's load:
+      // always a candidate, so versionMatches meets it and throws there, as it did before this index.
+      if (criterion.bounds === null) this.others.push(index);
+      else this.ranges.push(index);
+    } else if (plain) {
+      const key = criterion.versionId;
       const list = this.byVersion.get(key);
       if (list) list.push(index);
       else this.byVersion.set(key, [index]);
@@ -149,25 +138,28 @@ class ProductCriteria {
   }
 
   /**
-   * The entries whose version constraint can hold `version` (a plain literal), in entry order: a superset of
-   * those versionMatches does not find false, which criterionMatches then decides.
+   * The entries whose version constraint can hold the target's plain literal version, in entry order: a superset
+   * of those versionOn does not find false, which criterionOn then decides.
    */
-  candidates(version: string): number[] {
-    const tokens = tokenize(version);
-    const found = [...(this.byVersion.get(versionKey(version)) ?? []), ...this.others];
-    for (const range of this.ranges) if (holds(range, tokens)) found.push(range.index);
-    return found.sort((a, b) => a - b);
+  candidates(target: ObservedName): readonly number[] {
+    const found: number[] = [];
+    for (const index of this.ranges) if (versionOn(this.entries[index]!.criterion, target)) found.push(index);
+    return mergeSorted(mergeSorted(found, this.byVersion.get(target.version!.keyId)), this.others);
   }
 }
 
-/** versionMatches of a range criterion for a plain literal version, on tokens. */
-function holds(range: RangeBounds, version: readonly Token[]): boolean {
-  if (range.literal && compareTokens(range.literal, version) !== 0) return false;
-  if (range.startIncluding && compareTokens(version, range.startIncluding) < 0) return false;
-  if (range.startExcluding && compareTokens(version, range.startExcluding) <= 0) return false;
-  if (range.endIncluding && compareTokens(version, range.endIncluding) > 0) return false;
-  if (range.endExcluding && compareTokens(version, range.endExcluding) >= 0) return false;
-  return true;
+/** Two ascending index lists as one. */
+function mergeSorted(left: readonly number[], right: readonly number[] | undefined): readonly number[] {
+  if (!right || right.length === 0) return left;
+  if (left.length === 0) return right;
+  const merged = new Array<number>(left.length + right.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < left.length && j < right.length) merged[k++] = left[i]! < right[j]! ? left[i++]! : right[j++]!;
+  while (i < left.length) merged[k++] = left[i++]!;
+  while (j < right.length) merged[k++] = right[j++]!;
+  return merged;
 }
 
 /**
@@ -184,10 +176,12 @@ export class CatalogueMatcher {
   private readonly advisoriesByProduct = new Map<string, number>();
   private readonly criteriaByProduct = new Map<string, ProductCriteria>();
   /** Advisories with a wildcard vendor or product in a vulnerable criterion: checked for every target. */
-  private readonly unindexed: CompiledAdvisory[] = [];
-  /** Every advisory with a vulnerable criterion, once, for the benchmark's scan. */
-  private readonly indexed: CompiledAdvisory[] = [];
+  private readonly unindexed: LoadedAdvisory[] = [];
+  /** Every advisory with a vulnerable criterion (every one that can be a finding), once. */
+  private readonly indexed: LoadedAdvisory[] = [];
   private readonly kev: ReadonlyMap<string, KevEntry> | null;
+  /** The catalogue's vendor:product and version integers, given when it loaded (ADR 105). */
+  private readonly context = new CompileContext();
 
   /**
    * Target results by target and observed names: the catalogue never changes under a matcher, and hosts repeat the
@@ -205,18 +199,22 @@ export class CatalogueMatcher {
     options: { readonly memoEntries?: number } = {},
   ) {
     this.memoEntries = options.memoEntries ?? DEFAULT_MEMO_ENTRIES;
+    this.kev = kev ? new Map([...kev].map((entry) => [entry.cve_id, entry])) : null;
     let count = 0;
-    const parsed = new Map<string, Cpe | null>();
     for (const advisory of advisories) {
       count++;
-      const compiled = compileAdvisory(advisory, parsed);
+      const compiled: LoadedAdvisory = {
+        ...compileAdvisory(advisory, this.context),
+        kev: this.kevOf(advisory.id),
+        order: 0,
+      };
       const keys = new Set<string>();
       let wildcard = false;
       for (const configuration of compiled.configurations)
         for (const node of configuration.nodes)
           for (const criterion of node.criteria) {
             if (!criterion.source.vulnerable) continue;
-            const key = productKey(criterion.cpe);
+            const key = criterion.product;
             if (key) keys.add(key);
             else wildcard = true;
           }
@@ -232,7 +230,7 @@ export class CatalogueMatcher {
           if (node.negate) continue;
           for (const criterion of node.criteria) {
             if (!criterion.source.vulnerable) continue;
-            const key = productKey(criterion.cpe)!;
+            const key = criterion.product!;
             let criteria = this.criteriaByProduct.get(key);
             if (!criteria) this.criteriaByProduct.set(key, (criteria = new ProductCriteria()));
             criteria.add({ criterion, advisory: compiled, configuration });
@@ -240,7 +238,10 @@ export class CatalogueMatcher {
         }
     }
     this.advisoryCount = count;
-    this.kev = kev ? new Map([...kev].map((entry) => [entry.cve_id, entry])) : null;
+    this.context.seal();
+    // Findings are listed KEV first, then by severity, then by id: ranked once here, sorted by rank per evaluation.
+    const ranked = [...this.indexed].sort((a, b) => byKevThenSeverity(a.kev, a.advisory, b.kev, b.advisory));
+    ranked.forEach((loaded, order) => (loaded.order = order));
   }
 
   readonly advisoryCount: number;
@@ -326,54 +327,61 @@ export class CatalogueMatcher {
     return result;
   }
 
-  private computeTarget(target: Cpe, observed: readonly Cpe[]): TargetResult {
-    const key = productKey(target);
-    const findings = new Map<string, { outcome: Outcome; advisory: Advisory }>();
+  private computeTarget(cpe: Cpe, observedCpes: readonly Cpe[]): TargetResult {
+    const target = observe(cpe, this.context);
+    const observed = observedCpes.map((other) => (other === cpe ? target : observe(other, this.context)));
+    const key = target.product;
+    const findings = new Map<string, { outcome: Outcome; advisory: LoadedAdvisory }>();
     const undetermined = new Map<string, readonly CpeAttribute[]>();
-    const record = (advisory: Advisory, best: Outcome): void => {
-      if (best.kind === 'match' || best.kind === 'conditional')
-        findings.set(advisory.id, { outcome: best, advisory });
-      else if (best.kind === 'unknown') undetermined.set(advisory.id, best.unknownAttributes ?? ['version']);
+    const record = (advisory: LoadedAdvisory, best: Outcome): void => {
+      const id = advisory.advisory.id;
+      if (best.kind === 'match' || best.kind === 'conditional') findings.set(id, { outcome: best, advisory });
+      else if (best.kind === 'unknown') undetermined.set(id, best.unknownAttributes ?? ['version']);
       // A finding whose condition is on the software's own attributes is still undecided.
-      if (best.kind === 'conditional' && best.unknownAttributes)
-        undetermined.set(advisory.id, best.unknownAttributes);
+      if (best.kind === 'conditional' && best.unknownAttributes) undetermined.set(id, best.unknownAttributes);
     };
     const criteria = key ? this.criteriaByProduct.get(key) : undefined;
     if (criteria) {
       const { entries } = criteria;
-      const version = target.values.version;
+      const version = cpe.values.version;
       // A plain version narrows the criteria to check; ANY, NA or a pattern checks them all.
-      const indices =
-        typeof version !== 'symbol' && !version.pattern ? criteria.candidates(version.text) : null;
+      const indices = typeof version !== 'symbol' && !version.pattern ? criteria.candidates(target) : null;
       const count = indices ? indices.length : entries.length;
       // Entries come in advisory then configuration order: an advisory's configurations in play are consecutive.
-      let advisory: CompiledAdvisory | null = null;
+      let advisory: LoadedAdvisory | null = null;
       let best: Outcome = NONE;
       let evaluated: CompiledConfiguration | null = null;
       for (let i = 0; i < count; i++) {
         const entry = entries[indices ? indices[i]! : i]!;
         if (entry.advisory !== advisory) {
-          if (advisory) record(advisory.advisory, best);
+          if (advisory) record(advisory, best);
           advisory = entry.advisory;
           best = NONE;
           evaluated = null;
         }
         if (best.kind === 'match' || entry.configuration === evaluated) continue;
-        if (criterionMatches(entry.criterion, target) === false) continue;
+        const truth = criterionOn(entry.criterion, target);
+        if (truth === false) continue;
         evaluated = entry.configuration;
-        const outcome = evaluateConfiguration(entry.configuration, target, observed);
+        const outcome = evaluateConfigurationOn(
+          entry.configuration,
+          target,
+          observed,
+          entry.criterion,
+          truth,
+        );
         if (rank(outcome) > rank(best)) best = outcome;
       }
-      if (advisory) record(advisory.advisory, best);
+      if (advisory) record(advisory, best);
     }
     for (const compiled of this.unindexed) {
       let best: Outcome = NONE;
       for (const configuration of compiled.configurations) {
-        const outcome = evaluateConfiguration(configuration, target, observed);
+        const outcome = evaluateConfigurationOn(configuration, target, observed);
         if (rank(outcome) > rank(best)) best = outcome;
         if (best.kind === 'match') break;
       }
-      record(compiled.advisory, best);
+      record(compiled, best);
     }
     return { findings, undetermined, candidates: key ? (this.advisoriesByProduct.get(key) ?? 0) : 0 };
   }
@@ -400,33 +408,45 @@ export class CatalogueMatcher {
     observedProducts: (target: Cpe) => ObservedProduct[],
   ): Evaluation {
     if (this.advisoryCount === 0) return this.empty(source, cpe, 'catalogue_empty');
-    const merged = new Map<string, { outcome: Outcome; advisory: Advisory; products: ObservedProduct[] }>();
+    const merged = new Map<
+      string,
+      { outcome: Outcome; advisory: LoadedAdvisory; products: readonly ObservedProduct[] }
+    >();
     const undetermined = new Map<string, readonly CpeAttribute[]>();
     let candidates = 0;
     for (const target of targets) {
       const result = this.evaluateTarget(target, observed);
       candidates += result.candidates;
-      for (const [id, attributes] of result.undetermined)
-        undetermined.set(id, inCpeOrder([...(undetermined.get(id) ?? []), ...attributes]));
+      // A target's attribute lists are in CPE order already: only lists merged from two targets need ordering.
+      for (const [id, attributes] of result.undetermined) {
+        const previous = undetermined.get(id);
+        undetermined.set(id, previous ? inCpeOrder([...previous, ...attributes]) : attributes);
+      }
+      // The findings of one target share its observed products (readonly; a merge copies).
+      let products: readonly ObservedProduct[] | null = null;
       for (const [id, found] of result.findings) {
         const previous = merged.get(id);
-        const products = observedProducts(target);
-        if (!previous) merged.set(id, { ...found, products });
+        products ??= observedProducts(target);
+        if (!previous) merged.set(id, { outcome: found.outcome, advisory: found.advisory, products });
         else {
           if (rank(found.outcome) > rank(previous.outcome)) previous.outcome = found.outcome;
           for (const product of products)
-            if (!previous.products.some((p) => sameProduct(p, product))) previous.products.push(product);
+            if (!previous.products.some((p) => sameProduct(p, product)))
+              previous.products = [...previous.products, product];
         }
       }
     }
     // A finding decided by another target (a match, a platform condition) is no longer undecided.
     for (const [id, { outcome }] of merged) if (!outcome.unknownAttributes) undetermined.delete(id);
     const findings = [...merged.values()]
-      .map(({ outcome, advisory, products }) => this.finding(advisory, outcome, products))
-      .sort(byKevThenSeverity);
+      .sort((a, b) => a.advisory.order - b.advisory.order)
+      .map(({ outcome, advisory, products }) => this.finding(advisory, outcome, products));
     const plain = findings.some((finding) => finding.additional_conditions.length === 0);
     const complete = undetermined.size === 0;
-    const unknown = inCpeOrder([...undetermined.values()].flat());
+    const unknownSet = new Set<CpeAttribute>();
+    for (const attributes of undetermined.values())
+      for (const attribute of attributes) unknownSet.add(attribute);
+    const unknown = inCpeOrder(unknownSet);
     let status: EvaluationStatus;
     let reason: EvaluationReason;
     if (plain) [status, reason] = ['matched', 'matched'];
@@ -450,7 +470,8 @@ export class CatalogueMatcher {
     };
   }
 
-  private finding(advisory: Advisory, outcome: Outcome, products: ObservedProduct[]): Finding {
+  private finding(loaded: LoadedAdvisory, outcome: Outcome, products: readonly ObservedProduct[]): Finding {
+    const advisory = loaded.advisory;
     return {
       id: advisory.id,
       description: advisory.description,
@@ -460,7 +481,7 @@ export class CatalogueMatcher {
       cvss: advisory.cvss,
       severity: advisory.cvss?.base_severity ?? null,
       cwe: advisory.cwe,
-      kev: this.kevOf(advisory.id),
+      kev: loaded.kev,
       additional_conditions: outcome.kind === 'conditional' ? outcome.conditions : [],
       observed_products: products,
       matched_criteria: outcome.matched,
@@ -497,16 +518,24 @@ function attributeReason(attributes: readonly CpeAttribute[]): EvaluationReason 
   return first ? (`${first}_unknown` as AttributeUnknownReason) : 'version_unknown';
 }
 
+const RANKS: Readonly<Record<Outcome['kind'], number>> = { none: 0, unknown: 1, conditional: 2, match: 3 };
+
 function rank(outcome: Outcome): number {
-  return { none: 0, unknown: 1, conditional: 2, match: 3 }[outcome.kind];
+  return RANKS[outcome.kind];
 }
 
 function sameProduct(a: ObservedProduct, b: ObservedProduct): boolean {
   return a.vendor === b.vendor && a.product === b.product && a.version === b.version;
 }
 
-function byKevThenSeverity(a: Finding, b: Finding): number {
-  const kev = Number(Boolean(b.kev)) - Number(Boolean(a.kev));
+/** The order of findings: KEV first, then by CVSS base score (highest first), then by id. */
+function byKevThenSeverity(
+  aKev: KevEntry | false | null,
+  a: Advisory,
+  bKev: KevEntry | false | null,
+  b: Advisory,
+): number {
+  const kev = Number(Boolean(bKev)) - Number(Boolean(aKev));
   if (kev !== 0) return kev;
   const score = (b.cvss?.base_score ?? -1) - (a.cvss?.base_score ?? -1);
   if (score !== 0) return score;

@@ -48,7 +48,7 @@ export function tokenize(version: string): readonly Token[] {
 }
 
 /** A word is a pre-release marker when listed; single letters a/b/m only when a number follows (`2.0a1`). */
-function preReleaseRank(tokens: readonly Token[], index: number): number | null {
+export function preReleaseRank(tokens: readonly Token[], index: number): number | null {
   const token = tokens[index];
   if (!token || token.kind !== 'word') return null;
   const rank = PRE_RELEASE_RANK[token.value];

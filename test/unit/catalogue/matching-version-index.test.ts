@@ -24,6 +24,7 @@ import {
   readCatalogueFile,
 } from '../../../src/catalogue/import/parse-catalogue-files.js';
 import { compareVersions, versionKey } from '../../../src/catalogue/domain/version.js';
+import { VersionTable } from '../../../src/catalogue/domain/version-table.js';
 
 const TEMPLATES = join(process.cwd(), '..', 'shared', 'data', 'nvd');
 const VERSION = { version: 1, evaluated_at: null, kev_source: null, advisories: 0, kev_entries: 0 };
@@ -164,5 +165,52 @@ describe('versionKey', () => {
     expect(versionKey('1.0')).toBe(versionKey('1.0.0'));
     expect(versionKey('v2')).toBe(versionKey('2'));
     expect(versionKey('2.0a1')).not.toBe(versionKey('2.0'));
+  });
+});
+
+describe('the version table (ADR 105)', () => {
+  const token = fc.constantFrom(
+    '0',
+    '00',
+    '1',
+    '01',
+    '2',
+    '10',
+    '20210601',
+    '9999999999999999',
+    'a',
+    'b',
+    'm',
+    'rc',
+    'alpha',
+    'p',
+    'dev',
+    'x',
+    'z',
+    'v1',
+    'update',
+    'verylongwordbeyondeleven',
+  );
+  const separator = fc.constantFrom('.', '-', '_', '', '+');
+  const version = fc
+    .array(fc.tuple(token, separator), { minLength: 1, maxLength: 6 })
+    .map((parts) => parts.map(([t, s]) => t + s).join(''));
+
+  it('compares an observed version with a bound exactly as compareVersions does, and keys exact versions alike', () => {
+    fc.assert(
+      fc.property(version, version, (a, b) => {
+        const table = new VersionTable();
+        const bound = table.bound(b);
+        const exact = table.exact(b);
+        const observed = table.observe(a);
+        expect(Math.sign(table.compare(observed, bound))).toBe(Math.sign(compareVersions(a, b)));
+        expect(observed.keyId === exact).toBe(compareVersions(a, b) === 0);
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
+  it('refuses a bound that is not a version, as tokenize does', () => {
+    expect(() => new VersionTable().bound({ corrupt: true } as unknown as string)).toThrow(TypeError);
   });
 });
