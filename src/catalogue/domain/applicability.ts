@@ -194,6 +194,24 @@ export function attributeOutcome(
   pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
   observed: readonly Cpe[],
 ): Outcome {
+  return attributeOutcomeBy(
+    configuration,
+    pending,
+    (node) => nodeOverSet(node, observed),
+    () => unknownAttributesOver(configuration, observed),
+  );
+}
+
+/**
+ * attributeOutcome's rule, with how a node holds over the observation and which attributes the other nodes leave
+ * unknown given: the one definition the prepared evaluation (compiled-evaluation.ts) shares.
+ */
+export function attributeOutcomeBy(
+  configuration: CompiledConfiguration,
+  pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
+  nodeHolds: (node: CompiledNode) => Truth,
+  unknownOfOthers: () => readonly CpeAttribute[],
+): Outcome {
   const attributes = inCpeOrder(pending.flatMap((p) => p.attributes));
   if (configuration.negate) return unknownOutcome(attributes);
   const names = attributes.map((attribute) => ATTRIBUTE_NAMES[attribute] ?? attribute).join(', ');
@@ -213,11 +231,11 @@ export function attributeOutcome(
   const holding = new Set(pending.map((p) => p.criterion));
   const others = configuration.nodes.filter((node) => !node.criteria.some((c) => holding.has(c)));
   // As for a match: the other nodes hold, or are platforms the observation does not show.
-  const values = others.map((node) => nodeOverSet(node, observed));
+  const values = others.map(nodeHolds);
   const missing = others.filter((_, i) => values[i] !== true);
   if (missing.every((node) => node.platform)) return conditional(platformConditions(missing));
   return values.some((value) => value === 'unknown')
-    ? unknownOutcome(inCpeOrder([...attributes, ...unknownAttributesOver(configuration, observed)]))
+    ? unknownOutcome(inCpeOrder([...attributes, ...unknownOfOthers()]))
     : NONE;
 }
 

@@ -9,8 +9,8 @@
  */
 import {
   anyOf,
+  attributeOutcomeBy,
   allOf,
-  ATTRIBUTE_NAMES,
   type CompileContext,
   type CompiledConfiguration,
   type CompiledCriterion,
@@ -26,7 +26,6 @@ import {
   versionMatches,
 } from './applicability.js';
 import { ANY, attributeMatches, type Cpe, CPE_ATTRIBUTES, type CpeAttribute, NA, productKey } from './cpe.js';
-import type { AdditionalCondition } from './match-results.js';
 import type { EncodedVersion, VersionTable } from './version-table.js';
 
 /** An observed CPE name and what comparing it with one catalogue needs, prepared once per evaluation. */
@@ -211,35 +210,12 @@ function unknownAttributesOver(configuration: CompiledConfiguration): CpeAttribu
   return inCpeOrder(attributes);
 }
 
-/** attributeOutcome of applicability.ts. */
+/** attributeOutcome of applicability.ts, on the prepared nodes. */
 function attributeOutcome(
   configuration: CompiledConfiguration,
   pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
 ): Outcome {
-  const attributes = inCpeOrder(pending.flatMap((p) => p.attributes));
-  if (configuration.negate) return unknownOutcome(attributes);
-  const names = attributes.map((attribute) => ATTRIBUTE_NAMES[attribute] ?? attribute).join(', ');
-  const onSoftware: AdditionalCondition = {
-    operator: 'OR',
-    criteria: [...new Set(pending.map((p) => p.criterion.source.criteria))],
-    note: `applies only if the software matches one of these criteria; the observation does not tell its ${names}`,
-    unknown_attributes: attributes,
-  };
-  const conditional = (more: readonly AdditionalCondition[]): Outcome => ({
-    kind: 'conditional',
-    matched: [],
-    conditions: [onSoftware, ...more],
-    unknownAttributes: attributes,
-  });
-  if (configuration.operator === 'OR' && configuration.nodes.length > 1) return conditional([]);
-  const holding = new Set(pending.map((p) => p.criterion));
-  const others = configuration.nodes.filter((node) => !node.criteria.some((c) => holding.has(c)));
-  const values = others.map((node) => nodeOverSet(node));
-  const missing = others.filter((_, i) => values[i] !== true);
-  if (missing.every((node) => node.platform)) return conditional(platformConditions(missing));
-  return values.some((value) => value === 'unknown')
-    ? unknownOutcome(inCpeOrder([...attributes, ...unknownAttributesOver(configuration)]))
-    : NONE;
+  return attributeOutcomeBy(configuration, pending, nodeOverSet, () => unknownAttributesOver(configuration));
 }
 
 /**
