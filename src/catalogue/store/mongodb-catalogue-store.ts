@@ -40,6 +40,7 @@ import {
   type ImportPlan,
   type KevDocument,
 } from './mongodb-catalogue-plan.js';
+import { connectMongo } from '../../platform/mongodb/connect.js';
 
 interface MetaDocument extends Partial<CurrentGenerations> {
   _id: 'catalogue';
@@ -92,18 +93,8 @@ export class MongoCatalogueStore implements CatalogueStore {
 
   /** The database is `databaseName`, else the one named in the URL path, else `exposure` (as the index). */
   static async connect(url: string, databaseName?: string): Promise<MongoCatalogueStore> {
-    const client = new MongoClient(url, {
-      writeConcern: { w: 'majority' },
-      ignoreUndefined: true,
-      serverSelectionTimeoutMS: 10_000,
-    });
-    await client.connect();
-    const fromUrl = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url)?.[1];
-    return new MongoCatalogueStore(
-      client,
-      databaseName ?? (fromUrl ? decodeURIComponent(fromUrl) : 'exposure'),
-      true,
-    );
+    const connected = await connectMongo(url, databaseName);
+    return new MongoCatalogueStore(connected.client, connected.databaseName, true);
   }
 
   private get meta() {

@@ -10,6 +10,7 @@ import {
 } from 'mongodb';
 import { reconcileIndexes, type DeclaredIndex } from '../../platform/mongodb/index-reconciliation.js';
 import { assertFileKey, type ExportFileStore, type PendingFile } from './export-file-store.port.js';
+import { databaseNameOf } from '../../platform/mongodb/connect.js';
 
 const EXPORT_BUCKET = 'export_files';
 
@@ -191,10 +192,4 @@ export class GridFsFileStore implements ExportFileStore {
   async close(): Promise<void> {
     await this.client.close();
   }
-}
-
-function databaseNameOf(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : undefined;
-  return name || undefined;
 }

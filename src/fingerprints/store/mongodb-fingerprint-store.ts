@@ -8,6 +8,7 @@ import type {
   FingerprintStore,
   StoredFingerprintDatabase,
 } from './fingerprint-store.port.js';
+import { connectMongo } from '../../platform/mongodb/connect.js';
 
 interface DatabaseDocument {
   _id: string;
@@ -32,18 +33,8 @@ export class MongoFingerprintStore implements FingerprintStore {
 
   /** The database is `databaseName`, else the one named in the URL path, else `exposure` (as the index). */
   static async connect(url: string, databaseName?: string): Promise<MongoFingerprintStore> {
-    const client = new MongoClient(url, {
-      writeConcern: { w: 'majority' },
-      ignoreUndefined: true,
-      serverSelectionTimeoutMS: 10_000,
-    });
-    await client.connect();
-    const fromUrl = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url)?.[1];
-    return new MongoFingerprintStore(
-      client,
-      databaseName ?? (fromUrl ? decodeURIComponent(fromUrl) : 'exposure'),
-      true,
-    );
+    const connected = await connectMongo(url, databaseName);
+    return new MongoFingerprintStore(connected.client, connected.databaseName, true);
   }
 
   private get databases() {

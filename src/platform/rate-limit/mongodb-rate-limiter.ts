@@ -33,6 +33,7 @@ import {
   windowDecision,
   windowParameters,
 } from './rate-limiter.port.js';
+import { databaseNameOf } from '../mongodb/connect.js';
 
 export const RATE_LIMIT_WINDOWS_COLLECTION = 'rl_windows';
 /** The token-bucket collection of earlier versions: its state is dropped (limits are short-lived). */
@@ -262,10 +263,4 @@ export class MongoRateLimiter implements RateLimiter {
 
 function hasCode(error: unknown, ...codes: number[]): boolean {
   return error instanceof MongoServerError && typeof error.code === 'number' && codes.includes(error.code);
-}
-
-function databaseNameOf(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : undefined;
-  return name || undefined;
 }

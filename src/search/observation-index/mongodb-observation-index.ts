@@ -51,6 +51,7 @@ import {
   type MongoSelectorCompiler,
   type StoredObservation,
 } from './mongodb-query-compiler.js';
+import { databaseNameOf } from '../../platform/mongodb/connect.js';
 
 export interface MongoObservationIndexOptions {
   /** Compiles `cve:`/`kev:` selectors (enrichment context); without it such queries fail. */
@@ -361,10 +362,4 @@ export function deadlineExceeded(): DOMException {
 
 function hasCode(error: unknown, ...codes: number[]): boolean {
   return error instanceof MongoServerError && typeof error.code === 'number' && codes.includes(error.code);
-}
-
-function databaseNameOf(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : undefined;
-  return name || undefined;
 }

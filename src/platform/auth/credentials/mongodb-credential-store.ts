@@ -5,6 +5,7 @@
  */
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type { Credential, CredentialStore } from './credential-store.port.js';
+import { databaseNameOf } from '../../mongodb/connect.js';
 
 export const CREDENTIALS_COLLECTION = 'credentials';
 const DUPLICATE_KEY = 11000;
@@ -94,12 +95,6 @@ function toCredential(document: CredentialDocument): Credential {
     material: document.material,
     createdAt: document.createdAt,
   };
-}
-
-function databaseNameOf(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : undefined;
-  return name || undefined;
 }
 
 function hasCode(error: unknown, code: number): boolean {

@@ -49,6 +49,7 @@ import {
   type ReadDocument,
   type ReadStore,
 } from '../read-store.port.js';
+import { databaseNameOf } from '../../mongodb/connect.js';
 
 export const CHECKPOINTS_COLLECTION = '_checkpoints';
 export const META_COLLECTION = '_meta';
@@ -534,10 +535,4 @@ function assertCollectionName(name: string): void {
 function assertId(id: unknown): void {
   if (typeof id !== 'string' || id.length === 0)
     throw new Error('a read document needs a non-empty string id');
-}
-
-function databaseNameOf(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(url);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : undefined;
-  return name || undefined;
 }
