@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, describeStorage, loadConfig } from '../../src/platform/config/app-config.js';
+import { publicOrigin } from '../../src/platform/http/public-origin.js';
 
 describe('configuration', () => {
   it('defaults to the embedded database in ./data on 127.0.0.1:3000', () => {
@@ -97,5 +98,34 @@ describe('configuration', () => {
         'PROJECTION_DROP_GRACE_MS must be an integer from 0 to 60000',
       );
     }
+  });
+
+  it("takes PUBLIC_URL as an http(s) origin, and the request's local address without it", () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://Exposure.example/' }).publicUrl).toBe(
+      'https://exposure.example',
+    );
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    for (const raw of [
+      'ftp://x.example',
+      'https://x.example/api',
+      'https://x.example/?a=1',
+      'https://u:p@x.example',
+    ]) {
+      expect(() => loadConfig({ PUBLIC_URL: raw })).toThrow(
+        'PUBLIC_URL must be an http:// or https:// origin',
+      );
+    }
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow('PUBLIC_URL is not a valid URL');
+
+    const config = loadConfig({ PORT: '3000' });
+    const arriving = (localAddress: string | undefined, localPort?: number) => ({
+      raw: { socket: { localAddress, localPort } },
+    });
+    expect(publicOrigin(config, arriving('127.0.0.1', 41234) as never)).toBe('http://127.0.0.1:41234');
+    expect(publicOrigin(config, arriving('::ffff:10.0.0.5', 8080) as never)).toBe('http://10.0.0.5:8080');
+    expect(publicOrigin(config, arriving('::1', 8080) as never)).toBe('http://[::1]:8080');
+    expect(publicOrigin(config, arriving(undefined) as never)).toBe('http://127.0.0.1:3000');
+    const configured = loadConfig({ PUBLIC_URL: 'https://exposure.example' });
+    expect(publicOrigin(configured, arriving('127.0.0.1', 1) as never)).toBe('https://exposure.example');
   });
 });

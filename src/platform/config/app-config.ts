@@ -21,6 +21,11 @@ export interface AppConfig {
   readonly port: number;
   /** Listen address (HOST, default 127.0.0.1; 0.0.0.0 in containers). */
   readonly host: string;
+  /**
+   * The origin clients reach the service at (PUBLIC_URL, e.g. https://exposure.example; an origin, no path). It
+   * names the OAuth issuer and the MCP resource. Unset, it is the address the request arrived on (publicOrigin).
+   */
+  readonly publicUrl: string | undefined;
   /** Embedded database, export files and signing keys live here (DATA_DIR, default ./data). */
   readonly dataDir: string;
   /** PostgreSQL server for the event store and read models instead of the embedded database. */
@@ -140,6 +145,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   const port = parseInteger('PORT', text('PORT'), 3000, 0, 65535, problems);
   const host = text('HOST') ?? '127.0.0.1';
+  const publicUrl = parsePublicUrl(text('PUBLIC_URL'), problems);
   const dataDirRaw = text('DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
 
@@ -313,6 +319,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return {
     port,
     host,
+    publicUrl,
     dataDir,
     databaseUrl,
     databaseListen,
@@ -400,6 +407,24 @@ function parseUrl(
     problems.push(`${name} is not a valid URL`);
   }
   return raw;
+}
+
+/** An http(s) origin without path, query or credentials, normalized to `scheme://host[:port]`. */
+function parsePublicUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push(`PUBLIC_URL is not a valid URL; got "${raw}"`);
+    return undefined;
+  }
+  const bare = url.pathname === '/' && url.search === '' && url.hash === '' && !url.username && !url.password;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare) {
+    problems.push(`PUBLIC_URL must be an http:// or https:// origin without path or query; got "${raw}"`);
+    return undefined;
+  }
+  return url.origin;
 }
 
 /** Where each kind of data lives with this configuration, for logs and the start-up banner. */
