@@ -216,6 +216,7 @@ export class EventSourcedRepository {
           : await this.eventStore.append(streamId, newEvents, appendOptions);
         if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
           // The store already held these events: a retried command. Nothing new happened.
+          await this.assertRetryOfSameCommand(streamId, newEvents, result.nextExpectedVersion);
           return { events: [], state: loaded.state, version: loaded.version, position: result.position };
         }
         const state = events.reduce((s, e) => decider.evolve(s, e), loaded.state);
@@ -233,6 +234,33 @@ export class EventSourcedRepository {
         }
         throw error;
       }
+    }
+  }
+
+  /**
+   * Event ids come from the command id, so a store that already holds them reads as a retry. That is only true
+   * when the held events are the ones this command decided: a command id reused for another command on the
+   * same stream would otherwise be answered as done while nothing it decided was stored (a key handed out that
+   * no store knows). Read on the retry path only.
+   */
+  private async assertRetryOfSameCommand(
+    streamId: string,
+    events: readonly NewEvent[],
+    lastHeldVersion: number,
+  ): Promise<void> {
+    const held = await this.eventStore.readStream(streamId, {
+      fromVersion: Math.max(0, lastHeldVersion - events.length + 1),
+      maxCount: events.length,
+    });
+    const heldTypes = new Map(held.map((event) => [event.id, event.type]));
+    const different = events.find(
+      (event) => heldTypes.has(event.id) && heldTypes.get(event.id) !== event.type,
+    );
+    if (different) {
+      throw new Error(
+        `command id reused on ${streamId}: event ${different.id} is stored as ${heldTypes.get(different.id)}, ` +
+          `this command decided ${different.type}; give every command its own id`,
+      );
     }
   }
 
@@ -360,6 +388,12 @@ export class EventSourcedRepository {
       }
       if (result.nextExpectedVersion <= (loaded.version ?? -1)) {
         // The store already held every one of these events: retried commands. Nothing new happened.
+        try {
+          await this.assertRetryOfSameCommand(streamId, newEvents, result.nextExpectedVersion);
+        } catch (error) {
+          for (const decision of decisions) decision.queued.reject(error);
+          return;
+        }
         for (const decision of decisions) {
           if (decision.refused) decision.queued.reject(decision.refused.reason);
           else

@@ -163,6 +163,34 @@ describe.each(SQL_KINDS)('event-sourced repository on %s', (kind) => {
     expect(await storage.eventStore.readStream(stream)).toHaveLength(1);
   });
 
+  it('a command id reused for another command on the stream is refused, not answered as a retry', async () => {
+    type NoteEvent = { type: 'Noted'; data: { text: string } };
+    const noter: Decider<{ text: string }, NoteEvent, CounterState, { now: Date }> = {
+      initialState: { total: 0 },
+      evolve: (state) => state,
+      decide: (command) => [{ type: 'Noted', data: { text: command.text } }],
+    };
+    const stream = uniqueId('counter');
+    const envelope = actor();
+    const repository = new EventSourcedRepository(storage.eventStore, storage.readStore);
+    await repository.handle(
+      stream,
+      counter,
+      { type: 'Increment', by: 1, max: 9 },
+      { now: new Date() },
+      envelope,
+    );
+    // A fresh repository (no cached state), as another request of the same process or another process.
+    const other = new EventSourcedRepository(storage.eventStore, storage.readStore);
+    await expect(other.handle(stream, noter, { text: 'x' }, { now: new Date() }, envelope)).rejects.toThrow(
+      /command id reused on .*: event .* is stored as Incremented, this command decided Noted/,
+    );
+    await expect(
+      other.handle(stream, noter, { text: 'x' }, { now: new Date() }, envelope, { groupCommit: true }),
+    ).rejects.toThrow(/command id reused/);
+    expect((await storage.eventStore.readStream(stream)).map((event) => event.type)).toEqual(['Incremented']);
+  });
+
   it('loads from a snapshot plus the newer events, and ignores a snapshot of an erased stream', async () => {
     const writer = new EventSourcedRepository(storage.eventStore, storage.readStore, { snapshotEvery: 10 });
     const stream = uniqueId('counter');
