@@ -21,6 +21,7 @@ export default {
   setupFilesAfterEnv: ['<rootDir>/test/support/response-contract.setup.ts'],
   // Shards split by measured suite duration (scripts/test.mjs runs two side by side).
   testSequencer: '<rootDir>/test/support/duration-sequencer.mjs',
+  reporters: ['default', '<rootDir>/test/support/duration-reporter.mjs'],
   // End-to-end tests start real service and CLI processes; a busy CI machine can take minutes for a few of them.
   testTimeout: 180_000,
   maxWorkers: 1,

@@ -12,7 +12,7 @@
  * afterwards; CI's own servers stay the ones used when they answer, so the SQL runs on both versions.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,11 +148,35 @@ async function main() {
   // Build once: both shards' global setups would otherwise write dist/ at the same time.
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   process.stdout.write(`two shards: ${new URL(firstUrl).host} and ${new URL(secondUrl).host}\n`);
-  const codes = await Promise.all([
-    run(['--shard=1/2', ...args], { TEST_DATABASE_URL: firstUrl, TEST_SKIP_BUILD: '1' }, 'shard 1'),
-    run(['--shard=2/2', ...args], { TEST_DATABASE_URL: secondUrl, TEST_SKIP_BUILD: '1' }, 'shard 2'),
-  ]);
+  const durations = [1, 2].map((shard) => `dist/test-durations-${shard}.json`);
+  for (const file of durations) rmSync(file, { force: true });
+  const codes = await Promise.all(
+    [firstUrl, secondUrl].map((url, index) =>
+      run(
+        [`--shard=${index + 1}/2`, ...args],
+        { TEST_DATABASE_URL: url, TEST_SKIP_BUILD: '1', TEST_DURATIONS_FILE: durations[index] },
+        `shard ${index + 1}`,
+      ),
+    ),
+  );
+  writeShardTimes(durations);
   return codes.some((code) => code !== 0) ? 1 : 0;
+}
+
+/** Both shards' suite times in one file (dist/test-durations.json), for scripts/durations.mjs; each shard's total. */
+function writeShardTimes(files) {
+  const merged = {};
+  for (const [index, file] of files.entries()) {
+    if (!existsSync(file)) continue;
+    const suites = JSON.parse(readFileSync(file, 'utf8'));
+    Object.assign(merged, suites);
+    const seconds = Object.values(suites).reduce((sum, value) => sum + value, 0);
+    process.stdout.write(
+      `shard ${index + 1}: ${Object.keys(suites).length} suites, ${seconds} s of suite time\n`,
+    );
+  }
+  if (Object.keys(merged).length > 0)
+    writeFileSync('dist/test-durations.json', `${JSON.stringify(merged, null, 2)}\n`);
 }
 
 let code = 1;
