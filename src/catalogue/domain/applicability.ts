@@ -189,24 +189,7 @@ export function platformConditions(nodes: readonly CompiledNode[]): AdditionalCo
  * tell attributes other than the version: the CVE is at stake on that condition (plus any platform the
  * observation does not show), unless another (non-platform) node already rules it out.
  */
-export function attributeOutcome(
-  configuration: CompiledConfiguration,
-  pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
-  observed: readonly Cpe[],
-): Outcome {
-  return attributeOutcomeBy(
-    configuration,
-    pending,
-    (node) => nodeOverSet(node, observed),
-    () => unknownAttributesOver(configuration, observed),
-  );
-}
-
-/**
- * attributeOutcome's rule, with how a node holds over the observation and which attributes the other nodes leave
- * unknown given: the one definition the prepared evaluation (compiled-evaluation.ts) shares.
- */
-export function attributeOutcomeBy(
+function attributeOutcomeBy(
   configuration: CompiledConfiguration,
   pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
   nodeHolds: (node: CompiledNode) => Truth,
@@ -426,6 +409,70 @@ export function nodeOverSet(node: CompiledNode, observed: readonly Cpe[]): Truth
 }
 
 /**
+ * How an evaluation reads criteria and nodes for one configuration's target: on Cpe values here (the definition),
+ * on names prepared once in compiled-evaluation.ts. The rule that combines them is evaluateWith, written once.
+ */
+export interface CriteriaReading {
+  /** criterionMatches(criterion, target). */
+  onTarget(criterion: CompiledCriterion): Truth;
+  /** versionMatches(criterion, target) is unknown. */
+  versionUnknownOnTarget(criterion: CompiledCriterion): boolean;
+  /** unknownAttributes(criterion, target). */
+  unknownOnTarget(criterion: CompiledCriterion): CpeAttribute[];
+  /** nodeOverSet(node, observed). */
+  nodeOverSet(node: CompiledNode): Truth;
+  /** unknownAttributesOver(configuration, observed). */
+  unknownAttributesOver(configuration: CompiledConfiguration): CpeAttribute[];
+}
+
+const VERSION_ONLY: readonly CpeAttribute[] = Object.freeze(['version'] as CpeAttribute[]);
+/** The version found `unknown` and nothing else: shared, never changed. */
+const VERSION_UNKNOWN: Outcome = Object.freeze(unknownOutcome(VERSION_ONLY));
+
+/** One configuration's outcome for the target `reading` reads. */
+export function evaluateWith(configuration: CompiledConfiguration, reading: CriteriaReading): Outcome {
+  // The vulnerable criteria that hit the target itself: without one the CVE is not about this software.
+  let matched: string[] | null = null;
+  // Undecided on the target: by its version, or only by other attributes the observation does not tell.
+  let versionUnknown = false;
+  let pending: Array<{ criterion: CompiledCriterion; attributes: CpeAttribute[] }> | null = null;
+  for (const node of configuration.nodes) {
+    if (node.negate) continue;
+    for (const criterion of node.criteria) {
+      if (!criterion.vulnerable) continue;
+      const result = reading.onTarget(criterion);
+      if (result === true) (matched ??= []).push(criterion.source.criteria);
+      else if (result === 'unknown') {
+        if (reading.versionUnknownOnTarget(criterion)) versionUnknown = true;
+        else (pending ??= []).push({ criterion, attributes: reading.unknownOnTarget(criterion) });
+      }
+    }
+  }
+  if (matched === null) {
+    if (versionUnknown) return VERSION_UNKNOWN;
+    return pending !== null
+      ? attributeOutcomeBy(configuration, pending, reading.nodeOverSet, () =>
+          reading.unknownAttributesOver(configuration),
+        )
+      : NONE;
+  }
+  const nodeValues = configuration.nodes.map((node) => reading.nodeOverSet(node));
+  const combine = configuration.operator === 'OR' && configuration.nodes.length > 1 ? anyOf : allOf;
+  let value = combine(nodeValues);
+  if (configuration.negate) value = not(value);
+  if (value === true) return { kind: 'match', matched, conditions: [] };
+  if (configuration.negate || (configuration.operator === 'OR' && configuration.nodes.length > 1))
+    return value === 'unknown' ? unknownOutcome(reading.unknownAttributesOver(configuration), matched) : NONE;
+  // AND: the nodes still missing. Only platform nodes can be left as conditions.
+  const missing = configuration.nodes.filter((_, i) => nodeValues[i] !== true);
+  if (missing.every((node) => node.platform))
+    return { kind: 'conditional', matched, conditions: platformConditions(missing) };
+  return nodeValues.some((v) => v === 'unknown')
+    ? unknownOutcome(reading.unknownAttributesOver(configuration), matched)
+    : NONE;
+}
+
+/**
  * One configuration for `target` (the software evaluated) among `observed` (everything the observation shows,
  * target included).
  */
@@ -434,42 +481,11 @@ export function evaluateConfiguration(
   target: Cpe,
   observed: readonly Cpe[],
 ): Outcome {
-  // The vulnerable criteria that hit the target itself: without one the CVE is not about this software.
-  const matched: string[] = [];
-  // Undecided on the target: by its version, or only by other attributes the observation does not tell.
-  let versionUnknown = false;
-  const pending: Array<{ criterion: CompiledCriterion; attributes: CpeAttribute[] }> = [];
-  for (const node of configuration.nodes) {
-    if (node.negate) continue;
-    for (const criterion of node.criteria) {
-      if (!criterion.source.vulnerable) continue;
-      const result = criterionMatches(criterion, target);
-      if (result === true) matched.push(criterion.source.criteria);
-      else if (result === 'unknown') {
-        const attributes = unknownAttributes(criterion, target);
-        if (attributes.includes('version')) versionUnknown = true;
-        else pending.push({ criterion, attributes });
-      }
-    }
-  }
-  if (matched.length === 0) {
-    if (versionUnknown) return unknownOutcome(['version']);
-    return pending.length > 0 ? attributeOutcome(configuration, pending, observed) : NONE;
-  }
-  const nodeValues = configuration.nodes.map((node) => nodeOverSet(node, observed));
-  const combine = configuration.operator === 'OR' && configuration.nodes.length > 1 ? anyOf : allOf;
-  let value = combine(nodeValues);
-  if (configuration.negate) value = not(value);
-  if (value === true) return { kind: 'match', matched, conditions: [] };
-  if (configuration.negate || (configuration.operator === 'OR' && configuration.nodes.length > 1))
-    return value === 'unknown'
-      ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
-      : NONE;
-  // AND: the nodes still missing. Only platform nodes can be left as conditions.
-  const missing = configuration.nodes.filter((_, i) => nodeValues[i] !== true);
-  if (missing.every((node) => node.platform))
-    return { kind: 'conditional', matched, conditions: platformConditions(missing) };
-  return nodeValues.some((v) => v === 'unknown')
-    ? unknownOutcome(unknownAttributesOver(configuration, observed), matched)
-    : NONE;
+  return evaluateWith(configuration, {
+    onTarget: (criterion) => criterionMatches(criterion, target),
+    versionUnknownOnTarget: (criterion) => versionMatches(criterion, target) === 'unknown',
+    unknownOnTarget: (criterion) => unknownAttributes(criterion, target),
+    nodeOverSet: (node) => nodeOverSet(node, observed),
+    unknownAttributesOver: (over) => unknownAttributesOver(over, observed),
+  });
 }

@@ -1,28 +1,25 @@
 /**
  * The matcher's evaluation of a configuration, on what was prepared once (ADR 105): criteria carry integers for
  * their vendor:product and exact version and their range bounds in the catalogue's version table (compileAdvisory,
- * at load); an observed name carries its own (observe, once per evaluation). It answers exactly what
- * applicability.ts answers for the same Cpe values, failures included (that file stays the definition, and the
- * tests hold this one to it); only the work differs: another product is one integer comparison, an exact version
+ * at load); an observed name carries its own (observe, once per evaluation). The configuration rule is
+ * applicability.ts's evaluateWith, shared; what this file gives it is how a criterion and a node read on prepared
+ * names, which answers exactly what applicability.ts reads on the same Cpe values, failures included (the tests
+ * hold the two to each other); only the work differs: another product is one integer comparison, an exact version
  * another, a range bound a loop over numbers, and when the target is the only observed name each criterion is
  * decided at most once per configuration.
  */
 import {
-  anyOf,
-  attributeOutcomeBy,
-  allOf,
   type CompileContext,
   type CompiledConfiguration,
   type CompiledCriterion,
   type CompiledNode,
+  type CriteriaReading,
+  evaluateWith,
   inCpeOrder,
-  NONE,
   not,
   type Outcome,
-  platformConditions,
   productIdOf,
   type Truth,
-  unknownOutcome,
   versionMatches,
 } from './applicability.js';
 import { ANY, attributeMatches, type Cpe, CPE_ATTRIBUTES, type CpeAttribute, NA, productKey } from './cpe.js';
@@ -50,10 +47,6 @@ export function observe(cpe: Cpe, context: CompileContext): ObservedName {
     versions: context.versions,
   };
 }
-
-/** The version found `unknown` and nothing else: shared, never changed. */
-const VERSION_ONLY: readonly CpeAttribute[] = Object.freeze(['version'] as CpeAttribute[]);
-const VERSION_UNKNOWN: Outcome = Object.freeze(unknownOutcome(VERSION_ONLY));
 
 /** criterionMatches(criterion, name.cpe). */
 export function criterionOn(criterion: CompiledCriterion, name: ObservedName): Truth {
@@ -210,13 +203,14 @@ function unknownAttributesOver(configuration: CompiledConfiguration): CpeAttribu
   return inCpeOrder(attributes);
 }
 
-/** attributeOutcome of applicability.ts, on the prepared nodes. */
-function attributeOutcome(
-  configuration: CompiledConfiguration,
-  pending: ReadonlyArray<{ criterion: CompiledCriterion; attributes: readonly CpeAttribute[] }>,
-): Outcome {
-  return attributeOutcomeBy(configuration, pending, nodeOverSet, () => unknownAttributesOver(configuration));
-}
+/** The prepared reading of the configuration being evaluated (module state above): one object, no closures. */
+const PREPARED: CriteriaReading = {
+  onTarget,
+  versionUnknownOnTarget: (criterion) => versionOn(criterion, target) === 'unknown',
+  unknownOnTarget: (criterion) => unknownAttributesOn(criterion, target),
+  nodeOverSet,
+  unknownAttributesOver,
+};
 
 /**
  * evaluateConfiguration of applicability.ts (`observed` holds `name`). `known` is a criterion of the configuration
@@ -237,37 +231,5 @@ export function evaluateConfigurationOn(
     truths.fill(UNDECIDED, 0, configuration.size);
     if (known) truths[known.slot] = encodeTruth(knownTruth);
   }
-  let matched: string[] | null = null;
-  let versionUnknown = false;
-  let pending: Array<{ criterion: CompiledCriterion; attributes: CpeAttribute[] }> | null = null;
-  for (const node of configuration.nodes) {
-    if (node.negate) continue;
-    for (const criterion of node.criteria) {
-      if (!criterion.vulnerable) continue;
-      const result = onTarget(criterion);
-      if (result === true) (matched ??= []).push(criterion.source.criteria);
-      else if (result === 'unknown') {
-        // Undecided by the version (whatever else is unknown), or only by other attributes.
-        if (versionOn(criterion, name) === 'unknown') versionUnknown = true;
-        else (pending ??= []).push({ criterion, attributes: unknownAttributesOn(criterion, name) });
-      }
-    }
-  }
-  if (matched === null) {
-    if (versionUnknown) return VERSION_UNKNOWN;
-    return pending !== null ? attributeOutcome(configuration, pending) : NONE;
-  }
-  const nodeValues = configuration.nodes.map((node) => nodeOverSet(node));
-  const combine = configuration.operator === 'OR' && configuration.nodes.length > 1 ? anyOf : allOf;
-  let value = combine(nodeValues);
-  if (configuration.negate) value = not(value);
-  if (value === true) return { kind: 'match', matched, conditions: [] };
-  if (configuration.negate || (configuration.operator === 'OR' && configuration.nodes.length > 1))
-    return value === 'unknown' ? unknownOutcome(unknownAttributesOver(configuration), matched) : NONE;
-  const missing = configuration.nodes.filter((_, i) => nodeValues[i] !== true);
-  if (missing.every((node) => node.platform))
-    return { kind: 'conditional', matched, conditions: platformConditions(missing) };
-  return nodeValues.some((v) => v === 'unknown')
-    ? unknownOutcome(unknownAttributesOver(configuration), matched)
-    : NONE;
+  return evaluateWith(configuration, PREPARED);
 }
