@@ -13,6 +13,7 @@ import { ExposureReportingModule } from './exposure/exposure-reporting.module.js
 import { OperatorsModule } from './operators/operators.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
+import { PersonalCredentials } from './platform/auth/personal-credentials.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
 import { APP_CONFIG } from './platform/config/app-config.js';
 import { CLOCK } from './platform/clock/clock.js';
@@ -109,7 +110,7 @@ export class AppModule {
       ],
       controllers: [HealthController, CallerIpController, EventLogKeyController],
       // Every route passes the one guard; a route without an access rule is refused.
-      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
+      providers: [PersonalCredentials, { provide: APP_GUARD, useClass: AuthGuard }],
     };
   }
 }
