@@ -14,6 +14,7 @@ import { OperatorsModule } from './operators/operators.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { PersonalCredentials } from './platform/auth/personal-credentials.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
 import { APP_CONFIG } from './platform/config/app-config.js';
 import { CLOCK } from './platform/clock/clock.js';
@@ -106,6 +107,7 @@ export class AppModule {
         ExposureModule,
         ExposureReportingModule,
         OperatorsModule,
+        McpModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController, EventLogKeyController],
