@@ -89,8 +89,20 @@ export class McpEndpoint {
     // The SDK writes the response itself: fastify's own reply (and its onSend hooks) step aside.
     void reply.hijack();
     reply.raw.setHeader('x-request-id', String(request.id));
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      // The SDK answers every bad input itself; reaching here is this service's failure, answered once.
+      const answer = toErrorResponse(error, String(request.id));
+      request.log.error({ err: error }, 'MCP request failed');
+      if (reply.raw.headersSent) {
+        reply.raw.end();
+        return;
+      }
+      reply.raw.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
+      reply.raw.end(JSON.stringify(answer.body));
+    }
   }
 
   /** A tool call: admitted, checked, run; any refusal becomes a tool error carrying the service's error body. */
