@@ -77,6 +77,8 @@ export class PersonalCredentials {
         channel: mcp || token.client === 'mcp' ? 'mcp' : 'api',
         scopes: token.scopes,
         tokenId: token.tokenId,
+        // The authorization server's tokens name their OAuth client: events of the call carry it (ADR 109).
+        ...(token.clientId !== undefined ? { clientId: token.clientId } : {}),
       };
     } else {
       const parsed = parseApiKey(credential);
