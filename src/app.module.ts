@@ -13,6 +13,8 @@ import { ExposureReportingModule } from './exposure/exposure-reporting.module.js
 import { OperatorsModule } from './operators/operators.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
+import { PersonalCredentials } from './platform/auth/personal-credentials.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
 import { APP_CONFIG } from './platform/config/app-config.js';
 import { CLOCK } from './platform/clock/clock.js';
@@ -105,11 +107,12 @@ export class AppModule {
         ExposureModule,
         ExposureReportingModule,
         OperatorsModule,
+        McpModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController, EventLogKeyController],
       // Every route passes the one guard; a route without an access rule is refused.
-      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
+      providers: [PersonalCredentials, { provide: APP_GUARD, useClass: AuthGuard }],
     };
   }
 }

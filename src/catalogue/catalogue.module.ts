@@ -31,6 +31,7 @@ import { EnrichmentHandler } from './http/enrichment-handler.js';
       ) => new EnrichmentHandler(catalogue, observations, refs, accounts, rateLimiter, clock),
     },
   ],
+  exports: [EnrichmentHandler],
 })
 export class CatalogueModule implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly stopping = new AbortController();

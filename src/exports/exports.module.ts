@@ -143,7 +143,7 @@ import { ExportQueries } from './queries/export-queries.js';
         }),
     },
   ],
-  exports: [ExportJobs, ExportQueries, ExportWorkerPool, ExportFileSweeper],
+  exports: [ExportJobs, ExportQueries, ExportEstimates, ExportWorkerPool, ExportFileSweeper],
 })
 export class ExportsModule {
   /** The pool and the sweeper run in the HTTP service only (BackgroundWorkers); EXPORT_WORKERS=0 runs no jobs. */

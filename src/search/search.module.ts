@@ -55,6 +55,6 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     SearchLog,
     ...searchCommandHandlers,
   ],
-  exports: [SearchEngine, VulnerabilityRefs, SearchLog],
+  exports: [SearchEngine, VulnerabilityRefs, SearchLog, SearchHandler],
 })
 export class SearchModule {}

@@ -288,6 +288,7 @@ function expectedOutcome(route: DiscoveredRoute, kind: VariantKind): Expected {
     case 'public':
       return { status: 'success' };
     case 'personal_api':
+    case 'mcp':
       if (kind === 'personal') return { status: 'success' };
       if (kind === 'token_without_scope') return { status: 403, code: 'insufficient_scope' };
       return UNAUTHENTICATED;
@@ -306,6 +307,8 @@ function expectedOutcome(route: DiscoveredRoute, kind: VariantKind): Expected {
 interface RouteRequest {
   /** The exact status of an accepted request. */
   readonly status: number;
+  /** The error code of an accepted request the route itself refuses (GET /mcp: stateless, 405). */
+  readonly code?: string;
   readonly body?: () => Promise<unknown>;
   readonly params?: () => Promise<Record<string, string>>;
   /** The route ends or replaces the session it receives: every case that sends a session gets a fresh one. */
@@ -400,6 +403,14 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'POST /api/v2/data/enrich/vulnerabilities': { status: 200, body: async () => ({ reference: sealedRef() }) },
   'POST /api/v2/common/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
   'POST /api/v2/data/enrich/badges': { status: 200, body: async () => BADGE_BODY },
+  // The MCP endpoint (ADR 108): a JSON-RPC request over Streamable HTTP; stateless, so GET and DELETE are 405.
+  'POST /mcp': {
+    status: 200,
+    headers: async () => ({ accept: 'application/json, text/event-stream' }),
+    body: async () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  },
+  'GET /mcp': { status: 405, code: 'method_not_allowed' },
+  'DELETE /mcp': { status: 405, code: 'method_not_allowed' },
   // Rule 12: the organization owner owns an organization with single sign-on on the in-process provider.
   'GET /api/v2/organizations/:orgId/sso': {
     status: 200,
@@ -671,7 +682,7 @@ describe.each(routes.map((route) => [routeKey(route), route] as const))('%s', (k
     const expected = expectedOutcome(route, variant.kind);
     const answer = { status: response.statusCode, code: errorCode(response) };
     if (expected.status === 'success') {
-      expect(answer).toEqual({ status: request.status, code: undefined });
+      expect(answer).toEqual({ status: request.status, code: request.code });
     } else {
       expect(answer).toEqual({ status: expected.status, code: expected.code });
     }

@@ -44,6 +44,9 @@ function tableLine(route: DiscoveredRoute): string {
  * the route against the contract's Surfaces table and Authentication rules, then update this list.
  */
 const EXPECTED_ROUTES = [
+  'POST /mcp mcp mcp.connect',
+  'GET /mcp mcp mcp.connect',
+  'DELETE /mcp mcp mcp.connect',
   'DELETE /api/v2/auth/keys/:keyId session keys.manage',
   'GET /api/v2/auth/credits session credits.read',
   'GET /api/v2/auth/credits/usage session credits.read',
@@ -237,7 +240,9 @@ describe('route inventory', () => {
       .map((route) => `${route.method} ${route.path}: ${route.rule?.permission}`);
     expect(unknownPermission).toEqual([]);
     const unknownSurface = routes
-      .filter((route) => route.rule && !['public', 'personal_api', 'session'].includes(route.rule.surface))
+      .filter(
+        (route) => route.rule && !['public', 'personal_api', 'session', 'mcp'].includes(route.rule.surface),
+      )
       .map((route) => `${route.method} ${route.path}: ${route.rule?.surface}`);
     expect(unknownSurface).toEqual([]);
   });
@@ -273,6 +278,8 @@ describe('route inventory', () => {
             return !PERSONAL_API_PREFIX.test(route.path);
           case 'session':
             return !SESSION_PREFIX.test(route.path);
+          case 'mcp':
+            return route.path !== '/mcp';
           default:
             return false;
         }

@@ -50,6 +50,18 @@ describe('EventStoreDB metadata mapping of attribution (ADR 68)', () => {
     expect(roundTrip(system)).toEqual(system);
   });
 
+  it('writes and reads the OAuth client of an access token (ADR 109)', () => {
+    const viaClient = {
+      ...base,
+      actor: 'account:a1',
+      credential: 'access_token:t1',
+      surface: 'mcp' as const,
+      clientId: 'client-123',
+      requestId: 'r2',
+    };
+    expect(roundTrip(viaClient)).toEqual(viaClient);
+  });
+
   it('adds nothing to metadata written without them', () => {
     expect(roundTrip(base)).toEqual(base);
   });

@@ -51,6 +51,8 @@ export interface VerifiedAccessToken {
   readonly scopes: string[];
   readonly client: AccessTokenClient;
   readonly tokenId: string;
+  /** The OAuth client the token was issued to (`client_id`), for tokens of the authorization server. */
+  readonly clientId?: string;
   /** The `iat_ms` claim; for a token without it, the start of its `iat` second. */
   readonly issuedAt: Date;
   readonly expiresAt: Date;

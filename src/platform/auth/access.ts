@@ -11,8 +11,10 @@ import type { ServiceError } from '../errors/service-error.js';
  *   `service.read`. A session cookie is not a credential here.
  * - `session`: `/api/v2/auth/...`, `/api/v2/organizations/...`, `/api/v2/data`: the `__Host-ps` cookie, plus a
  *   matching CSRF token for unsafe methods. API keys and tokens never substitute for it.
+ * - `mcp`: `/mcp`, the Model Context Protocol endpoint: the personal API's credentials as bearer tokens; whatever
+ *   the credential, its calls act on the `mcp` channel (ADR 108).
  */
-export type Surface = 'public' | 'personal_api' | 'session';
+export type Surface = 'public' | 'personal_api' | 'session' | 'mcp';
 
 export const PERMISSIONS = [
   'service.health',
@@ -29,6 +31,7 @@ export const PERMISSIONS = [
   'organization.read',
   'organization.manage',
   'caller.ip',
+  'mcp.connect',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -63,11 +66,16 @@ export const Access = (rule: AccessRule): MethodDecorator & ClassDecorator =>
 export interface Principal {
   readonly accountId: string;
   readonly via: 'api_key' | 'access_token' | 'session';
-  /** The channel charges are recorded under: `mcp` when an access token says its client is an MCP client. */
+  /**
+   * The channel charges are recorded under: `mcp` on the MCP endpoint, or when an access token says its client
+   * is an MCP client.
+   */
   readonly channel: 'api' | 'session' | 'mcp';
   readonly scopes: readonly string[];
   readonly keyId?: string;
   readonly tokenId?: string;
+  /** The OAuth client an access token was issued to, when it names one: events of its calls carry it. */
+  readonly clientId?: string;
   readonly sessionId?: string;
   readonly organizationId?: string | null;
 }

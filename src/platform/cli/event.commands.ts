@@ -35,12 +35,13 @@ export function eventAsJson(event: RecordedEvent): Record<string, unknown> {
   };
 }
 
-/** The credential, surface, request and reason (ADR 68), where the event records them. */
+/** The credential, surface, client, request and reason (ADR 68, 109), where the event records them. */
 function attributionLines(event: RecordedEvent): string[] {
   const meta = event.metadata;
   const via = [
     meta.credential !== undefined ? `credential ${meta.credential ?? 'none'}` : null,
     meta.surface !== undefined ? `surface ${meta.surface}` : null,
+    meta.clientId !== undefined ? `client ${meta.clientId}` : null,
     meta.requestId !== undefined ? `request ${meta.requestId}` : null,
   ].filter((part): part is string => part !== null);
   return [
@@ -54,6 +55,7 @@ function attributionJson(event: RecordedEvent): Record<string, unknown> {
   return {
     ...(meta.credential !== undefined ? { credential: meta.credential } : {}),
     ...(meta.surface !== undefined ? { surface: meta.surface } : {}),
+    ...(meta.clientId !== undefined ? { client_id: meta.clientId } : {}),
     ...(meta.requestId !== undefined ? { request_id: meta.requestId } : {}),
     ...(meta.reason !== undefined ? { reason: meta.reason } : {}),
   };

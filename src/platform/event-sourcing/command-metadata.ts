@@ -28,6 +28,8 @@ export function commandEnvelope(options: {
   /** Defaults for the service's own actors: no credential, the `system` surface. */
   readonly credential?: CredentialReference | null;
   readonly surface?: EventSurface;
+  /** The OAuth client the acting access token was issued to, when it names one. */
+  readonly clientId?: string;
   readonly requestId?: string;
   readonly reason?: string;
 }): CommandEnvelope {
@@ -46,6 +48,7 @@ export function commandEnvelope(options: {
       causationId: options.causationId ?? commandId,
       ...(credential !== undefined ? { credential } : {}),
       ...(surface !== undefined ? { surface } : {}),
+      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
       ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
     },

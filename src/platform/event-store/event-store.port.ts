@@ -24,6 +24,8 @@ export interface EventMetadata {
   readonly credential?: string | null;
   /** Where the command came from: `api`, `session`, `mcp`, `cli` or `system`. */
   readonly surface?: EventSurface;
+  /** The OAuth client the acting access token was issued to (an MCP client, a third-party app), when known. */
+  readonly clientId?: string;
   /** The HTTP request id or the CLI invocation id. */
   readonly requestId?: string;
   /** Why an operator did it (`--reason`): required of money-moving and access-changing operator commands. */

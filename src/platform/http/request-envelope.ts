@@ -9,7 +9,8 @@ import {
 
 /**
  * The envelope of a command run for an HTTP caller: the account acts and pays for itself; the request id
- * (when known) correlates every event of the request, which also names the credential and surface (ADR 68).
+ * (when known) correlates every event of the request, which also names the credential and surface (ADR 68), and
+ * the OAuth client when the access token names one (ADR 109).
  */
 export function envelopeFor(principal: Principal, requestId?: string): CommandEnvelope {
   const commandId = randomUUID();
@@ -21,6 +22,7 @@ export function envelopeFor(principal: Principal, requestId?: string): CommandEn
     commandId,
     credential: credentialOf(principal),
     surface: principal.channel,
+    ...(principal.clientId !== undefined ? { clientId: principal.clientId } : {}),
     ...(requestId !== undefined ? { requestId } : {}),
   });
 }

@@ -58,6 +58,7 @@ export interface StoredMetadata {
   readonly causationId: string;
   readonly credential?: string | null;
   readonly surface?: EventSurface;
+  readonly clientId?: string;
   readonly requestId?: string;
   readonly reason?: string;
   /** Hex salt, payload digest and content hash of the event (event-hash.ts, ADR 0060). */

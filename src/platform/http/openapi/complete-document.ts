@@ -195,6 +195,8 @@ function securityOf(rule: AccessRule, unsafe: boolean): SecurityRequirementObjec
       return [];
     case 'personal_api':
       return [{ api_key: [] }, { bearer: [] }];
+    case 'mcp':
+      return [{ bearer: [] }];
     case 'session':
       return unsafe ? [{ session: [], csrf: [], csrf_cookie: [] }] : [{ session: [] }];
   }
