@@ -134,8 +134,36 @@ export function normalizeObservation(dataset: Dataset, input: ObservationRecord)
 }
 
 /**
+ * Records already normalized by checkObservation, by identity, with what it made of them: a write trusts these
+ * instead of normalizing them again (the collector import checks every record as it reads it, ADR 112). Weak:
+ * an entry lives as long as its record.
+ */
+const checkedObservations = new WeakMap<
+  ObservationRecord,
+  { dataset: Dataset; observation: NormalizedObservation }
+>();
+
+/**
+ * normalizeObservation, remembered: the record answered (the stored form, a JSON copy frozen all the way down so
+ * that what was checked is what gets written) is trusted by normalizeBatch without a second normalization. Throws
+ * InvalidObservationRecord as normalizeObservation does.
+ */
+export function checkObservation(dataset: Dataset, input: ObservationRecord): NormalizedObservation {
+  const normalized = normalizeObservation(dataset, input);
+  const observation = { ...normalized, record: deepFrozen(normalized.record) };
+  checkedObservations.set(observation.record, { dataset, observation });
+  return observation;
+}
+
+/** The normalization of a record checkObservation answered for this dataset, else a fresh one. */
+function normalizedOf(dataset: Dataset, record: ObservationRecord): NormalizedObservation {
+  const checked = checkedObservations.get(record);
+  return checked?.dataset === dataset ? checked.observation : normalizeObservation(dataset, record);
+}
+
+/**
  * Normalizes a batch; later records of the same id replace earlier ones (upsert order), or with `merge` are
- * merged with them (mergeSeenBatch).
+ * merged with them (mergeSeenBatch). Records checkObservation answered are not normalized again.
  */
 export function normalizeBatch(
   dataset: Dataset,
@@ -145,10 +173,10 @@ export function normalizeBatch(
   assertDataset(dataset);
   if (!Array.isArray(records))
     throw new InvalidObservationRecord(undefined, 'write takes an array of records');
-  if (seen === 'merge') return mergeSeenBatch(records.map((record) => normalizeObservation(dataset, record)));
+  if (seen === 'merge') return mergeSeenBatch(records.map((record) => normalizedOf(dataset, record)));
   const byId = new Map<string, NormalizedObservation>();
   for (const record of records) {
-    const normalized = normalizeObservation(dataset, record);
+    const normalized = normalizedOf(dataset, record);
     byId.delete(normalized.id);
     byId.set(normalized.id, normalized);
   }
@@ -211,6 +239,15 @@ export function addedUp<R extends Record<string, unknown>>(earlier: R, later: R)
     if (isObject(value) && isObject(before)) merged[key] = { ...before, ...value };
   }
   return merged as R;
+}
+
+/** A JSON value frozen with everything it holds (a checked record cannot change after its check). */
+function deepFrozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFrozen(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
