@@ -63,6 +63,15 @@ export function valueAt(record: Readonly<Record<string, unknown>>, path: string)
 
 /** Validates a record against the dataset's vocabulary and normalizes its searchable values. */
 export function normalizeObservation(dataset: Dataset, input: ObservationRecord): NormalizedObservation {
+  return normalized(dataset, input, 'copy');
+}
+
+/** `copy`: the record stored is a JSON copy of the input; `keep`: the input itself (already plain JSON). */
+function normalized(
+  dataset: Dataset,
+  input: ObservationRecord,
+  form: 'copy' | 'keep',
+): NormalizedObservation {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new InvalidObservationRecord(undefined, 'a record is a JSON object');
   }
@@ -74,7 +83,7 @@ export function normalizeObservation(dataset: Dataset, input: ObservationRecord)
     );
   }
   // JSON round trip: what is stored is exactly what a JSON store gives back (no undefined, no class instances).
-  const record = JSON.parse(JSON.stringify(input)) as ObservationRecord;
+  const record = form === 'copy' ? (JSON.parse(JSON.stringify(input)) as ObservationRecord) : input;
   const keys: Record<string, KeyValue | readonly string[]> = {};
   const instants: Record<string, string> = {};
   const addresses: Record<string, IpAddress> = {};
@@ -144,14 +153,14 @@ const checkedObservations = new WeakMap<
 >();
 
 /**
- * normalizeObservation, remembered: the record answered (the stored form, a JSON copy frozen all the way down so
- * that what was checked is what gets written) is trusted by normalizeBatch without a second normalization. Throws
- * InvalidObservationRecord as normalizeObservation does.
+ * normalizeObservation, remembered: normalizeBatch trusts the record without a second normalization. The record
+ * is kept, not copied, and frozen all the way down, so that what was checked is what gets written: give it a
+ * plain JSON tree nothing else holds (validateRecord's answer). Throws InvalidObservationRecord as
+ * normalizeObservation does.
  */
-export function checkObservation(dataset: Dataset, input: ObservationRecord): NormalizedObservation {
-  const normalized = normalizeObservation(dataset, input);
-  const observation = { ...normalized, record: deepFrozen(normalized.record) };
-  checkedObservations.set(observation.record, { dataset, observation });
+export function checkObservation(dataset: Dataset, record: ObservationRecord): NormalizedObservation {
+  const observation = normalized(dataset, deepFrozen(record), 'keep');
+  checkedObservations.set(record, { dataset, observation });
   return observation;
 }
 
