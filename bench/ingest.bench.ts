@@ -35,7 +35,8 @@ import { zgrab2Format } from '../src/search/data/collectors/zgrab2.js';
 import type { ObservationRecord } from '../src/search/domain/records.js';
 import { postgresTarget, type Measurement } from './bench-support.js';
 
-const SHARED = resolve(import.meta.dirname, '../../../shared/data');
+/** The samples beside the project (`../shared/data`, as the tests find them); SHARED_DATA names another place. */
+const SHARED = process.env.SHARED_DATA ?? resolve(process.cwd(), '..', 'shared', 'data');
 const SAMPLES = join(SHARED, 'zgrab2');
 const RECOG = join(SHARED, 'recog');
 

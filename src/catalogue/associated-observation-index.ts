@@ -36,14 +36,22 @@ export class AssociatedObservationIndex implements ObservationIndex {
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
   ): Promise<void> {
-    await this.inner.write(dataset, records, options);
-    if (dataset !== 'hosts' || records.length === 0) return;
+    if (dataset !== 'hosts' || records.length === 0 || options.seen !== 'merge') {
+      await this.inner.write(dataset, records, options);
+      if (dataset === 'hosts' && records.length > 0) await this.catalogue.observationsWritten(records);
+      return;
+    }
     // A merge may keep the stored fields (an older observation): associate what is stored, not what was sent.
-    const stored =
-      options.seen === 'merge'
-        ? await this.inner.getMany(dataset, [...new Set(records.map((record) => record.id))])
-        : records;
-    await this.catalogue.observationsWritten(stored);
+    // An adapter that can answers the merged cpe with the write itself; else the rows are read back, and only
+    // when the catalogue has anything to associate them with.
+    if (this.inner.writeMerged) {
+      const stored = await this.inner.writeMerged(dataset, records, ['cpe']);
+      await this.catalogue.observationsWritten(stored);
+      return;
+    }
+    await this.inner.write(dataset, records, options);
+    const ids = [...new Set(records.map((record) => record.id))];
+    await this.catalogue.observationsWritten(() => this.inner.getMany(dataset, ids));
   }
 
   getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {

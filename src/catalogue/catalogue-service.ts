@@ -358,11 +358,17 @@ export class CatalogueService {
     return { observations: count, associated_observations: associated, associations };
   }
 
-  /** Keeps the association index in step with written host observations. */
-  async observationsWritten(records: readonly ObservationRecord[]): Promise<void> {
+  /**
+   * Keeps the association index in step with written host observations: the records, or what reads them (called
+   * only when the catalogue has advisories to associate them with).
+   */
+  async observationsWritten(
+    written: readonly ObservationRecord[] | (() => Promise<readonly ObservationRecord[]>),
+  ): Promise<void> {
     const matcher = await this.matcher();
     // With an empty catalogue there is nothing to associate, and nothing was associated before.
     if (matcher.advisoryCount === 0) return;
+    const records = typeof written === 'function' ? await written() : written;
     await this.store.replaceAssociations(
       records.map((record) => record.id),
       this.associationRows(matcher, records),

@@ -32,7 +32,8 @@ export interface CatalogueUnderTest {
   dispose(): Promise<void>;
 }
 
-const DATA = join(process.cwd(), '..', 'shared', 'data');
+// The samples beside the project (SHARED_DATA names another place, e.g. from a worktree).
+const DATA = process.env.SHARED_DATA ?? join(process.cwd(), '..', 'shared', 'data');
 const AT = new Date('2026-03-01T00:00:00.000Z');
 const OLDER = new Date('2026-01-15T00:00:00.000Z');
 const cpe = (vendor: string, product: string, version: string, update = '*') =>

@@ -10,6 +10,7 @@ import type { CatalogueStore, HostAssociation } from '../../src/catalogue/store/
 import type { Dataset } from '../../src/search/domain/datasets.js';
 import { QuerySyntaxError, type Match, type QueryNode } from '../../src/search/query-language/ast.js';
 import {
+  checkObservation,
   InvalidObservationRecord,
   SelectorNotConfiguredError,
   sinceOf,
@@ -1656,6 +1657,55 @@ export function observationIndexContract(
           await merge([seen(300, 10, { product: 'caddy' })]);
           await index().write('hosts', [seen(100, 50, { product: 'nginx' })]);
           expect(await index().get('hosts', 'h40')).toEqual(seen(100, 50, { product: 'nginx' }));
+        });
+
+        it('writeMerged (where the adapter has it) merges as write does and answers what each id keeps', async () => {
+          const adapter = index();
+          if (!adapter.writeMerged) {
+            // The associations then read the merged rows back with getMany (AssociatedObservationIndex).
+            expect(adapter.kind).toBe('mongodb');
+            return;
+          }
+          const nginx = 'cpe:2.3:a:f5:nginx:1.18.0:*:*:*:*:*:*:*';
+          await merge([seen(100, 50, { product: 'nginx', cpe: [nginx] })]);
+          const other = { ...seen(30, 20, { product: 'caddy' }), id: 'h41', ip: '192.0.2.41' };
+          // An older observation keeps the stored fields, cpe included; a new id is answered as sent.
+          const answered = await adapter.writeMerged(
+            'hosts',
+            [
+              seen(300, 200, {
+                product: 'apache httpd',
+                cpe: ['cpe:2.3:a:apache:http_server:2.4.49:*:*:*:*:*:*:*'],
+              }),
+              other,
+            ],
+            ['cpe'],
+          );
+          expect(answered.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+            { id: 'h40', first_seen: ago(300), last_seen: ago(50), cpe: [nginx] },
+            { id: 'h41', first_seen: ago(30), last_seen: ago(20) },
+          ]);
+          // A newer observation without a cpe: the stored cpe goes with the rest of the older fields.
+          expect(await adapter.writeMerged('hosts', [seen(10, 5, { product: 'caddy' })], ['cpe'])).toEqual([
+            { id: 'h40', first_seen: ago(300), last_seen: ago(5) },
+          ]);
+          expect(await adapter.get('hosts', 'h40')).toEqual(seen(300, 5, { product: 'caddy' }));
+          await expect(adapter.writeMerged('hosts', [other], ['http.server'])).rejects.toThrow(RangeError);
+        });
+
+        it('a record checked by checkObservation is written as checked, and cannot change after', async () => {
+          const checked = checkObservation(
+            'hosts',
+            seen(100, 50, { product: 'nginx', http: { status: 200 } }),
+          );
+          expect(() => {
+            (checked.record.http as { status: number }).status = 500;
+          }).toThrow(TypeError);
+          await merge([checked.record]);
+          expect(await index().get('hosts', 'h40')).toEqual(
+            seen(100, 50, { product: 'nginx', http: { status: 200 } }),
+          );
+          expect(await idsOf('hosts', { ast: q.exact('http.status', 200) })).toContain('h40');
         });
 
         it('getMany gives the stored records of the ids that exist', async () => {

@@ -14,7 +14,8 @@ import { commandEnvelope } from '../../src/platform/event-sourcing/command-metad
 import { runCli, type CliResult } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 
-const DATA = join(process.cwd(), '..', 'shared', 'data');
+// The samples beside the project (SHARED_DATA names another place, e.g. from a worktree).
+const DATA = process.env.SHARED_DATA ?? join(process.cwd(), '..', 'shared', 'data');
 const STEP_TIMEOUT_MS = 240_000;
 const SSH_HOST = '172.17.0.3:22/tcp';
 const OPENSSH_72P2 = 'cpe:2.3:a:openbsd:openssh:7.2p2:*:*:*:*:*:*:*';

@@ -15,6 +15,7 @@ import { HOUR_MS, parseInstant } from './query-operands.js';
 import type { SelectorNode } from './vocabulary-checks.js';
 
 export {
+  checkObservation,
   InvalidObservationRecord,
   type KeyValue,
   mergeSeenBatch,
@@ -98,6 +99,16 @@ export interface ObservationIndex {
     records: readonly ObservationRecord[],
     options?: ObservationWriteOptions,
   ): Promise<void>;
+  /**
+   * Optional: `write(dataset, records, { seen: 'merge' })` that also answers, for every id written, the stored
+   * record after the merge reduced to id, first_seen, last_seen and these top-level `fields` (those it has): what
+   * a merge keeps may be the stored fields rather than the ones sent. Saves reading the rows back (getMany).
+   */
+  writeMerged?(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    fields: readonly string[],
+  ): Promise<ObservationRecord[]>;
   count(dataset: Dataset): Promise<number>;
   get(dataset: Dataset, id: string): Promise<ObservationRecord | null>;
   /** The stored records of these ids (those that exist), in no particular order: one query. */

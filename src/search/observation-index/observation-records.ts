@@ -63,6 +63,15 @@ export function valueAt(record: Readonly<Record<string, unknown>>, path: string)
 
 /** Validates a record against the dataset's vocabulary and normalizes its searchable values. */
 export function normalizeObservation(dataset: Dataset, input: ObservationRecord): NormalizedObservation {
+  return normalized(dataset, input, 'copy');
+}
+
+/** `copy`: the record stored is a JSON copy of the input; `keep`: the input itself (already plain JSON). */
+function normalized(
+  dataset: Dataset,
+  input: ObservationRecord,
+  form: 'copy' | 'keep',
+): NormalizedObservation {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new InvalidObservationRecord(undefined, 'a record is a JSON object');
   }
@@ -74,7 +83,7 @@ export function normalizeObservation(dataset: Dataset, input: ObservationRecord)
     );
   }
   // JSON round trip: what is stored is exactly what a JSON store gives back (no undefined, no class instances).
-  const record = JSON.parse(JSON.stringify(input)) as ObservationRecord;
+  const record = form === 'copy' ? (JSON.parse(JSON.stringify(input)) as ObservationRecord) : input;
   const keys: Record<string, KeyValue | readonly string[]> = {};
   const instants: Record<string, string> = {};
   const addresses: Record<string, IpAddress> = {};
@@ -134,8 +143,36 @@ export function normalizeObservation(dataset: Dataset, input: ObservationRecord)
 }
 
 /**
+ * Records already normalized by checkObservation, by identity, with what it made of them: a write trusts these
+ * instead of normalizing them again (the collector import checks every record as it reads it, ADR 112). Weak:
+ * an entry lives as long as its record.
+ */
+const checkedObservations = new WeakMap<
+  ObservationRecord,
+  { dataset: Dataset; observation: NormalizedObservation }
+>();
+
+/**
+ * normalizeObservation, remembered: normalizeBatch trusts the record without a second normalization. The record
+ * is kept, not copied, and frozen all the way down, so that what was checked is what gets written: give it a
+ * plain JSON tree nothing else holds (validateRecord's answer). Throws InvalidObservationRecord as
+ * normalizeObservation does.
+ */
+export function checkObservation(dataset: Dataset, record: ObservationRecord): NormalizedObservation {
+  const observation = normalized(dataset, deepFrozen(record), 'keep');
+  checkedObservations.set(record, { dataset, observation });
+  return observation;
+}
+
+/** The normalization of a record checkObservation answered for this dataset, else a fresh one. */
+function normalizedOf(dataset: Dataset, record: ObservationRecord): NormalizedObservation {
+  const checked = checkedObservations.get(record);
+  return checked?.dataset === dataset ? checked.observation : normalizeObservation(dataset, record);
+}
+
+/**
  * Normalizes a batch; later records of the same id replace earlier ones (upsert order), or with `merge` are
- * merged with them (mergeSeenBatch).
+ * merged with them (mergeSeenBatch). Records checkObservation answered are not normalized again.
  */
 export function normalizeBatch(
   dataset: Dataset,
@@ -145,10 +182,10 @@ export function normalizeBatch(
   assertDataset(dataset);
   if (!Array.isArray(records))
     throw new InvalidObservationRecord(undefined, 'write takes an array of records');
-  if (seen === 'merge') return mergeSeenBatch(records.map((record) => normalizeObservation(dataset, record)));
+  if (seen === 'merge') return mergeSeenBatch(records.map((record) => normalizedOf(dataset, record)));
   const byId = new Map<string, NormalizedObservation>();
   for (const record of records) {
-    const normalized = normalizeObservation(dataset, record);
+    const normalized = normalizedOf(dataset, record);
     byId.delete(normalized.id);
     byId.set(normalized.id, normalized);
   }
@@ -211,6 +248,15 @@ export function addedUp<R extends Record<string, unknown>>(earlier: R, later: R)
     if (isObject(value) && isObject(before)) merged[key] = { ...before, ...value };
   }
   return merged as R;
+}
+
+/** A JSON value frozen with everything it holds (a checked record cannot change after its check). */
+function deepFrozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFrozen(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -114,14 +114,42 @@ export class PostgresObservationIndex implements ObservationIndex {
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
   ): Promise<void> {
-    const seen = options.seen ?? 'replace';
+    await this.upsert(dataset, records, options.seen ?? 'replace');
+  }
+
+  async writeMerged(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    fields: readonly string[],
+  ): Promise<ObservationRecord[]> {
+    // The merge statement answers the merged rows: no second statement reads them back.
+    const rows = await this.upsert<{ doc: ObservationRecord }>(
+      dataset,
+      records,
+      'merge',
+      `RETURNING ${storedFieldsSql(fields)} AS doc`,
+    );
+    return rows.map((row) => row.doc);
+  }
+
+  /** One transaction of upserts of the normalized batch, answering the rows of `returning` when given. */
+  private async upsert<R>(
+    dataset: Dataset,
+    records: readonly ObservationRecord[],
+    seen: 'replace' | 'merge',
+    returning?: string,
+  ): Promise<R[]> {
     const observations = normalizeBatch(dataset, records, seen);
-    if (observations.length === 0) return;
-    const sql = seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset);
-    await this.db.transaction(async (tx) => {
+    if (observations.length === 0) return [];
+    const upsert = seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset);
+    const sql = returning ? `${upsert}\n          ${returning}` : upsert;
+    return this.db.transaction(async (tx) => {
+      const answered: R[] = [];
       for (let start = 0; start < observations.length; start += this.writeChunk) {
-        await tx.query(sql, [writeRows(dataset, observations.slice(start, start + this.writeChunk))]);
+        const chunk = writeRows(dataset, observations.slice(start, start + this.writeChunk));
+        answered.push(...(await tx.query<R & Record<string, unknown>>(sql, [chunk])).rows);
       }
+      return answered;
     });
   }
 
@@ -305,6 +333,17 @@ export class PostgresObservationIndex implements ObservationIndex {
 
 async function run<R>(sql: SqlExecutor, statement: SqlStatement): Promise<R[]> {
   return (await sql.query<R>(statement.text, statement.params)).rows;
+}
+
+/** The stored document of a merged row reduced to id, first_seen, last_seen and `fields` (top-level names). */
+function storedFieldsSql(fields: readonly string[]): string {
+  const names = ['id', 'first_seen', 'last_seen', ...fields].map((field) => {
+    if (!/^[a-z][a-z0-9_]*$/.test(field))
+      throw new RangeError(`not a top-level field: ${JSON.stringify(field)}`);
+    return `'${field}', o.doc -> '${field}'`;
+  });
+  // An absent field is SQL NULL here; stripped, as a stored record holds no null.
+  return `jsonb_strip_nulls(jsonb_build_object(${names.join(', ')}))`;
 }
 
 /** A string literal for DDL (COMMENT takes no parameters). */

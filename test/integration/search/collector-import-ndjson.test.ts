@@ -25,7 +25,12 @@ import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../../support/
 
 const SEEN = { first_seen: '2025-05-01T00:00:00Z', last_seen: '2025-06-01T00:00:00Z' };
 /** The real LeakIX sample, pretty-printed as published (read in place, never copied). */
-const LEAKIX_SAMPLE = join(process.cwd(), '..', 'shared', 'data', 'leakix', 'l9event.json');
+// The samples beside the project (SHARED_DATA names another place, e.g. from a worktree).
+const LEAKIX_SAMPLE = join(
+  process.env.SHARED_DATA ?? join(process.cwd(), '..', 'shared', 'data'),
+  'leakix',
+  'l9event.json',
+);
 const LEAKIX_FINGERPRINT = 'e998e371dd4678c9113e196bc5e4a5e901455750c6dbc9985c84403b91055260';
 
 function host(octet: number, extra: Record<string, unknown> = {}): Record<string, unknown> {

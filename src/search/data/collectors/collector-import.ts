@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { DATASETS, type Dataset } from '../../domain/datasets.js';
 import { recordIdOf, validateRecord, type ObservationRecord } from '../../domain/records.js';
 import {
+  checkObservation,
   InvalidObservationRecord,
-  normalizeObservation,
   type ObservationIndex,
 } from '../../observation-index/observation-index.port.js';
 import {
@@ -239,10 +239,24 @@ export async function importCollected(
         summary.problems.push({ file: file.file, ...(line === undefined ? {} : { line }), reason });
       else summary.problemsTruncated = true;
     };
+    // One batch is written while the next is read and parsed (the database and this process work at the same
+    // time), never more: writes stay in order, and memory holds the batch in flight and the ones filling.
+    let writing: Promise<void> | undefined;
+    const settle = async () => {
+      const inFlight = writing;
+      writing = undefined;
+      await inFlight;
+    };
     const flush = async (dataset: Dataset) => {
       const batch = batches.get(dataset);
       if (!batch || batch.length === 0) return;
       batches.set(dataset, []);
+      await settle();
+      writing = store(dataset, batch);
+      // Awaited by the next flush or at the end; until then its failure must not count as unhandled.
+      writing.catch(() => undefined);
+    };
+    const store = async (dataset: Dataset, batch: readonly Pending[]) => {
       try {
         await index.write(
           dataset,
@@ -288,89 +302,97 @@ export async function importCollected(
       if (batch.length >= batchSize) await flush(dataset);
     };
 
-    for (const source of sources) {
-      const input =
-        source.path === STDIN
-          ? (stdinInput ??= await openSource(source, stdin))
-          : await openSource(source, stdin);
-      const format = formatsOf.get(source) ?? formatOf(input.head, source.path, formats, options.format);
-      const file: FileImportSummary = {
-        file: source.path,
-        format: format.name,
-        read: 0,
-        blank: 0,
-        imported: {},
-        rejected: 0,
-        refused: {},
-      };
-      current = file;
-      summary.files.push(file);
-      const context: CollectorContext = {
-        seenAt,
-        source: source.path,
-        ...(target === 'auto' ? {} : { dataset: target }),
-      };
-      const countBytes = (bytes: number) => (bytesRead += bytes);
-      if (format.unit === 'file') {
-        throwIfInterrupted(options.signal, `import interrupted before ${source.path}`, summary);
-        const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
-        summary.read++;
-        file.read++;
-        if (!whole) reject(file, undefined, `larger than ${MAX_FILE_ITEM_BYTES} bytes`);
-        else
-          for (const collected of itemRecords(format, whole, context))
-            await accept(collected, file, undefined);
-        progress();
-        continue;
-      }
-      if (isPrettyPrintedJson(input.head)) {
-        const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
-        if (!whole) {
+    try {
+      for (const source of sources) {
+        const input =
+          source.path === STDIN
+            ? (stdinInput ??= await openSource(source, stdin))
+            : await openSource(source, stdin);
+        const format = formatsOf.get(source) ?? formatOf(input.head, source.path, formats, options.format);
+        const file: FileImportSummary = {
+          file: source.path,
+          format: format.name,
+          read: 0,
+          blank: 0,
+          imported: {},
+          rejected: 0,
+          refused: {},
+        };
+        current = file;
+        summary.files.push(file);
+        const context: CollectorContext = {
+          seenAt,
+          source: source.path,
+          ...(target === 'auto' ? {} : { dataset: target }),
+        };
+        const countBytes = (bytes: number) => (bytesRead += bytes);
+        if (format.unit === 'file') {
+          throwIfInterrupted(options.signal, `import interrupted before ${source.path}`, summary);
+          const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
           summary.read++;
           file.read++;
-          reject(
-            file,
-            1,
-            `pretty-printed JSON larger than ${MAX_FILE_ITEM_BYTES} bytes (write one object a line)`,
-          );
-        } else
-          for (const document of jsonDocumentsOf(whole.toString('utf8'))) {
+          if (!whole) reject(file, undefined, `larger than ${MAX_FILE_ITEM_BYTES} bytes`);
+          else
+            for (const collected of itemRecords(format, whole, context))
+              await accept(collected, file, undefined);
+          progress();
+          continue;
+        }
+        if (isPrettyPrintedJson(input.head)) {
+          const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
+          if (!whole) {
             summary.read++;
             file.read++;
-            if ('error' in document) reject(file, document.line, document.error);
-            else
-              for (const collected of itemRecords(format, document.text, context))
-                await accept(collected, file, document.line);
+            reject(
+              file,
+              1,
+              `pretty-printed JSON larger than ${MAX_FILE_ITEM_BYTES} bytes (write one object a line)`,
+            );
+          } else
+            for (const document of jsonDocumentsOf(whole.toString('utf8'))) {
+              summary.read++;
+              file.read++;
+              if ('error' in document) reject(file, document.line, document.error);
+              else
+                for (const collected of itemRecords(format, document.text, context))
+                  await accept(collected, file, document.line);
+            }
+          progress();
+          continue;
+        }
+        for await (const line of linesOf(input.chunks(), MAX_LINE_BYTES, countBytes)) {
+          if ('tooLong' in line) {
+            summary.read++;
+            file.read++;
+            reject(file, line.number, `line is longer than ${MAX_LINE_BYTES} bytes`);
+            continue;
           }
-        progress();
-        continue;
-      }
-      for await (const line of linesOf(input.chunks(), MAX_LINE_BYTES, countBytes)) {
-        if ('tooLong' in line) {
+          if (line.text.trim() === '') {
+            summary.blank++;
+            file.blank++;
+            continue;
+          }
+          throwIfInterrupted(
+            options.signal,
+            `import interrupted at ${source.path} line ${line.number}`,
+            summary,
+          );
           summary.read++;
           file.read++;
-          reject(file, line.number, `line is longer than ${MAX_LINE_BYTES} bytes`);
-          continue;
+          for (const collected of itemRecords(format, line.text, context))
+            await accept(collected, file, line.number);
+          if (summary.read % 1000 === 0) progress();
         }
-        if (line.text.trim() === '') {
-          summary.blank++;
-          file.blank++;
-          continue;
-        }
-        throwIfInterrupted(
-          options.signal,
-          `import interrupted at ${source.path} line ${line.number}`,
-          summary,
-        );
-        summary.read++;
-        file.read++;
-        for (const collected of itemRecords(format, line.text, context))
-          await accept(collected, file, line.number);
-        if (summary.read % 1000 === 0) progress();
+        progress();
       }
-      progress();
+      for (const dataset of DATASETS) await flush(dataset);
+      await settle();
+    } catch (error) {
+      // A failed read or an interruption waits for the write in flight, so that the summary tells what was
+      // stored (a write that fails counts nothing of its batch).
+      await writing?.catch(() => undefined);
+      throw error;
     }
-    for (const dataset of DATASETS) await flush(dataset);
     progress();
   };
 
@@ -414,7 +436,8 @@ function itemRecords(
 
 /**
  * A collected record identified (when an identifier is given), its id derived when the format left it out, then
- * validated (`validateRecord`) and checked as the index will (so a batch is never refused for one record).
+ * validated (`validateRecord`) and checked as the index will (so a batch is never refused for one record); the
+ * record answered is the index's own normalized copy, frozen, which its write does not normalize again.
  */
 export function checkedRecord(
   collected: CollectedRecord,
@@ -440,12 +463,12 @@ export function checkedRecord(
   const validation = validateRecord(dataset, record);
   if (!validation.ok) return { ok: false, reason: validation.problems.join('; ') };
   try {
-    normalizeObservation(dataset, validation.record);
+    // The record answered is the one checked: the index's write trusts it instead of normalizing it again.
+    return { ok: true, record: checkObservation(dataset, validation.record).record };
   } catch (error) {
     if (error instanceof InvalidObservationRecord) return { ok: false, reason: error.message };
     throw error;
   }
-  return { ok: true, record: validation.record };
 }
 
 function describeSpan(batch: readonly Pending[]): string {
