@@ -11,6 +11,7 @@ import {
 } from '../read-store/read-store.port.js';
 import type { Upcasters } from '../event-sourcing/upcasters.js';
 import { BatchCommitter } from './batch-committer.js';
+import { forgetOldest, type CarriedDocuments } from './batch-view.js';
 import { batches, type Batch } from './batches.js';
 import {
   physicalCollectionName,
@@ -337,6 +338,10 @@ export class ProjectionRunner {
         // (with the next batch that does, or within SKIPPED_CHECKPOINT_MS), not once per batch. In-process
         // waiters read run.position, which moves at once.
         const held: { skipped: { count: number; last: RecordedEvent } | null } = { skipped: null };
+        // The documents this attempt's batches read and wrote (ADR 111): every write is guarded by the checkpoint
+        // it started from, so a document another writer changed since can only meet a CheckpointMoved, which
+        // ends the attempt and these with it. A failed write ends it too, before anything reads them again.
+        const carried: CarriedDocuments = { known: new Map(), beforeRead: async () => undefined };
         let lastWrite = Date.now();
         const write = async (events: readonly RecordedEvent[], alreadyCounted = 0): Promise<void> => {
           const from = held.skipped
@@ -345,12 +350,13 @@ export class ProjectionRunner {
           const prepared = this.committer.preparingBatch();
           let outcome: BatchOutcome;
           try {
-            const batch = await this.engine.prepareBatch(definition, run.generation, from, events);
+            const batch = await this.engine.prepareBatch(definition, run.generation, from, events, carried);
             if (batch.write) {
               const committed = this.committer.submit(batch.write);
               prepared();
               await committed;
             }
+            forgetOldest(carried.known, LIVE_KNOWN_DOCUMENTS_PER_COLLECTION);
             outcome = batch.outcome;
           } finally {
             prepared();
@@ -578,6 +584,8 @@ const SKIPPED_CHECKPOINT_MS = 1000;
 /** …or after this many skipped events, so a restart re-reads little. */
 const SKIPPED_CHECKPOINT_EVENTS = 1000;
 const CHECKPOINT_DUE = Symbol('checkpoint-due');
+/** Documents a live run keeps known per collection between its batches (ADR 111): bounded memory. */
+const LIVE_KNOWN_DOCUMENTS_PER_COLLECTION = 2000;
 
 /**
  * When a held checkpoint is written: on a grid of SKIPPED_CHECKPOINT_MS shared by every projection, so the
