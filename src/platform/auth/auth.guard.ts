@@ -1,10 +1,17 @@
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
-import { READ_TOGETHER, type ReadTogether } from '../database/sql-database.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  OPEN_READ_GROUP,
+  READ_TOGETHER,
+  type OpenReadGroup,
+  type ReadGroupHandle,
+  type ReadTogether,
+} from '../database/sql-database.js';
 import { ServiceError } from '../errors/service-error.js';
 import {
   ACCESS_RULE,
+  CONTINUES_READS,
   PERSONAL_RESEARCH_GATE,
   PRINCIPAL_DIRECTORY,
   SERVICE_SCOPE,
@@ -27,7 +34,7 @@ import { SessionStore } from './sessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; readGroup?: ReadGroupHandle };
 
 /**
  * The one gate in front of every route: reads the route's AccessRule and accepts only the credential its
@@ -47,6 +54,9 @@ export class AuthGuard implements CanActivate {
     @Optional()
     @Inject(READ_TOGETHER)
     private readonly readTogether?: ReadTogether,
+    @Optional()
+    @Inject(OPEN_READ_GROUP)
+    private readonly openReadGroup?: OpenReadGroup,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -62,6 +72,14 @@ export class AuthGuard implements CanActivate {
       case 'personal_api':
         // Every lookup below is a read: one read-only transaction instead of one commit each (ADR 104). Each
         // statement still reads what was committed before it began, so a revocation counts at once as before.
+        if (this.continuesReads(context)) {
+          const group = this.openReadGroup?.();
+          if (group) {
+            request.principal = await this.handingOn(group, context, () => this.personalApi(request, rule));
+            request.readGroup = group;
+            return true;
+          }
+        }
         request.principal = await (this.readTogether
           ? this.readTogether(() => this.personalApi(request, rule))
           : this.personalApi(request, rule));
@@ -69,6 +87,32 @@ export class AuthGuard implements CanActivate {
       case 'session':
         request.principal = await this.session(request);
         return true;
+    }
+  }
+
+  private continuesReads(context: ExecutionContext): boolean {
+    return this.reflector.get<boolean | undefined>(CONTINUES_READS, context.getHandler()) === true;
+  }
+
+  /**
+   * Runs the guard's reads in `group` and leaves it open for the handler (ContinuesReads, ADR 111): a refusal
+   * ends it at once; otherwise the reply's end ends it, should the handler not have.
+   */
+  private async handingOn<T>(
+    group: ReadGroupHandle,
+    context: ExecutionContext,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      const value = await group.run(work);
+      context
+        .switchToHttp()
+        .getResponse<FastifyReply>()
+        .raw.once('close', () => void group.end());
+      return value;
+    } catch (error) {
+      await group.end();
+      throw error;
     }
   }
 
