@@ -11,7 +11,7 @@ import {
 } from '../read-store/read-store.port.js';
 import type { Upcasters } from '../event-sourcing/upcasters.js';
 import { BatchCommitter } from './batch-committer.js';
-import { forgetOldest, type CarriedDocuments } from './batch-view.js';
+import { liveCarriedDocuments } from './batch-view.js';
 import {
   CHECKPOINT_DUE,
   handlesAny,
@@ -351,7 +351,7 @@ export class ProjectionRunner {
         // The documents this attempt's batches read and wrote (ADR 111): every write is guarded by the checkpoint
         // it started from, so a document another writer changed since can only meet a CheckpointMoved, which
         // ends the attempt and these with it. A failed write ends it too, before anything reads them again.
-        const carried: CarriedDocuments = { known: new Map(), beforeRead: async () => undefined };
+        const carried = liveCarriedDocuments(run.generation);
         let lastWrite = Date.now();
         const write = async (events: readonly RecordedEvent[], alreadyCounted = 0): Promise<void> => {
           const from = held.skipped
@@ -368,7 +368,7 @@ export class ProjectionRunner {
               prepared();
               await committed;
             }
-            forgetOldest(carried.known, LIVE_KNOWN_DOCUMENTS_PER_COLLECTION);
+            carried.forget();
             outcome = batch.outcome;
           } finally {
             prepared();
@@ -595,5 +595,3 @@ export async function ensureLiveGeneration(
 
 /** With a cross-process wake channel, generations are read at least this often (a lost signal waits for it). */
 const GENERATION_SAFETY_MS = 10_000;
-/** Documents a live run keeps known per collection between its batches (ADR 111): bounded memory. */
-const LIVE_KNOWN_DOCUMENTS_PER_COLLECTION = 2000;
