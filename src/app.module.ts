@@ -34,7 +34,12 @@ import { CatalogueService } from './catalogue/catalogue-service.js';
 import { EXPORT_FILES } from './exports/files/export-file-store.port.js';
 import { RATE_LIMITER } from './platform/rate-limit/rate-limiter.port.js';
 import { CREDENTIAL_STORE } from './platform/auth/credentials/credential-store.port.js';
-import { READ_TOGETHER, readTogetherOf } from './platform/database/sql-database.js';
+import {
+  OPEN_READ_GROUP,
+  openReadGroupOf,
+  READ_TOGETHER,
+  readTogetherOf,
+} from './platform/database/sql-database.js';
 
 /** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
 @Global()
@@ -63,6 +68,7 @@ export class PlatformModule {
         { provide: REPORT_FILES, useValue: context.storage.reportFiles },
         { provide: CREDENTIAL_STORE, useValue: context.credentials },
         { provide: READ_TOGETHER, useValue: readTogetherOf(context.storage.sql) },
+        { provide: OPEN_READ_GROUP, useValue: openReadGroupOf(context.storage.sql) },
       ],
       exports: [
         ServiceContext,
@@ -83,6 +89,7 @@ export class PlatformModule {
         REPORT_FILES,
         CREDENTIAL_STORE,
         READ_TOGETHER,
+        OPEN_READ_GROUP,
       ],
     };
   }

@@ -428,6 +428,38 @@ describe('search deadlines and disconnects (PostgreSQL server, a dataset held by
     expect((await queries.creditState(accountId)).credits_used).toBe(before);
   });
 
+  it("the guard's read group handed on to a search is given back, also when the search is refused before taking it (ADR 111)", async () => {
+    // More refusals than the pool has connections: a group left open would exhaust it.
+    for (let i = 0; i < 12; i++) {
+      const refused = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/hosts',
+        headers: { 'x-api-key': key },
+        payload: { raw_query: 'x', per_type_limit: 0 },
+      });
+      expect(refused.statusCode).toBe(422);
+    }
+    const answered = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/common/data/search',
+      headers: { 'x-api-key': key },
+      payload: { raw_query: 'nginx', stream: false },
+    });
+    expect(answered.statusCode).toBe(200);
+    const open = async () =>
+      Number(
+        (
+          await monitor.query<{ n: string }>(
+            `SELECT count(*)::text AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+          )
+        ).rows[0]!.n,
+      );
+    const deadline = Date.now() + 5000;
+    while ((await open()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await open()).toBe(0);
+  });
+
   it('a client that disconnects cancels the remaining work', async () => {
     const release = await holdLock('obs_whois');
     try {

@@ -502,4 +502,38 @@ describe.each(SQL_KINDS)('projection runner on %s', (kind) => {
     expect(docs).toHaveLength(20);
     for (const doc of docs) expect(doc).toMatchObject({ count: 20, sum: 210, lastVersion: 19 });
   });
+
+  it('two live runners keep no stale document: what one applied ends the other attempt (ADR 111)', async () => {
+    // Each live run carries the documents its batches wrote; the counter throws on a skipped version, so a
+    // document the other runner moved on since would stop the projection instead of passing unnoticed.
+    const definition = counterProjection();
+    const streams = await appendCounted(storage, 4, 10);
+    const a = newRunner([definition], 3);
+    const b = newRunner([definition], 3);
+    await Promise.all([a.start(), b.start()]);
+    for (let round = 1; round <= 4; round++) {
+      await Promise.all(
+        streams.map((stream, index) =>
+          storage.eventStore.append(
+            stream,
+            newEvents(`${stream}-live${round}`, [
+              { type: 'Counted', data: { value: 10 + round } },
+              { type: 'Counted', data: { value: 10 + round + index } },
+            ]),
+            { expectedVersion: 10 + 2 * (round - 1) - 1 },
+          ),
+        ),
+      );
+      const head = (await storage.eventStore.headPosition())!;
+      const reached = await Promise.all(
+        [a, b].map((runner) => runner.waitFor([definition.name], head, 20_000)),
+      );
+      // A stopped runner says why (a skipped version is a stale document).
+      expect([a, b].map((runner) => runner.states()[0]?.lastError ?? null)).toEqual([null, null]);
+      expect(reached).toEqual([true, true]);
+    }
+    const docs = await a.collection<CounterDocument>(definition.name, 'test_counters_docs').find();
+    expect(docs).toHaveLength(4);
+    for (const doc of docs) expect(doc).toMatchObject({ count: 18, lastVersion: 17 });
+  });
 });

@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import type { ReadGroupHandle } from '../database/sql-database.js';
 import type { ServiceError } from '../errors/service-error.js';
 
 /**
@@ -54,6 +55,20 @@ export interface AccessRule {
 }
 
 export const ACCESS_RULE = 'access-rule';
+
+export const CONTINUES_READS = 'continues-reads';
+
+/**
+ * The route's first step reads more of what the personal API guard read (the account, its memberships): the guard
+ * hands its read group on (`readGroupOf`) instead of committing it, and the handler ends it after those reads
+ * (ADR 111). The reply's end ends it too, should the handler never take it.
+ */
+export const ContinuesReads = (): MethodDecorator => SetMetadata(CONTINUES_READS, true);
+
+/** The read group the guard handed on to this request's handler (ContinuesReads), if any. */
+export function readGroupOf(request: object): ReadGroupHandle | undefined {
+  return (request as { readGroup?: ReadGroupHandle }).readGroup;
+}
 
 /** The OpenAPI vendor extension `Access` leaves on each operation; the document derives security from it. */
 export const ACCESS_EXTENSION = 'x-access';

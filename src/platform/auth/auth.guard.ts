@@ -1,8 +1,9 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OPEN_READ_GROUP, type OpenReadGroup, type ReadGroupHandle } from '../database/sql-database.js';
 import { ServiceError } from '../errors/service-error.js';
-import { ACCESS_RULE, type AccessRule, type Principal } from './access.js';
+import { ACCESS_RULE, CONTINUES_READS, type AccessRule, type Principal } from './access.js';
 import { CSRF_COOKIE, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { CSRF_HEADER, csrfTokenMatches } from './csrf.js';
 import { PersonalCredentials } from './personal-credentials.js';
@@ -11,7 +12,7 @@ import { SessionStore } from './sessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; readGroup?: ReadGroupHandle };
 
 /**
  * The one gate in front of every route: reads the route's AccessRule and accepts only the credential its
@@ -25,6 +26,9 @@ export class AuthGuard implements CanActivate {
     @Inject(PersonalCredentials) private readonly personal: PersonalCredentials,
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(ServiceSecrets) private readonly secrets: ServiceSecrets,
+    @Optional()
+    @Inject(OPEN_READ_GROUP)
+    private readonly openReadGroup?: OpenReadGroup,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -39,11 +43,49 @@ export class AuthGuard implements CanActivate {
         return true;
       case 'personal_api':
       case 'mcp':
+        // On a search route the guard's reads stay open for the handler's own lookups (ContinuesReads, ADR 111):
+        // one read-only transaction for both; PersonalCredentials' grouped reads join it.
+        if (rule.surface === 'personal_api' && this.continuesReads(context)) {
+          const group = this.openReadGroup?.();
+          if (group) {
+            request.principal = await this.handingOn(group, context, () =>
+              this.personal.authenticate(request, rule),
+            );
+            request.readGroup = group;
+            return true;
+          }
+        }
         request.principal = await this.personal.authenticate(request, rule);
         return true;
       case 'session':
         request.principal = await this.session(request);
         return true;
+    }
+  }
+
+  private continuesReads(context: ExecutionContext): boolean {
+    return this.reflector.get<boolean | undefined>(CONTINUES_READS, context.getHandler()) === true;
+  }
+
+  /**
+   * Runs the guard's reads in `group` and leaves it open for the handler (ContinuesReads, ADR 111): a refusal
+   * ends it at once; otherwise the reply's end ends it, should the handler not have.
+   */
+  private async handingOn<T>(
+    group: ReadGroupHandle,
+    context: ExecutionContext,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      const value = await group.run(work);
+      context
+        .switchToHttp()
+        .getResponse<FastifyReply>()
+        .raw.once('close', () => void group.end());
+      return value;
+    } catch (error) {
+      await group.end();
+      throw error;
     }
   }
 

@@ -75,9 +75,16 @@ export const CHANGE_CHANNELS: Readonly<Record<ChangeTopic, string>> = {
   generations: 'projection_generations',
 };
 
+/** Where listening instances say they listen (ADR 111): `hello:<id>` on connecting, `here:<id>` as answer and beat. */
+export const PRESENCE_CHANNEL = 'wake_presence';
+
 export interface PostgresChangeSignalsOptions {
   /** Signals of one topic sent to the other instances at most once per this many ms (default 100). */
   readonly debounceMs?: number;
+  /** How often a listening instance says it is there (default 30 s); others count it gone after twice that. */
+  readonly presenceIntervalMs?: number;
+  /** After its own LISTEN, how long an instance signals regardless, while the others' answers arrive (default 2 s). */
+  readonly presenceGraceMs?: number;
   /** First and largest delay between reconnection attempts of the listening connection (default 100 ms, 5 s). */
   readonly reconnectDelayMs?: readonly [number, number];
 }
@@ -89,7 +96,9 @@ export interface PostgresChangeSignalsOptions {
  * transaction: a NOTIFY inside the append would take PostgreSQL's notification lock through every commit and
  * serialize them. Sends are debounced per topic (the first at once, then at most one per `debounceMs`): a busy
  * instance adds at most ten commits a second per topic, an idle one none. A notification names its sender, which
- * ignores its own.
+ * ignores its own. Only while another instance listens (ADR 111): each says `hello` when it LISTENs, the others
+ * answer `here`, and each says `here` every presenceIntervalMs; an instance that heard none for twice that, and is
+ * past the grace period of its own LISTEN, sends nothing (a lone instance's appends cost no notification).
  */
 export class PostgresChangeSignals implements ChangeSignals {
   readonly crossProcess = true;
@@ -101,6 +110,12 @@ export class PostgresChangeSignals implements ChangeSignals {
   private readonly inFlight = new Set<Promise<unknown>>();
   private client: pg.Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly presenceIntervalMs: number;
+  private readonly presenceGraceMs: number;
+  private presenceTimer: NodeJS.Timeout | undefined;
+  /** When this instance last LISTENed, and when it last heard another listening instance. */
+  private listeningSince = -Infinity;
+  private othersHeardAt = -Infinity;
   private failedConnects = 0;
   private closed = false;
 
@@ -111,6 +126,21 @@ export class PostgresChangeSignals implements ChangeSignals {
   ) {
     this.debounceMs = options.debounceMs ?? 100;
     this.reconnectDelayMs = options.reconnectDelayMs ?? [100, 5_000];
+    this.presenceIntervalMs = options.presenceIntervalMs ?? 30_000;
+    this.presenceGraceMs = options.presenceGraceMs ?? 2_000;
+  }
+
+  /**
+   * True while another instance may be listening: this one is not listening itself (it cannot know), its LISTEN is
+   * recent (answers may still be on their way), or another said `hello` or `here` within two intervals.
+   */
+  get othersListening(): boolean {
+    const now = Date.now();
+    return (
+      this.client === undefined ||
+      now - this.listeningSince < this.presenceGraceMs ||
+      now - this.othersHeardAt < 2 * this.presenceIntervalMs
+    );
   }
 
   /** Connects and LISTENs once; when that fails, keeps trying in the background (polls cover the gap). */
@@ -129,7 +159,7 @@ export class PostgresChangeSignals implements ChangeSignals {
 
   signal(topic: ChangeTopic): void {
     this.local.receive(topic, 'here');
-    if (this.closed) return;
+    if (this.closed || !this.othersListening) return;
     let send = this.sends.get(topic);
     if (!send) this.sends.set(topic, (send = { lastAt: -Infinity, timer: undefined }));
     if (send.timer) return; // the trailing send is already scheduled
@@ -143,6 +173,7 @@ export class PostgresChangeSignals implements ChangeSignals {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.presenceTimer);
     // Trailing sends go now: a CLI command that appended and exits must still wake the service.
     for (const [topic, send] of this.sends) {
       if (!send.timer) continue;
@@ -176,6 +207,7 @@ export class PostgresChangeSignals implements ChangeSignals {
     if (this.closed) return;
     const client = new pg.Client(this.connection);
     client.on('notification', (message) => {
+      if (message.channel === PRESENCE_CHANNEL) return this.heard(message.payload ?? '');
       if (message.payload === this.instance) return;
       const topic = TOPICS.find((each) => CHANGE_CHANNELS[each] === message.channel);
       if (topic) this.local.receive(topic, 'elsewhere');
@@ -185,7 +217,11 @@ export class PostgresChangeSignals implements ChangeSignals {
     client.on('end', () => this.dropped(client));
     try {
       await client.connect();
-      await client.query(TOPICS.map((topic) => `LISTEN ${CHANGE_CHANNELS[topic]}`).join('; '));
+      await client.query(
+        [...TOPICS.map((topic) => CHANGE_CHANNELS[topic]), PRESENCE_CHANNEL]
+          .map((channel) => `LISTEN ${channel}`)
+          .join('; '),
+      );
     } catch {
       await client.end().catch(() => undefined);
       this.scheduleReconnect();
@@ -197,8 +233,32 @@ export class PostgresChangeSignals implements ChangeSignals {
     }
     this.client = client;
     this.failedConnects = 0;
+    this.listeningSince = Date.now();
+    this.present('hello');
+    if (!this.presenceTimer) {
+      this.presenceTimer = setInterval(() => {
+        if (this.client) this.present('here');
+      }, this.presenceIntervalMs);
+      this.presenceTimer.unref();
+    }
     // Whatever was signalled while no connection listened is lost: every listener looks again.
     this.local.receive(null, 'resync');
+  }
+
+  /** Another instance said it listens; a `hello` (it just LISTENed) is answered at once. */
+  private heard(payload: string): void {
+    const [kind, sender] = payload.split(':');
+    if (!sender || sender === this.instance) return;
+    this.othersHeardAt = Date.now();
+    if (kind === 'hello') this.present('here');
+  }
+
+  private present(kind: 'hello' | 'here'): void {
+    const sent = this.sender
+      .query('SELECT pg_notify($1, $2)', [PRESENCE_CHANNEL, `${kind}:${this.instance}`])
+      .catch(() => undefined);
+    this.inFlight.add(sent);
+    void sent.finally(() => this.inFlight.delete(sent));
   }
 
   private dropped(client: pg.Client): void {

@@ -215,6 +215,8 @@ class ReadGroup {
   }
 
   async end(): Promise<void> {
+    // Ended once: a group handed on (ADR 111) may be ended by its taker and by the reply's close.
+    if (!this.open) return;
     this.open = false;
     if (!this.held) return;
     let held: { client: pg.PoolClient; release: () => void };

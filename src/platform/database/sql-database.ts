@@ -75,6 +75,14 @@ export interface ReadGroupHandle {
 export type ReadTogether = <T>(fn: () => Promise<T>) => Promise<T>;
 export const READ_TOGETHER = Symbol('ReadTogether');
 
+/** Opens a read group several steps of one request join (SqlDatabase.openReadGroup); null where there is none. */
+export type OpenReadGroup = () => ReadGroupHandle | null;
+export const OPEN_READ_GROUP = Symbol('OpenReadGroup');
+
+export function openReadGroupOf(db: SqlDatabase | undefined): OpenReadGroup {
+  return () => db?.openReadGroup?.() ?? null;
+}
+
 export function readTogetherOf(db: SqlDatabase | undefined): ReadTogether {
   return db?.readTogether ? (fn) => db.readTogether!(fn) : (fn) => fn();
 }

@@ -1,6 +1,6 @@
 import { matchesFilter } from '../read-store/filter-matcher.js';
 import type { DocumentChange, Filter, ReadDocument } from '../read-store/read-store.port.js';
-import type { DocumentRef, ProjectionView } from './projection-definition.js';
+import { physicalCollectionName, type DocumentRef, type ProjectionView } from './projection-definition.js';
 
 /** Documents a view knows, by logical collection: `null` for an id known to be absent. */
 export type KnownDocuments = Map<string, Map<string, ReadDocument | null>>;
@@ -29,6 +29,30 @@ export function forgetOldest(known: KnownDocuments, limit: number): void {
       documents.delete(id);
     }
   }
+}
+
+/** Documents a live run keeps known per collection between its batches (ADR 111): bounded memory. */
+const LIVE_KNOWN_DOCUMENTS_PER_COLLECTION = 2000;
+
+/**
+ * What a live run's batches carry from one to the next (ADR 111): the documents of the collections its handlers
+ * read, at most LIVE_KNOWN_DOCUMENTS_PER_COLLECTION each. Collections only written (an audit trail) are dropped
+ * after each batch: nothing would read them. Each batch's write commits before the next prepares, so no read
+ * waits.
+ */
+export function liveCarriedDocuments(generation: number): CarriedDocuments & { forget(): void } {
+  const read = new Set<string>();
+  const known: KnownDocuments = new Map();
+  return {
+    known,
+    beforeRead: async (collection) => void read.add(collection),
+    forget() {
+      for (const collection of known.keys()) {
+        if (!read.has(physicalCollectionName(collection, generation))) known.delete(collection);
+      }
+      forgetOldest(known, LIVE_KNOWN_DOCUMENTS_PER_COLLECTION);
+    },
+  };
 }
 
 /**

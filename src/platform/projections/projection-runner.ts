@@ -11,8 +11,19 @@ import {
 } from '../read-store/read-store.port.js';
 import type { Upcasters } from '../event-sourcing/upcasters.js';
 import { BatchCommitter } from './batch-committer.js';
+import { liveCarriedDocuments } from './batch-view.js';
+import {
+  CHECKPOINT_DUE,
+  handlesAny,
+  SKIPPED_CHECKPOINT_EVENTS,
+  skippedCheckpointDue,
+  sleep,
+  sleepUntilDue,
+  withEventsApplied,
+} from './held-checkpoints.js';
 import { batches, type Batch } from './batches.js';
 import {
+  checkpointKey,
   physicalCollectionName,
   validateDefinitions,
   type ProjectionDefinition,
@@ -337,6 +348,10 @@ export class ProjectionRunner {
         // (with the next batch that does, or within SKIPPED_CHECKPOINT_MS), not once per batch. In-process
         // waiters read run.position, which moves at once.
         const held: { skipped: { count: number; last: RecordedEvent } | null } = { skipped: null };
+        // The documents this attempt's batches read and wrote (ADR 111): every write is guarded by the checkpoint
+        // it started from, so a document another writer changed since can only meet a CheckpointMoved, which
+        // ends the attempt and these with it. A failed write ends it too, before anything reads them again.
+        const carried = liveCarriedDocuments(run.generation);
         let lastWrite = Date.now();
         const write = async (events: readonly RecordedEvent[], alreadyCounted = 0): Promise<void> => {
           const from = held.skipped
@@ -345,12 +360,15 @@ export class ProjectionRunner {
           const prepared = this.committer.preparingBatch();
           let outcome: BatchOutcome;
           try {
-            const batch = await this.engine.prepareBatch(definition, run.generation, from, events);
+            const batch = await this.engine
+              .prepareBatch(definition, run.generation, from, events, carried)
+              .catch((error: unknown) => this.movedElsewhere(error, definition, run.generation, from));
             if (batch.write) {
               const committed = this.committer.submit(batch.write);
               prepared();
               await committed;
             }
+            carried.forget();
             outcome = batch.outcome;
           } finally {
             prepared();
@@ -492,6 +510,27 @@ export class ProjectionRunner {
     this.generationWatch.unref();
   }
 
+  /**
+   * A handler that failed may have read documents another runner already moved past this batch's checkpoint (its
+   * prefetch reads the store as it is now): when the stored checkpoint is no longer the batch's, that runner
+   * applied these events and the failure is a CheckpointMoved; only on an unmoved checkpoint is it the handler's.
+   */
+  private async movedElsewhere(
+    error: unknown,
+    definition: ProjectionDefinition,
+    generation: number,
+    from: Checkpoint | null,
+  ): Promise<never> {
+    if (error instanceof ProjectionHandlerFailed) {
+      const stored = await this.engine.checkpoint(definition, generation);
+      const expected = from?.position ?? null;
+      const actual = stored?.position ?? null;
+      if (actual !== expected)
+        throw new CheckpointMoved(checkpointKey(definition.name, generation), expected, actual);
+    }
+    throw error;
+  }
+
   private async readGenerations(name: string): Promise<ProjectionGenerations | null> {
     return this.readStore.getMeta<ProjectionGenerations>(generationsKey(name));
   }
@@ -554,50 +593,5 @@ export async function ensureLiveGeneration(
   }
 }
 
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, milliseconds);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** With a cross-process wake channel, generations are read at least this often (a lost signal waits for it). */
 const GENERATION_SAFETY_MS = 10_000;
-
-/**
- * A skipped batch's checkpoint is written at the first multiple of this (in wall-clock time) at least this long
- * after the previous write (ADR 89)…
- */
-const SKIPPED_CHECKPOINT_MS = 1000;
-/** …or after this many skipped events, so a restart re-reads little. */
-const SKIPPED_CHECKPOINT_EVENTS = 1000;
-const CHECKPOINT_DUE = Symbol('checkpoint-due');
-
-/**
- * When a held checkpoint is written: on a grid of SKIPPED_CHECKPOINT_MS shared by every projection, so the
- * projections holding one write them at the same moment and the committer puts them in one transaction.
- */
-function skippedCheckpointDue(lastWrite: number): number {
-  return Math.ceil((lastWrite + SKIPPED_CHECKPOINT_MS) / SKIPPED_CHECKPOINT_MS) * SKIPPED_CHECKPOINT_MS;
-}
-
-function handlesAny(definition: ProjectionDefinition, events: readonly RecordedEvent[]): boolean {
-  return definition.handles.includes('*') || events.some((event) => definition.handles.includes(event.type));
-}
-
-/** The stored checkpoint with `extra` more events counted as applied (the skipped ones). */
-function withEventsApplied(checkpoint: Checkpoint | null, extra: number): Checkpoint | null {
-  if (!checkpoint) return checkpoint;
-  const details = (checkpoint.details ?? {}) as { eventsApplied?: number };
-  return { ...checkpoint, details: { ...details, eventsApplied: (details.eventsApplied ?? 0) + extra } };
-}
-
-function sleepUntilDue(ms: number, signal: AbortSignal): Promise<typeof CHECKPOINT_DUE> {
-  return sleep(Math.max(0, ms), signal).then(() => CHECKPOINT_DUE);
-}

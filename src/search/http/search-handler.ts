@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../accounts/queries/account-directory.js';
-import type { Principal } from '../../platform/auth/access.js';
+import { readGroupOf, type Principal } from '../../platform/auth/access.js';
 import type { ReadTogether } from '../../platform/database/sql-database.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { toErrorResponse } from '../../platform/http/error-response.js';
@@ -232,6 +232,28 @@ export class SearchHandler {
     };
   }
 
+  /**
+   * A personal caller's lookups join the guard's read group when it handed one on (ADR 111: one commit for both),
+   * else a group of their own; an organization's may run commands, so they run as they are.
+   */
+  private async lookupsOf<T>(
+    principal: Principal,
+    request: FastifyRequest,
+    lookups: () => Promise<T>,
+  ): Promise<T> {
+    const handedOn = readGroupOf(request);
+    if (principal.organizationId) {
+      await handedOn?.end();
+      return lookups();
+    }
+    if (!handedOn) return this.readTogether(lookups);
+    try {
+      return await handedOn.run(lookups);
+    } finally {
+      await handedOn.end();
+    }
+  }
+
   private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
     // Both lookups at once: they sit in front of every search. A personal caller's are reads only (the account,
     // its memberships and creation intent): they commit once, together (ADR 104).
@@ -240,7 +262,7 @@ export class SearchHandler {
         this.accounts.account(principal.accountId),
         this.research ? this.research.resolve(principal) : undefined,
       ]);
-    const [account, research] = await (principal.organizationId ? lookups() : this.readTogether(lookups));
+    const [account, research] = await this.lookupsOf(principal, request, lookups);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     const envelope = envelopeFor(principal, String(request.id));
     return {

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res, type Type } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Access, type AccessRule, type Principal } from '../../platform/auth/access.js';
+import { Access, ContinuesReads, type AccessRule, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ApiErrors, ApiEventStream, ApiPathParams } from '../../platform/http/openapi/responses.js';
 import { Route } from '../../platform/http/route.js';
@@ -46,6 +46,7 @@ function searchController(surface: SearchSurface): Type<unknown> {
     @Post('search')
     @HttpCode(200)
     @Access(surface.access)
+    @ContinuesReads()
     @ApiOperation({ summary: surface.summaries.search })
     @ApiEventStream(200, UNIFIED_ANSWER)
     @ApiErrors(402, 403, 409)
@@ -66,6 +67,7 @@ function searchController(surface: SearchSurface): Type<unknown> {
       answer: { status: 200, schema: SEARCH_PAGE },
       errors: [402, 403, 409],
     })
+    @ContinuesReads()
     more(
       @CurrentPrincipal() principal: Principal,
       @Body() body: SearchMoreBody,
@@ -95,6 +97,7 @@ function searchController(surface: SearchSurface): Type<unknown> {
       errors: [402, 403, 409],
       also: [ApiPathParams(DATASET_PARAM)],
     })
+    @ContinuesReads()
     dataset(
       @CurrentPrincipal() principal: Principal,
       @Param('dataset') dataset: string,

@@ -44,12 +44,18 @@ describe('wake channel on the PostgreSQL server', () => {
   });
 
   /** An instance with its own pool and, unless `listen` is false, its own listening connection. */
-  const instance = async (options: { listen?: boolean; pollMs?: number } = {}): Promise<Instance> => {
+  const instance = async (
+    options: { listen?: boolean; pollMs?: number; presenceGraceMs?: number } = {},
+  ): Promise<Instance> => {
     const db = database.openAnother();
     const changes =
       options.listen === false
         ? undefined
-        : new PostgresChangeSignals({ connectionString: database.url }, db);
+        : new PostgresChangeSignals(
+            { connectionString: database.url },
+            db,
+            options.presenceGraceMs !== undefined ? { presenceGraceMs: options.presenceGraceMs } : {},
+          );
     await changes?.start();
     const eventStore = new PostgresEventStore(db, {
       pollIntervalMs: options.pollMs ?? HOUR,
@@ -115,6 +121,35 @@ describe('wake channel on the PostgreSQL server', () => {
     const stream = uniqueId('from-a');
     await append(a.eventStore, stream);
     expect((await waiting).streamId).toBe(stream);
+  });
+
+  it('an instance alone sends no notification; one that starts listening is told at once (ADR 111)', async () => {
+    const watcher = new pg.Client({ connectionString: database.url });
+    await watcher.connect();
+    closers.push(() => watcher.end());
+    const heard: string[] = [];
+    watcher.on('notification', (message) => heard.push(message.channel));
+    await watcher.query('LISTEN es_appended');
+    const a = await instance({ presenceGraceMs: 0 });
+    expect(a.changes!.othersListening).toBe(false);
+    await append(a.eventStore, uniqueId('alone'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toEqual([]);
+
+    // B LISTENs and says hello: A learns it and B's subscriber at rest wakes on A's next append.
+    const b = await instance({ presenceGraceMs: 0 });
+    const deadline = Date.now() + 5000;
+    while (!(a.changes!.othersListening && b.changes!.othersListening) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([a.changes!.othersListening, b.changes!.othersListening]).toEqual([true, true]);
+    const next = follow(b.eventStore);
+    expect((await next()).streamId).toMatch(/^alone/);
+    await atRest(b.eventStore, next);
+    const waiting = next();
+    const stream = uniqueId('told');
+    await append(a.eventStore, stream);
+    expect((await waiting).streamId).toBe(stream);
+    expect(heard).toContain('es_appended');
   });
 
   it('a lost notification is made up by the safety poll', async () => {
