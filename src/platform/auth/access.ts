@@ -29,6 +29,7 @@ export const PERMISSIONS = [
   'organization.read',
   'organization.manage',
   'caller.ip',
+  'oauth.metadata',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -68,6 +69,8 @@ export interface Principal {
   readonly scopes: readonly string[];
   readonly keyId?: string;
   readonly tokenId?: string;
+  /** The OAuth client an access token of the authorization server was issued to (ADR 106): who calls for the account. */
+  readonly clientId?: string;
   readonly sessionId?: string;
   readonly organizationId?: string | null;
 }

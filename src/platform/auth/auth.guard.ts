@@ -96,6 +96,7 @@ export class AuthGuard implements CanActivate {
         channel: token.client === 'mcp' ? 'mcp' : 'api',
         scopes: token.scopes,
         tokenId: token.tokenId,
+        ...(token.clientId !== undefined ? { clientId: token.clientId } : {}),
       };
     } else {
       const parsed = parseApiKey(credential);
