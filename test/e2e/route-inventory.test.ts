@@ -44,6 +44,10 @@ function tableLine(route: DiscoveredRoute): string {
  * the route against the contract's Surfaces table and Authentication rules, then update this list.
  */
 const EXPECTED_ROUTES = [
+  'DELETE /api/v2/auth/apps/:clientId session tokens.manage',
+  'GET /api/v2/auth/apps session tokens.manage',
+  'GET /.well-known/oauth-protected-resource public oauth.metadata',
+  'GET /.well-known/oauth-protected-resource/mcp public oauth.metadata',
   'DELETE /api/v2/auth/keys/:keyId session keys.manage',
   'GET /api/v2/auth/credits session credits.read',
   'GET /api/v2/auth/credits/usage session credits.read',
