@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
-import { RegisterAccount } from '../../src/accounts/commands/account.commands.js';
+import { ChangePlan, RegisterAccount } from '../../src/accounts/commands/account.commands.js';
 import { oauthGrantStreamId } from '../../src/accounts/domain/oauth-grant.js';
 import { CSRF_COOKIE } from '../../src/platform/auth/cookies.js';
 import { ManualClock } from '../../src/platform/clock/clock.js';
@@ -287,6 +287,20 @@ describe('OAuth authorization server', () => {
     expect(refused.status).toBe(402);
     expect(refused.body).toContain('purchased credit balance above zero');
     expect(refused.body).not.toContain('value="approve"');
+
+    // At the token endpoint too: an account back on Free with no purchased credits gets an OAuth error.
+    const downgraded = await register('professional');
+    const late = pkce();
+    const lateTokens = (await exchange(await authorize(downgraded.email, late), late.verifier))
+      .json as unknown as Tokens;
+    await service.app.get(CommandBus).execute(new ChangePlan(downgraded.accountId, 'free', operator()));
+    const refusedRefresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: lateTokens.refresh_token,
+    });
+    expect(refusedRefresh.status).toBe(400);
+    expect(refusedRefresh.json.error).toBe('invalid_grant');
+    expect(String(refusedRefresh.json.error_description)).toContain('purchased credit balance above zero');
 
     // The MCP resource is one of ours; its token (one hour) is refused two hours later on the service's clock.
     const mcp = pkce();

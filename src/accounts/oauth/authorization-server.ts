@@ -9,6 +9,7 @@
  * revokes a grant). The issuer is publicOrigin: PUBLIC_URL, or the local origin a request came in on.
  */
 import type { IncomingMessage } from 'node:http';
+import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import Provider, { errors, type Adapter, type OidcContext } from 'oidc-provider';
 import { createHmac } from 'node:crypto';
@@ -17,6 +18,7 @@ import { OAuthIssuers } from '../../platform/auth/oauth-issuers.js';
 import type { ServiceSecrets } from '../../platform/auth/secrets.js';
 import { JWT_SIGNING_ALGORITHM } from '../../platform/auth/secrets.js';
 import type { Clock } from '../../platform/clock/clock.js';
+import { describeThrown } from '../../platform/errors/describe-thrown.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { commandEnvelope, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import { accessTokenDecision } from '../domain/entitlements.js';
@@ -45,6 +47,7 @@ export interface AuthorizationServerPorts {
 
 export class AuthorizationServer {
   private readonly providers = new Map<string, Provider>();
+  private readonly logger = new Logger('AuthorizationServer');
 
   constructor(private readonly ports: AuthorizationServerPorts) {}
 
@@ -150,7 +153,7 @@ export class AuthorizationServer {
         if (ctx.oidc.route === 'token') {
           // Authentication 2, before any code or refresh token is spent: the same policy as the grant decider's.
           const decision = accessTokenDecision(accounts.plan(account), await accounts.purchasedBalance(sub));
-          if (!decision.allowed) throw new errors.InvalidGrant(decision.message);
+          if (!decision.allowed) throw refusal(decision.message);
         }
         return { accountId: sub, claims: async () => ({ sub }) };
       },
@@ -168,8 +171,8 @@ export class AuthorizationServer {
         );
       },
     });
-    // Failures are answered to the client as OAuth errors; the service logs its own.
-    provider.on('server_error', () => undefined);
+    // Answered to the client as server_error; logged here, where the cause is known.
+    provider.on('server_error', (_ctx: unknown, error: unknown) => this.logger.error(describeThrown(error)));
     return provider;
   }
 
@@ -200,7 +203,7 @@ export class AuthorizationServer {
         ),
       );
     } catch (error) {
-      if (error instanceof ServiceError) throw new errors.InvalidGrant(error.message);
+      if (error instanceof ServiceError) throw refusal(error.message);
       throw error;
     }
   }
@@ -241,6 +244,11 @@ export class AuthorizationServer {
       ...(requestId !== undefined ? { correlationId: requestId, causationId: requestId, requestId } : {}),
     });
   }
+}
+
+/** An OAuth `invalid_grant` whose description is the service's reason (oidc-provider's own says only "invalid"). */
+function refusal(reason: string): Error {
+  return new errors.CustomOIDCProviderError('invalid_grant', reason);
 }
 
 /** The access token model fields the customizer reads. */

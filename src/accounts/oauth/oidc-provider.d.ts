@@ -79,6 +79,8 @@ declare module 'oidc-provider' {
     InvalidTarget: new (description?: string) => Error;
     InvalidGrant: new (description?: string) => Error;
     AccessDenied: new (description?: string) => Error;
+    /** An error with this code and this `error_description` (400). */
+    CustomOIDCProviderError: new (error: string, description: string) => Error;
   };
 
   export default class Provider {
