@@ -106,7 +106,16 @@ describe('OAuth authorization server', () => {
     const browser = new TestBrowser();
     const consent = await toConsent(browser, email, verifier.challenge, resource);
     expect(consent.status).toBe(200);
+    // The page names the app (escaped: a client registers its own name), where it returns and what it may do.
+    expect(consent.body).toContain('Assistant &#60;b&#62;&#34;x&#34;&#60;&#47;b&#62;');
+    expect(consent.body).not.toContain('<b>"x"');
+    expect(consent.body).toContain('127.0.0.1:9');
+    expect(consent.body).toContain('service.read');
+    expect(consent.body).toContain('no access to any organization');
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(consent.body)![1]!;
+    const forged = await browser.request(`${consent.url}/consent`, { form: { decision: 'approve' } });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toContain('csrf_failed');
     const hops = [
       await browser.request(`${consent.url}/consent`, { form: { csrf_token: csrf, decision: 'approve' } }),
     ];
