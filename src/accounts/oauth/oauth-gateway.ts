@@ -31,7 +31,14 @@ import {
   type AuthorizationServer,
   type RequestWithId,
 } from './authorization-server.js';
-import { consentPage, page, refusalPage, signInPage, type AppDescription } from './oauth-pages.js';
+import {
+  consentPage,
+  escapeHtml,
+  page,
+  refusalPage,
+  signInPage,
+  type AppDescription,
+} from './oauth-pages.js';
 
 export const AUTHORIZATION_SERVER_METADATA = '/.well-known/oauth-authorization-server';
 const MAX_FORM_BYTES = 8 * 1024;
@@ -254,11 +261,7 @@ export class OAuthGateway implements RawHttpRoutes {
     const message = known?.message ?? 'the authorization server failed';
     const wantsHtml = String(request.headers.accept ?? '').includes('text/html');
     if (wantsHtml) {
-      html(
-        response,
-        statusOf(code),
-        page('Authorization failed', `<p>${message.replace(/[<>&"']/g, '')}</p>`),
-      );
+      html(response, statusOf(code), page('Authorization failed', `<p>${escapeHtml(message)}</p>`));
       return;
     }
     response.statusCode = statusOf(code);
