@@ -14,6 +14,7 @@
  * itself, and fails until it gets a valid request in ROUTE_REQUESTS below.
  */
 import { randomUUID } from 'node:crypto';
+import { AuthorizeOAuthApp } from '../../src/accounts/commands/oauth.commands.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryModule } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
@@ -162,6 +163,26 @@ async function issueKey(accountId: string): Promise<{ keyId: string; key: string
 }
 
 /** An access token whose issuance is recorded (so its account can revoke it by id). */
+/** An OAuth app the account authorized (ADR 107), recorded through its command: one to revoke per accepted case. */
+async function authorizedApp(accountId: string): Promise<{ clientId: string }> {
+  const clientId = `client-${randomUUID()}`;
+  await commands.execute(
+    new AuthorizeOAuthApp(
+      {
+        accountId,
+        grantId: randomUUID(),
+        clientId,
+        clientName: 'Matrix app',
+        redirectHost: 'app.example',
+        scopes: ['service.read'],
+        resource: 'http://127.0.0.1',
+      },
+      operator(),
+    ),
+  );
+  return { clientId };
+}
+
 async function recordedToken(accountId: string): Promise<{ tokenId: string }> {
   const issued = await commands.execute(
     new CreateAccessToken(accountId, ['service.read'], 'api', 3600, operator()),
@@ -350,6 +371,13 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   },
   'POST /api/v2/auth/tokens': { status: 201, body: async () => ({}) },
   'GET /api/v2/auth/tokens': { status: 200 },
+  'GET /api/v2/auth/apps': { status: 200 },
+  'DELETE /api/v2/auth/apps/:clientId': {
+    status: 204,
+    params: async () => ({ clientId: (await authorizedApp(fixture.main.accountId)).clientId }),
+  },
+  'GET /.well-known/oauth-protected-resource': { status: 200 },
+  'GET /.well-known/oauth-protected-resource/mcp': { status: 200 },
   'DELETE /api/v2/auth/tokens/:tokenId': {
     status: 204,
     params: async () => ({ tokenId: (await recordedToken(fixture.main.accountId)).tokenId }),

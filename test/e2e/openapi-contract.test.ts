@@ -127,6 +127,8 @@ describe('The OpenAPI document tells the truth', () => {
       .sort();
     expect(publicRoutes).toEqual([
       'GET /.well-known/event-log-key',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-protected-resource/mcp',
       'GET /api/v2/auth/sso/{orgId}/callback',
       'GET /api/v2/auth/sso/{orgId}/start',
       'GET /api/v2/common/caller-ip',

@@ -39,6 +39,10 @@ export type AccessTokenIssued = DomainEvent<
     issuedAt?: string;
     expiresAt: string;
     at: string;
+    /** Tokens of the OAuth authorization server (ADR 106), on their grant's stream: the client and grant. */
+    clientId?: string;
+    grantId?: string;
+    grantType?: 'authorization_code' | 'refresh_token';
   }
 >;
 /** One token revoked by its account (ADR 74): refused from the moment the revocation answered. */

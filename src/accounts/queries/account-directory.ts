@@ -1,5 +1,9 @@
 import type { AccessTokenDocument } from '../../../projections/access-tokens.projection.js';
-import { ACCESS_TOKENS } from '../../../projections/access-tokens.projection.js';
+import {
+  ACCESS_TOKENS,
+  OAUTH_GRANTS,
+  type OAuthGrantDocument,
+} from '../../../projections/access-tokens.projection.js';
 import type { AccountDocument } from '../../../projections/accounts.projection.js';
 import { ACCOUNTS } from '../../../projections/accounts.projection.js';
 import type { ApiKeyDocument } from '../../../projections/api-keys.projection.js';
@@ -81,7 +85,29 @@ export class AccountDirectory implements PrincipalDirectory {
 
   async accessTokenRevokedAt(tokenId: string): Promise<string | null> {
     const token = await this.accessTokens().get(tokenId);
-    return token?.revokedAt ?? null;
+    if (token?.revokedAt) return token.revokedAt;
+    // A token of the authorization server stops with its grant (the app revoked, a refresh token reused).
+    if (typeof token?.grantId === 'string') return (await this.oauthGrant(token.grantId))?.revokedAt ?? null;
+    return null;
+  }
+
+  async oauthGrant(grantId: string): Promise<OAuthGrantDocument | null> {
+    return this.projections.collection<OAuthGrantDocument>('access-tokens', OAUTH_GRANTS).get(grantId);
+  }
+
+  /** The account's authorizations of OAuth clients (ADR 107), newest first; revoked ones too when asked. */
+  async listOAuthGrants(
+    accountId: string,
+    options: { readonly clientId?: string; readonly includeRevoked?: boolean } = {},
+  ): Promise<OAuthGrantDocument[]> {
+    return this.projections.collection<OAuthGrantDocument>('access-tokens', OAUTH_GRANTS).find(
+      {
+        accountId,
+        ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+        ...(options.includeRevoked ? {} : { revokedAt: null }),
+      },
+      { sort: [['authorizedAt', -1]], limit: 1000 },
+    );
   }
 
   /**
@@ -94,7 +120,8 @@ export class AccountDirectory implements PrincipalDirectory {
   ): Promise<Array<AccessTokenDocument & { readonly revokedAt: string | null }>> {
     const [tokens, account] = await Promise.all([
       this.accessTokens().find(
-        { accountId, expiresAt: { $gt: now.toISOString() } },
+        // The authorization server's tokens are listed and revoked as apps (ADR 107), not here.
+        { accountId, expiresAt: { $gt: now.toISOString() }, grantId: { $exists: false } },
         // Issuance has whole seconds: the id orders tokens of the same second, so pages do not shuffle.
         {
           sort: [

@@ -9,11 +9,16 @@
  * A valid signature is not enough: the guard also refuses a token revoked one by one (its id in the access
  * tokens read model, ADR 74) or issued at or before its account's last password change (ADR 75), through
  * `accessTokenRevocation`. Keep lifetimes short (default one hour, at most one day).
+ *
+ * Tokens of the OAuth authorization server (ADR 106) go through the same verification: same key, algorithm, type
+ * and claims, with `client_id` (the OAuth client) besides; their issuer is the authorization server's (an issuer
+ * `OAuthIssuers` accepts) and their audience one of that issuer's resources (RFC 8707), never another's.
  */
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../clock/clock.js';
 import { ServiceError } from '../errors/service-error.js';
+import { OAuthIssuers } from './oauth-issuers.js';
 import { JWT_SIGNING_ALGORITHM, type ServiceSecrets } from './secrets.js';
 
 export const ACCESS_TOKEN_AUDIENCE = 'exposure-research-api';
@@ -85,6 +90,7 @@ export class AccessTokens {
     private readonly secrets: ServiceSecrets,
     private readonly clock: Clock,
     private readonly issuer: string = DEFAULT_ACCESS_TOKEN_ISSUER,
+    private readonly oauthIssuers?: OAuthIssuers,
   ) {}
 
   /** Signs a token; throws ServiceError('invalid_input') for an empty account, bad scopes or lifetime. */
@@ -137,13 +143,23 @@ export class AccessTokens {
     try {
       const { payload } = await jwtVerify(token, this.secrets.jwtPublicKey, {
         algorithms: [JWT_SIGNING_ALGORITHM],
-        issuer: this.issuer,
-        audience: ACCESS_TOKEN_AUDIENCE,
         typ: ACCESS_TOKEN_TYPE,
         currentDate: this.clock.now(),
         requiredClaims: ['iss', 'aud', 'sub', 'jti', 'iat', 'exp', 'scope', 'client'],
       });
-      const { sub, jti, iat, exp, scope, client, iat_ms: issuedAtMs } = payload;
+      const { sub, jti, iat, exp, scope, client, iat_ms: issuedAtMs, client_id: clientId } = payload;
+      const oauth = typeof payload.iss === 'string' && payload.iss !== this.issuer;
+      if (oauth) {
+        // The authorization server's: its issuer, one of its resources as the only audience, and its client.
+        const issuer = payload.iss as string;
+        if (!this.oauthIssuers?.accepts(issuer)) return null;
+        if (typeof payload.aud !== 'string' || !OAuthIssuers.resourcesOf(issuer).includes(payload.aud))
+          return null;
+        if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 256) return null;
+      } else {
+        const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+        if (payload.iss !== this.issuer || !audiences.includes(ACCESS_TOKEN_AUDIENCE)) return null;
+      }
       if (typeof sub !== 'string' || sub.length === 0) return null;
       if (typeof jti !== 'string' || jti.length === 0) return null;
       if (typeof exp !== 'number' || typeof iat !== 'number') return null;
@@ -163,6 +179,7 @@ export class AccessTokens {
         scopes,
         client: client as AccessTokenClient,
         tokenId: jti,
+        ...(oauth ? { clientId: clientId as string } : {}),
         issuedAt: new Date(issuedAtMs === undefined ? iat * 1000 : Number(issuedAtMs)),
         expiresAt: new Date(exp * 1000),
       };

@@ -33,6 +33,7 @@ export const PERMISSIONS = [
   'organization.manage',
   'caller.ip',
   'mcp.connect',
+  'oauth.metadata',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -89,7 +90,7 @@ export interface Principal {
   readonly scopes: readonly string[];
   readonly keyId?: string;
   readonly tokenId?: string;
-  /** The OAuth client an access token was issued to, when it names one: events of its calls carry it. */
+  /** The OAuth client an access token of the authorization server was issued to (ADR 106): events of its calls carry it. */
   readonly clientId?: string;
   readonly sessionId?: string;
   readonly organizationId?: string | null;

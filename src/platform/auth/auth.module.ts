@@ -2,7 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { CLOCK, type Clock } from '../clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { READ_STORE, type ReadStore } from '../read-store/read-store.port.js';
-import { AccessTokens } from './access-tokens.js';
+import { AccessTokens, DEFAULT_ACCESS_TOKEN_ISSUER } from './access-tokens.js';
+import { OAuthIssuers } from './oauth-issuers.js';
 import { ServiceSecrets } from './secrets.js';
 import { SessionStore } from './sessions.js';
 
@@ -24,11 +25,17 @@ import { SessionStore } from './sessions.js';
       useFactory: (readStore: ReadStore, clock: Clock) => new SessionStore(readStore, clock),
     },
     {
+      provide: OAuthIssuers,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new OAuthIssuers(config.publicUrl),
+    },
+    {
       provide: AccessTokens,
-      inject: [ServiceSecrets, CLOCK],
-      useFactory: (secrets: ServiceSecrets, clock: Clock) => new AccessTokens(secrets, clock),
+      inject: [ServiceSecrets, CLOCK, OAuthIssuers],
+      useFactory: (secrets: ServiceSecrets, clock: Clock, issuers: OAuthIssuers) =>
+        new AccessTokens(secrets, clock, DEFAULT_ACCESS_TOKEN_ISSUER, issuers),
     },
   ],
-  exports: [ServiceSecrets, SessionStore, AccessTokens],
+  exports: [ServiceSecrets, SessionStore, AccessTokens, OAuthIssuers],
 })
 export class AuthModule {}

@@ -59,6 +59,8 @@ export class ServiceSecrets {
     readonly keysDir: string,
     /** 32-byte AES-256-GCM key for secrets stored sealed in events (never in clear). */
     readonly dataEncryptionKey: Buffer,
+    /** The signing key as a private JWK: the OAuth authorization server's keystore signs tokens with it. */
+    readonly jwtPrivateJwk: Readonly<JWK>,
   ) {}
 
   /** Loads the key material from `${dataDir}/keys/`, creating whatever is missing. Safe to call concurrently. */
@@ -93,6 +95,7 @@ export class ServiceSecrets {
       csrfSecret,
       keysDir,
       dataEncryptionKey,
+      privateJwk,
     );
   }
 }

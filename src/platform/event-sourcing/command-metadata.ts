@@ -14,9 +14,16 @@ export interface CommandEnvelope {
 export type Actor = `account:${string}` | `operator:${string}` | `system:${string}` | 'anonymous';
 export type Payer = `account:${string}` | `organization:${string}` | 'system';
 
-/** The credential that acted, as events name it (ADR 68); never the secret itself. */
+/**
+ * The credential that acted, as events name it (ADR 68); never the secret itself. `oauth_client:<clientId>`: the
+ * OAuth client a grant, issuance or revocation of the authorization server concerns (ADR 106).
+ */
 export type CredentialReference =
-  `api_key:${string}` | `access_token:${string}` | `session:${string}` | `operator_credential:${string}`;
+  | `api_key:${string}`
+  | `access_token:${string}`
+  | `session:${string}`
+  | `operator_credential:${string}`
+  | `oauth_client:${string}`;
 
 export function commandEnvelope(options: {
   readonly actor: Actor;

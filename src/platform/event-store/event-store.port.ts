@@ -19,7 +19,7 @@ export interface EventMetadata {
   readonly causationId: string;
   /**
    * The credential that acted (ADR 68): `api_key:<keyId>`, `access_token:<tokenId>`, `session:<reference>`,
-   * `operator_credential:<credentialId>`, or null for the service itself. Absent on events written before.
+   * `operator_credential:<credentialId>`, `oauth_client:<clientId>` (ADR 106), or null for the service itself. Absent on events written before.
    */
   readonly credential?: string | null;
   /** Where the command came from: `api`, `session`, `mcp`, `cli` or `system`. */

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../service-context.js';
 import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './request-limits.js';
 import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
+import { RAW_HTTP_ROUTES, type RawHttpRoutes } from './raw-routes.js';
 import { completeOpenApiDocument } from './openapi/complete-document.js';
 import { applyValidationConstraints, requestBodyClasses } from './openapi/validation-constraints.js';
 import { refuseUnstorableText } from './storable-text.js';
@@ -66,6 +67,13 @@ export async function createHttpApp(
   });
   const end = async (request: FastifyRequest) => requestEnds.get(request)?.();
   fastify.addHook('onResponse', end);
+  // Components that read their own bodies (the OAuth authorization server) take their requests before parsing.
+  const raw = optionalProvider<RawHttpRoutes>(app, RAW_HTTP_ROUTES);
+  if (raw) {
+    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (raw.matches(request.url)) await raw.serve(request, reply);
+    });
+  }
   fastify.addHook('onRequestAbort', end);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
@@ -85,6 +93,14 @@ export async function createHttpApp(
   });
   await app.init();
   return app;
+}
+
+function optionalProvider<T>(app: NestFastifyApplication, token: symbol): T | undefined {
+  try {
+    return app.get<T>(token, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {

@@ -9,6 +9,7 @@ import {
   looksLikeJwt,
 } from '../../../src/platform/auth/access-tokens.js';
 import { generateApiKey } from '../../../src/platform/auth/api-keys.js';
+import { OAuthIssuers } from '../../../src/platform/auth/oauth-issuers.js';
 import { ServiceSecrets } from '../../../src/platform/auth/secrets.js';
 import { ManualClock } from '../../../src/platform/clock/clock.js';
 
@@ -43,6 +44,34 @@ describe('AccessTokens', () => {
       .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ })
       .sign(key.jwtPrivateKey);
   };
+
+  it('accepts the authorization server tokens for its own resources only, with their client (ADR 106)', async () => {
+    const clock = new ManualClock(new Date('2026-03-01T10:00:00.000Z'));
+    const issuer = 'https://exposure.example';
+    const tokens = new AccessTokens(secrets, clock, 'exposure-research', new OAuthIssuers(issuer));
+    const oauth = (claims: Record<string, unknown>) =>
+      sign({ iss: issuer, aud: issuer, client_id: 'client-1', ...claims }, clock);
+    expect(await tokens.verify(await oauth({}))).toMatchObject({ accountId: 'acc-1', clientId: 'client-1' });
+    expect(await tokens.verify(await oauth({ aud: `${issuer}/mcp` }))).toMatchObject({
+      clientId: 'client-1',
+    });
+    expect(await tokens.verify(await oauth({ aud: 'https://elsewhere.example' }))).toBeNull();
+    expect(await tokens.verify(await oauth({ aud: [issuer, 'https://elsewhere.example'] }))).toBeNull();
+    expect(await tokens.verify(await oauth({ aud: 'exposure-research-api' }))).toBeNull();
+    expect(
+      await tokens.verify(await oauth({ iss: 'https://other.example', aud: 'https://other.example' })),
+    ).toBeNull();
+    expect(await tokens.verify(await oauth({ client_id: undefined }))).toBeNull();
+    // Without PUBLIC_URL only the origins this process served as authorization server are issuers.
+    const local = new OAuthIssuers(undefined);
+    const unset = new AccessTokens(secrets, clock, 'exposure-research', local);
+    expect(await unset.verify(await oauth({}))).toBeNull();
+    local.remember(issuer);
+    expect(await unset.verify(await oauth({}))).toMatchObject({ clientId: 'client-1' });
+    // A session-minted token has no client id.
+    const minted = await tokens.issue({ accountId: 'acc-1', scopes: ['service.read'], client: 'api' });
+    expect((await tokens.verify(minted.token))?.clientId).toBeUndefined();
+  });
 
   it('issues EdDSA JWTs with the expected claims and verifies them', async () => {
     const clock = new ManualClock(new Date('2026-03-01T10:00:00.000Z'));
