@@ -147,6 +147,9 @@ export class AuthorizationServer {
       issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
         client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
+      // An app's refresh token lives its own 30 days, not the 10 minutes of the sign-in that granted it (the
+      // provider's default binds it to that session unless offline_access was asked, a scope this service has not).
+      expiresWithSession: async () => false,
       findAccount: async (ctx: OidcContext, sub: string) => {
         const account = await accounts.account(sub);
         if (!account) return undefined;
@@ -178,9 +181,13 @@ export class AuthorizationServer {
 
   /** Records the issuance (refused under a revoked grant or without entitlement) and completes the claims. */
   private async recordIssuance(ctx: OidcContext, token: IssuedToken, payload: Record<string, unknown>) {
-    const iat = Number(payload.iat);
-    const exp = Number(payload.exp);
-    const issuedAtMs = iat * 1000 + (this.ports.clock.now().getTime() % 1000);
+    // The service's clock dates its tokens, as for every other token it issues: the verifier reads that clock,
+    // and the provider's own (the system time) would make the two disagree wherever the clock is not the system's.
+    const issuedAtMs = this.ports.clock.now().getTime();
+    const iat = Math.floor(issuedAtMs / 1000);
+    const exp = iat + (Number(payload.exp) - Number(payload.iat));
+    payload.iat = iat;
+    payload.exp = exp;
     payload.client = 'api';
     payload.iat_ms = issuedAtMs;
     const grantType =
