@@ -11,6 +11,7 @@ import { SsoModule } from './organizations/sso/sso.module.js';
 import { ExposureModule } from './exposure/exposure.module.js';
 import { ExposureReportingModule } from './exposure/exposure-reporting.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
+import { DataLoadsModule } from './data-loads/data-loads.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { CallerIpController } from './platform/http/caller-ip.controller.js';
@@ -105,6 +106,7 @@ export class AppModule {
         ExposureModule,
         ExposureReportingModule,
         OperatorsModule,
+        DataLoadsModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController, EventLogKeyController],

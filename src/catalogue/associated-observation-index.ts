@@ -13,6 +13,7 @@ import type {
   ObservationQuery,
   ObservationRecord,
   ObservationWriteOptions,
+  ObservationWriteResult,
   SearchPage,
 } from '../search/observation-index/observation-index.port.js';
 import type { CatalogueService } from './catalogue-service.js';
@@ -35,15 +36,16 @@ export class AssociatedObservationIndex implements ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
-  ): Promise<void> {
-    await this.inner.write(dataset, records, options);
-    if (dataset !== 'hosts' || records.length === 0) return;
+  ): Promise<ObservationWriteResult> {
+    const written = await this.inner.write(dataset, records, options);
+    if (dataset !== 'hosts' || records.length === 0) return written;
     // A merge may keep the stored fields (an older observation): associate what is stored, not what was sent.
     const stored =
       options.seen === 'merge'
         ? await this.inner.getMany(dataset, [...new Set(records.map((record) => record.id))])
         : records;
     await this.catalogue.observationsWritten(stored);
+    return written;
   }
 
   getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {

@@ -145,7 +145,11 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
       mkdirSync(folder);
       writeFileSync(join(folder, '2-list.txt'), MASSCAN_LIST.join('\n') + '\n');
       writeFileSync(join(folder, '1-scan.json'), MASSCAN_JSON.join('\n') + '\n');
-      const result = await runCli(['data', 'import', 'hosts', hosts, folder, '--json'], env, STEP_TIMEOUT_MS);
+      const result = await runCli(
+        ['data', 'import', '--reason', 'test load', 'hosts', hosts, folder, '--json'],
+        env,
+        STEP_TIMEOUT_MS,
+      );
       expect(result.code).toBe(3);
       const summary = json(result);
       expect(summary).toMatchObject({
@@ -183,7 +187,7 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
     async () => {
       const later = { first_seen: '2025-09-01T00:00:00.000Z', last_seen: '2025-10-01T00:00:00.000Z' };
       const piped = await runCliWithInput(
-        ['data', 'import', 'hosts', '-', '--json'],
+        ['data', 'import', '--reason', 'test load', 'hosts', '-', '--json'],
         `${host(1, { product: 'caddy', ...later })}\n`,
         env,
       );
@@ -191,7 +195,11 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
       expect(await stored('198.51.100.1:443/tcp')).toEqual(
         JSON.parse(host(1, { product: 'caddy', first_seen: SEEN.first_seen, last_seen: later.last_seen })),
       );
-      const text = await runCliWithInput(['data', 'import', 'hosts', '-'], 'not a known format\n', env);
+      const text = await runCliWithInput(
+        ['data', 'import', '--reason', 'test load', 'hosts', '-'],
+        'not a known format\n',
+        env,
+      );
       expect(text.code).toBe(1);
       expect(text.stderr).toContain('standard input: no format recognizes this content');
     },

@@ -52,14 +52,20 @@ for (const kind of ['pglite', 'postgres'] as const) {
     it(
       'imports every database by file name; the same files again change nothing; list shows them',
       async () => {
-        const first = await runCliInProcess(['fingerprints', 'import', RECOG, '--json'], env);
+        const first = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', RECOG, '--json'],
+          env,
+        );
         expect(first.code).toBe(0);
         const report = json(first);
         expect(report).toMatchObject({ files: DATABASES, unchanged: [], unsupported: [] });
         expect(report.changed).toHaveLength(DATABASES);
         expect(report.fingerprints).toBe(2259);
 
-        const again = await runCliInProcess(['fingerprints', 'import', SSH, '--json'], env);
+        const again = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', SSH, '--json'],
+          env,
+        );
         expect(json(again)).toMatchObject({ files: 1, changed: [], unchanged: ['ssh_banners.xml'] });
 
         const list = json(await runCliInProcess(['fingerprints', 'list', '--json'], env));
@@ -95,7 +101,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
       async () => {
         const broken = join(scratch, 'broken.xml');
         writeFileSync(broken, '<fingerprints><fingerprint pattern="x"></fingerprints>');
-        const result = await runCliInProcess(['fingerprints', 'import', SSH, broken, '--json'], env);
+        const result = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', SSH, broken, '--json'],
+          env,
+        );
         expect(result.code).toBe(3);
         expect(json(result)).toMatchObject({ error: 'malformed_file', written: false });
         expect(String(json(result).reason)).toContain('broken.xml');
@@ -117,7 +126,9 @@ for (const kind of ['pglite', 'postgres'] as const) {
         );
         const file = join(scratch, 'ssh_banners.xml');
         writeFileSync(file, edited);
-        const imported = json(await runCliInProcess(['fingerprints', 'import', file, '--json'], env));
+        const imported = json(
+          await runCliInProcess(['fingerprints', 'import', '--reason', 'test load', file, '--json'], env),
+        );
         expect(imported).toMatchObject({ changed: ['ssh_banners.xml'], unchanged: [] });
 
         // The built CLI as a process: the exit status the shell sees.

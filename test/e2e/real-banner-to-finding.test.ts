@@ -51,12 +51,16 @@ describe('a real banner through import to a cve: hit and an enrichment finding (
     'the operator loads fingerprints, the catalogue and zgrab2 output with the CLI',
     async () => {
       const fingerprints = succeeded(
-        await runCli(['fingerprints', 'import', join(DATA, 'recog'), '--json'], env, STEP_TIMEOUT_MS),
+        await runCli(
+          ['fingerprints', 'import', '--reason', 'test load', join(DATA, 'recog'), '--json'],
+          env,
+          STEP_TIMEOUT_MS,
+        ),
       );
       expect(fingerprints.stdout).toContain('ssh_banners.xml');
       succeeded(
         await runCli(
-          ['catalogue', 'import', join(DATA, 'nvd'), join(DATA, 'kev'), '--json'],
+          ['catalogue', 'import', '--reason', 'test load', join(DATA, 'nvd'), join(DATA, 'kev'), '--json'],
           env,
           STEP_TIMEOUT_MS,
         ),
@@ -66,6 +70,8 @@ describe('a real banner through import to a cve: hit and an enrichment finding (
           [
             'data',
             'import',
+            '--reason',
+            'test load',
             'auto',
             join(DATA, 'zgrab2', 'ssh-ssh.json'),
             join(DATA, 'zgrab2', 'http-http.json'),

@@ -84,6 +84,14 @@ export interface ObservationWriteOptions {
   readonly seen?: 'replace' | 'merge';
 }
 
+/** What a write did, in stored observations (records of one id in one batch are one observation). */
+export interface ObservationWriteResult {
+  /** Observations of an id not stored before. */
+  readonly inserted: number;
+  /** Stored observations replaced or merged into. */
+  readonly updated: number;
+}
+
 export interface ObservationIndex {
   readonly kind: string;
   /** Creates tables (collections) and indexes; idempotent. */
@@ -91,13 +99,13 @@ export interface ObservationIndex {
   /**
    * Upserts records by id, atomically per call (a batch is all or nothing). Every record is validated first
    * (InvalidObservationRecord): one invalid record and nothing is written. `options.seen`: see
-   * ObservationWriteOptions.
+   * ObservationWriteOptions. Answers how many observations were new and how many were stored already.
    */
   write(
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options?: ObservationWriteOptions,
-  ): Promise<void>;
+  ): Promise<ObservationWriteResult>;
   count(dataset: Dataset): Promise<number>;
   get(dataset: Dataset, id: string): Promise<ObservationRecord | null>;
   /** The stored records of these ids (those that exist), in no particular order: one query. */

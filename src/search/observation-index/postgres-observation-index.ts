@@ -38,6 +38,7 @@ import {
   type ObservationQuery,
   type ObservationRecord,
   type ObservationWriteOptions,
+  type ObservationWriteResult,
   type SearchPage,
 } from './observation-index.port.js';
 import {
@@ -113,16 +114,21 @@ export class PostgresObservationIndex implements ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
-  ): Promise<void> {
+  ): Promise<ObservationWriteResult> {
     const seen = options.seen ?? 'replace';
     const observations = normalizeBatch(dataset, records, seen);
-    if (observations.length === 0) return;
-    const sql = seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset);
+    if (observations.length === 0) return { inserted: 0, updated: 0 };
+    const sql = countedWriteSql(seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset));
+    let inserted = 0;
     await this.db.transaction(async (tx) => {
       for (let start = 0; start < observations.length; start += this.writeChunk) {
-        await tx.query(sql, [writeRows(dataset, observations.slice(start, start + this.writeChunk))]);
+        const { rows } = await tx.query<{ inserted: number }>(sql, [
+          writeRows(dataset, observations.slice(start, start + this.writeChunk)),
+        ]);
+        inserted += Number(rows[0]?.inserted ?? 0);
       }
     });
+    return { inserted, updated: observations.length - inserted };
   }
 
   async getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {
@@ -310,4 +316,10 @@ async function run<R>(sql: SqlExecutor, statement: SqlStatement): Promise<R[]> {
 /** A string literal for DDL (COMMENT takes no parameters). */
 function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** An upsert that answers how many rows it inserted: a row inserted (not updated) has no xmax yet. */
+function countedWriteSql(upsert: string): string {
+  return `WITH written AS (${upsert} RETURNING (o.xmax = 0) AS inserted)
+          SELECT count(*) FILTER (WHERE inserted)::int AS inserted FROM written`;
 }

@@ -169,7 +169,7 @@ describe.each(SQL_KINDS)('importCollected with NDJSON and pretty-printed JSON (%
       write: async (dataset: Dataset, records: readonly ObservationRecord[], options) => {
         // The store refuses the second batch as a whole, as a failed transaction does.
         if (++calls === 2) throw new Error('connection reset');
-        await index.write(dataset, records, options);
+        return index.write(dataset, records, options);
       },
     };
     const error = await importCollected(failing, [path], { target: 'hosts', batchSize: 2 }).catch(
