@@ -13,8 +13,9 @@ import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type CliResult, type ServiceProcess } from '../support/processes.js';
 import { freshDataDir } from '../support/pglite-template.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const DATA = join(process.cwd(), '..', 'shared', 'data');
+const DATA = SHARED_DATA;
 const NVD = join(DATA, 'nvd');
 const KEV = join(DATA, 'kev');
 const cpe = (vendor: string, product: string, version: string) =>

@@ -12,8 +12,9 @@ import { runCliInProcess } from '../support/cli-in-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { freshDataDir } from '../support/pglite-template.js';
 import { runCli, type CliResult } from '../support/processes.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const RECOG = join(process.cwd(), '..', 'shared', 'data', 'recog');
+const RECOG = join(SHARED_DATA, 'recog');
 const SSH = join(RECOG, 'ssh_banners.xml');
 const DATABASES = 11;
 const EXAMPLES = 3322;

@@ -13,8 +13,9 @@ import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/accoun
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { runCli, type CliResult } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const DATA = join(process.cwd(), '..', 'shared', 'data');
+const DATA = SHARED_DATA;
 const STEP_TIMEOUT_MS = 240_000;
 const SSH_HOST = '172.17.0.3:22/tcp';
 const OPENSSH_72P2 = 'cpe:2.3:a:openbsd:openssh:7.2p2:*:*:*:*:*:*:*';
