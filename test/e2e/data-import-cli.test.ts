@@ -5,7 +5,8 @@
  * per file and in total. What was stored is read back from the database itself after the process ended.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -178,6 +179,30 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
         last_seen: '2023-11-14T22:13:20.000Z',
       });
       expect(await stored('198.51.100.2:443/tcp')).toMatchObject(SEEN);
+      // The load is recorded on its dataset's stream, with who ran it, why, and each file's hash (ADR 110).
+      expect(summary).toMatchObject({ recorded: { stream: 'data-load-hosts' } });
+      const replayed = await runCli(
+        ['events', 'replay', '--stream', 'data-load-hosts', '--json'],
+        env,
+        STEP_TIMEOUT_MS,
+      );
+      expect(JSON.parse(replayed.stdout)).toMatchObject({
+        type: 'ObservationDataLoaded',
+        actor: 'operator:admin',
+        surface: 'cli',
+        reason: 'test load',
+        data: {
+          outcome: 'completed',
+          datasets: ['hosts'],
+          formats: ['ndjson', 'masscan'],
+          records: { read: 14, written: 13, rejected: 1 },
+          files: [
+            { name: hosts, sha256: createHash('sha256').update(readFileSync(hosts)).digest('hex') },
+            { name: join(folder, '1-scan.json') },
+            { name: join(folder, '2-list.txt') },
+          ],
+        },
+      });
     },
     STEP_TIMEOUT_MS,
   );
