@@ -1552,7 +1552,7 @@ export function observationIndexContract(
           product: 'lighttpd',
           last_seen: ago(0.1),
         };
-        await index().write('hosts', [updated]);
+        expect(await index().write('hosts', [updated])).toEqual({ inserted: 0, updated: 1 });
         expect(await index().count('hosts')).toBe(30);
         expect(await index().get('hosts', 'h05')).toEqual(updated);
         expect((await idsOf('hosts', { ast: q.all() }))[0]).toBe('h05');
@@ -1580,8 +1580,12 @@ export function observationIndexContract(
         const merge = (records: ObservationRecord[]) => index().write('hosts', records, { seen: 'merge' });
 
         it('a newer observation moves last_seen and brings its fields; first_seen stays', async () => {
-          await merge([seen(100, 50, { product: 'nginx', banner: 'old' })]);
-          await merge([seen(10, 5, { product: 'caddy' })]);
+          // A write answers what it did (a data load's event counts merges from it, ADR 110).
+          expect(await merge([seen(100, 50, { product: 'nginx', banner: 'old' })])).toEqual({
+            inserted: 1,
+            updated: 0,
+          });
+          expect(await merge([seen(10, 5, { product: 'caddy' })])).toEqual({ inserted: 0, updated: 1 });
           expect(await index().get('hosts', 'h40')).toEqual(seen(100, 5, { product: 'caddy' }));
           expect(await index().count('hosts')).toBe(HOSTS.length + 1);
           // The searchable values follow the stored record, dates included.

@@ -71,6 +71,8 @@ describe('data loads as attributed events (PGlite)', () => {
     'each load is refused without --reason (exit 2, reason_required); neither it nor a load that fails before ' +
       'writing anything appends an event',
     async () => {
+      // The first command that needs a credential creates the first operator (two events of its own).
+      expect((await cli(['operators', 'whoami'])).code).toBe(0);
       const before = await eventCount();
       for (const args of [
         ['fingerprints', 'import', SSH_RECOG],
@@ -212,6 +214,19 @@ describe('data loads as attributed events (PGlite)', () => {
           kevChanged: true,
           catalogueVersion: expect.any(Number),
         },
+      });
+      // The auditor's search by operator and type finds it, with who and why.
+      const found = await cli([
+        'events',
+        'search',
+        '--actor',
+        'operator:admin',
+        '--type',
+        'CatalogueLoaded',
+        '--json',
+      ]);
+      expect(JSON.parse(found.stdout)).toMatchObject({
+        events: [{ type: 'CatalogueLoaded', stream: 'vulnerability-catalogue', reason: 'KEV of 25 August' }],
       });
     },
     STEP_TIMEOUT_MS,
