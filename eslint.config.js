@@ -5,7 +5,7 @@ import { layersPlugin } from './eslint.layers.js';
 
 /** The feature folders: each a bounded context with its domain, commands, queries and HTTP/CLI adapters. */
 const FEATURES =
-  '(accounts|audit|catalogue|credits|exports|exposure|fingerprints|mcp|operators|organizations|search)';
+  '(accounts|audit|catalogue|credits|data-loads|exports|exposure|fingerprints|mcp|operators|organizations|search)';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/results/**'] },

@@ -11,6 +11,7 @@ import { SsoModule } from './organizations/sso/sso.module.js';
 import { ExposureModule } from './exposure/exposure.module.js';
 import { ExposureReportingModule } from './exposure/exposure-reporting.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
+import { DataLoadsModule } from './data-loads/data-loads.module.js';
 import { AuthGuard } from './platform/auth/auth.guard.js';
 import { AuthModule } from './platform/auth/auth.module.js';
 import { PersonalCredentials } from './platform/auth/personal-credentials.js';
@@ -115,6 +116,7 @@ export class AppModule {
         ExposureReportingModule,
         OperatorsModule,
         McpModule,
+        DataLoadsModule,
         ...extra,
       ],
       controllers: [HealthController, CallerIpController, EventLogKeyController],

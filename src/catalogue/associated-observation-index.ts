@@ -13,6 +13,7 @@ import type {
   ObservationQuery,
   ObservationRecord,
   ObservationWriteOptions,
+  ObservationWriteResult,
   SearchPage,
 } from '../search/observation-index/observation-index.port.js';
 import type { CatalogueService } from './catalogue-service.js';
@@ -35,23 +36,24 @@ export class AssociatedObservationIndex implements ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
-  ): Promise<void> {
+  ): Promise<ObservationWriteResult> {
     if (dataset !== 'hosts' || records.length === 0 || options.seen !== 'merge') {
-      await this.inner.write(dataset, records, options);
+      const written = await this.inner.write(dataset, records, options);
       if (dataset === 'hosts' && records.length > 0) await this.catalogue.observationsWritten(records);
-      return;
+      return written;
     }
     // A merge may keep the stored fields (an older observation): associate what is stored, not what was sent.
     // An adapter that can answers the merged cpe with the write itself; else the rows are read back, and only
     // when the catalogue has anything to associate them with.
     if (this.inner.writeMerged) {
-      const stored = await this.inner.writeMerged(dataset, records, ['cpe']);
+      const { records: stored, inserted, updated } = await this.inner.writeMerged(dataset, records, ['cpe']);
       await this.catalogue.observationsWritten(stored);
-      return;
+      return { inserted, updated };
     }
-    await this.inner.write(dataset, records, options);
+    const written = await this.inner.write(dataset, records, options);
     const ids = [...new Set(records.map((record) => record.id))];
     await this.catalogue.observationsWritten(() => this.inner.getMany(dataset, ids));
+    return written;
   }
 
   getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {

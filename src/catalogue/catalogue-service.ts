@@ -416,6 +416,12 @@ export interface CatalogueSurvey {
   readonly read: number;
   /** The KEV catalogue of the last KEV file given (small: held). */
   readonly kev: KevCatalogue | null;
+  /** Each source's path, size and SHA-256 as the survey read it (null when not read from a file). */
+  readonly files: ReadonlyArray<{
+    readonly path: string;
+    readonly bytes: number;
+    readonly sha256: string | null;
+  }>;
 }
 
 /**
@@ -430,9 +436,11 @@ export async function surveyCatalogue(
   const winners = new Map<string, Winner>();
   let read = 0;
   let kev: KevCatalogue | null = null;
+  const files: Array<CatalogueSurvey['files'][number]> = [];
   onProgress?.({ phase: 'read', done: 0, total: sources.length });
   for (const [index, source] of sources.entries()) {
     const file = await source.read();
+    files.push({ path: source.path, bytes: file.content?.bytes ?? 0, sha256: file.content?.sha256 ?? null });
     for (const advisory of file.advisories) {
       read++;
       const previous = winners.get(advisory.id);
@@ -447,7 +455,7 @@ export async function surveyCatalogue(
     if (file.kev) kev = file.kev; // the last KEV file given wins
     onProgress?.({ phase: 'read', done: index + 1, total: sources.length });
   }
-  return { sources, winners, read, kev };
+  return { sources, winners, read, kev, files };
 }
 
 export async function surveyCataloguePaths(

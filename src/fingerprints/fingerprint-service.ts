@@ -33,16 +33,14 @@ export class FingerprintService {
         );
       names.add(file.name);
     }
-    const changed = await this.store.put(
-      parsed.map(({ file, database }) => ({
-        name: file.name,
-        matches: database.matches,
-        fingerprints: database.fingerprints.length,
-        hash: createHash('sha256').update(file.xml).digest('hex'),
-        xml: file.xml,
-      })),
-      this.clock.now(),
-    );
+    const writes = parsed.map(({ file, database }) => ({
+      name: file.name,
+      matches: database.matches,
+      fingerprints: database.fingerprints.length,
+      hash: createHash('sha256').update(file.xml).digest('hex'),
+      xml: file.xml,
+    }));
+    const changed = await this.store.put(writes, this.clock.now());
     if (changed.length > 0) this.loaded = undefined;
     const matcher = new RecogMatcher(parsed.map(({ database }) => database));
     return {
@@ -51,6 +49,15 @@ export class FingerprintService {
       unchanged: parsed.map(({ file }) => file.name).filter((name) => !changed.includes(name)),
       fingerprints: matcher.fingerprintCount + matcher.unsupported.length,
       unsupported: matcher.unsupported,
+      databases: writes.map((write, i) => ({
+        name: write.name,
+        matches: write.matches,
+        fingerprints: write.fingerprints,
+        // The file's own bytes when it was read from disk (the stored hash is of the XML as decoded).
+        sha256: parsed[i]!.file.sha256 ?? write.hash,
+        bytes: parsed[i]!.file.bytes ?? Buffer.byteLength(write.xml),
+        changed: changed.includes(write.name),
+      })),
     };
   }
 
@@ -94,6 +101,9 @@ export class FingerprintService {
 export interface RecogFile {
   readonly name: string;
   readonly xml: string;
+  /** SHA-256 and size of the file's bytes, when it was read from a file. */
+  readonly sha256?: string;
+  readonly bytes?: number;
 }
 
 export interface FingerprintImportReport {
@@ -102,6 +112,15 @@ export interface FingerprintImportReport {
   readonly unchanged: readonly string[];
   readonly fingerprints: number;
   readonly unsupported: readonly UnsupportedFingerprint[];
+  /** Each database given: what the load event records of it (ADR 110). */
+  readonly databases: ReadonlyArray<{
+    readonly name: string;
+    readonly matches: string;
+    readonly fingerprints: number;
+    readonly sha256: string;
+    readonly bytes: number;
+    readonly changed: boolean;
+  }>;
 }
 
 export interface FingerprintVerification extends VerificationReport {
@@ -114,9 +133,17 @@ export async function readRecogFiles(paths: readonly string[]): Promise<RecogFil
   for (const path of paths) {
     if ((await stat(path)).isDirectory()) {
       const entries = (await readdir(path)).filter((entry) => entry.endsWith('.xml')).sort();
-      for (const entry of entries)
-        files.push({ name: entry, xml: await readFile(join(path, entry), 'utf8') });
-    } else files.push({ name: basename(path), xml: await readFile(path, 'utf8') });
+      for (const entry of entries) files.push(recogFile(entry, await readFile(join(path, entry))));
+    } else files.push(recogFile(basename(path), await readFile(path)));
   }
   return files;
+}
+
+function recogFile(name: string, bytes: Buffer): RecogFile {
+  return {
+    name,
+    xml: bytes.toString('utf8'),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    bytes: bytes.length,
+  };
 }

@@ -1553,7 +1553,7 @@ export function observationIndexContract(
           product: 'lighttpd',
           last_seen: ago(0.1),
         };
-        await index().write('hosts', [updated]);
+        expect(await index().write('hosts', [updated])).toEqual({ inserted: 0, updated: 1 });
         expect(await index().count('hosts')).toBe(30);
         expect(await index().get('hosts', 'h05')).toEqual(updated);
         expect((await idsOf('hosts', { ast: q.all() }))[0]).toBe('h05');
@@ -1581,8 +1581,12 @@ export function observationIndexContract(
         const merge = (records: ObservationRecord[]) => index().write('hosts', records, { seen: 'merge' });
 
         it('a newer observation moves last_seen and brings its fields; first_seen stays', async () => {
-          await merge([seen(100, 50, { product: 'nginx', banner: 'old' })]);
-          await merge([seen(10, 5, { product: 'caddy' })]);
+          // A write answers what it did (a data load's event counts merges from it, ADR 110).
+          expect(await merge([seen(100, 50, { product: 'nginx', banner: 'old' })])).toEqual({
+            inserted: 1,
+            updated: 0,
+          });
+          expect(await merge([seen(10, 5, { product: 'caddy' })])).toEqual({ inserted: 0, updated: 1 });
           expect(await index().get('hosts', 'h40')).toEqual(seen(100, 5, { product: 'caddy' }));
           expect(await index().count('hosts')).toBe(HOSTS.length + 1);
           // The searchable values follow the stored record, dates included.
@@ -1681,14 +1685,21 @@ export function observationIndexContract(
             ],
             ['cpe'],
           );
-          expect(answered.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+          expect(answered.records.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
             { id: 'h40', first_seen: ago(300), last_seen: ago(50), cpe: [nginx] },
             { id: 'h41', first_seen: ago(30), last_seen: ago(20) },
           ]);
+          // And says what it did, as write does: h41 is new, h40 was merged into.
+          expect({ inserted: answered.inserted, updated: answered.updated }).toEqual({
+            inserted: 1,
+            updated: 1,
+          });
           // A newer observation without a cpe: the stored cpe goes with the rest of the older fields.
-          expect(await adapter.writeMerged('hosts', [seen(10, 5, { product: 'caddy' })], ['cpe'])).toEqual([
-            { id: 'h40', first_seen: ago(300), last_seen: ago(5) },
-          ]);
+          expect(await adapter.writeMerged('hosts', [seen(10, 5, { product: 'caddy' })], ['cpe'])).toEqual({
+            records: [{ id: 'h40', first_seen: ago(300), last_seen: ago(5) }],
+            inserted: 0,
+            updated: 1,
+          });
           expect(await adapter.get('hosts', 'h40')).toEqual(seen(300, 5, { product: 'caddy' }));
           await expect(adapter.writeMerged('hosts', [other], ['http.server'])).rejects.toThrow(RangeError);
         });

@@ -13,8 +13,9 @@ import { MATCHER_VERSION } from '../../src/catalogue/domain/matching.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { runCli, startServiceProcess, type CliResult, type ServiceProcess } from '../support/processes.js';
 import { freshDataDir } from '../support/pglite-template.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const DATA = join(process.cwd(), '..', 'shared', 'data');
+const DATA = SHARED_DATA;
 const NVD = join(DATA, 'nvd');
 const KEV = join(DATA, 'kev');
 const cpe = (vendor: string, product: string, version: string) =>
@@ -63,7 +64,7 @@ describe('catalogue CLI', () => {
     'with no service running: imports the KEV catalogue with its counts; a malformed file is refused with its path and reason, exit 3',
     async () => {
       const env = { DATA_DIR: dataDir }; // the CLI owns DATA_DIR
-      const kevImport = await runCli(['catalogue', 'import', KEV, '--json'], env);
+      const kevImport = await runCli(['catalogue', 'import', '--reason', 'test load', KEV, '--json'], env);
       expect(kevImport.code).toBe(0);
       const kevReport = json(kevImport);
       expect(kevReport).toMatchObject({
@@ -93,7 +94,10 @@ describe('catalogue CLI', () => {
           configurations: [{ nodes: [{ operator: 'XOR', cpeMatch: [] }] }],
         }),
       );
-      const refused = await runCliInProcess(['catalogue', 'import', mixed, '--json'], env);
+      const refused = await runCliInProcess(
+        ['catalogue', 'import', '--reason', 'test load', mixed, '--json'],
+        env,
+      );
       expect(refused.code).toBe(3);
       expect(json(refused)).toEqual({
         error: 'malformed_file',
@@ -104,7 +108,10 @@ describe('catalogue CLI', () => {
       // In text mode, beside the real NVD files: a truncated file names itself and why.
       const truncated = join(scratch, 'truncated.json');
       writeFileSync(truncated, '{"id": "CVE-2099-0003", ');
-      const refusedText = await runCliInProcess(['catalogue', 'import', NVD, truncated], env);
+      const refusedText = await runCliInProcess(
+        ['catalogue', 'import', '--reason', 'test load', NVD, truncated],
+        env,
+      );
       expect(refusedText.code).toBe(3);
       expect(refusedText.stdout).toContain(`rejected ${truncated}: not valid JSON`);
       expect(refusedText.stdout).toContain('nothing was imported; the current catalogue is unchanged');
@@ -149,7 +156,10 @@ describe('catalogue CLI', () => {
           }),
         ).join('\n') + '\n',
       );
-      const written = await runCli(['data', 'import', 'hosts', ndjson, '--json'], env);
+      const written = await runCli(
+        ['data', 'import', '--reason', 'test load', 'hosts', ndjson, '--json'],
+        env,
+      );
       expect([written.code, json(written).imported]).toEqual([0, HOSTS.length]);
       const account = json(
         await runCliInProcess(
@@ -176,7 +186,10 @@ describe('catalogue CLI', () => {
       };
       expect(await search('cve:*')).toEqual([]);
 
-      const imported = await runCliInProcess(['catalogue', 'import', NVD, KEV, '--json'], env);
+      const imported = await runCliInProcess(
+        ['catalogue', 'import', '--reason', 'test load', NVD, KEV, '--json'],
+        env,
+      );
       expect(imported.code).toBe(0);
       const report = json(imported);
       expect(report).toMatchObject({
@@ -204,7 +217,10 @@ describe('catalogue CLI', () => {
       expect(await search('cve:* AND NOT ip:198.51.100.1')).toEqual(['198.51.100.2', '198.51.100.4']);
 
       // Importing the same files again changes nothing: same version, nothing re-associated.
-      const again = await runCliInProcess(['catalogue', 'import', NVD, KEV, '--json'], env);
+      const again = await runCliInProcess(
+        ['catalogue', 'import', '--reason', 'test load', NVD, KEV, '--json'],
+        env,
+      );
       expect(again.code).toBe(0);
       expect(json(again)).toMatchObject({
         changed: false,

@@ -5,7 +5,8 @@
  * per file and in total. What was stored is read back from the database itself after the process ended.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -145,7 +146,11 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
       mkdirSync(folder);
       writeFileSync(join(folder, '2-list.txt'), MASSCAN_LIST.join('\n') + '\n');
       writeFileSync(join(folder, '1-scan.json'), MASSCAN_JSON.join('\n') + '\n');
-      const result = await runCli(['data', 'import', 'hosts', hosts, folder, '--json'], env, STEP_TIMEOUT_MS);
+      const result = await runCli(
+        ['data', 'import', '--reason', 'test load', 'hosts', hosts, folder, '--json'],
+        env,
+        STEP_TIMEOUT_MS,
+      );
       expect(result.code).toBe(3);
       const summary = json(result);
       expect(summary).toMatchObject({
@@ -174,6 +179,31 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
         last_seen: '2023-11-14T22:13:20.000Z',
       });
       expect(await stored('198.51.100.2:443/tcp')).toMatchObject(SEEN);
+      // The load is recorded on its dataset's stream, with who ran it, why, and each file's hash (ADR 110).
+      expect(summary).toMatchObject({ recorded: { stream: 'data-load-hosts' } });
+      const replayed = await runCli(
+        ['events', 'replay', '--stream', 'data-load-hosts', '--json'],
+        env,
+        STEP_TIMEOUT_MS,
+      );
+      expect(JSON.parse(replayed.stdout)).toMatchObject({
+        type: 'ObservationDataLoaded',
+        actor: 'operator:admin',
+        surface: 'cli',
+        reason: 'test load',
+        data: {
+          outcome: 'completed',
+          datasets: ['hosts'],
+          formats: ['ndjson', 'masscan'],
+          // masscan writes a port and each of its banners apart: 5 records are parts of another one's observation.
+          records: { read: summary.read, written: 13, merged: 5, rejected: 1 },
+          files: [
+            { name: hosts, sha256: createHash('sha256').update(readFileSync(hosts)).digest('hex') },
+            { name: join(folder, '1-scan.json') },
+            { name: join(folder, '2-list.txt') },
+          ],
+        },
+      });
     },
     STEP_TIMEOUT_MS,
   );
@@ -183,7 +213,7 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
     async () => {
       const later = { first_seen: '2025-09-01T00:00:00.000Z', last_seen: '2025-10-01T00:00:00.000Z' };
       const piped = await runCliWithInput(
-        ['data', 'import', 'hosts', '-', '--json'],
+        ['data', 'import', '--reason', 'test load', 'hosts', '-', '--json'],
         `${host(1, { product: 'caddy', ...later })}\n`,
         env,
       );
@@ -191,7 +221,11 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
       expect(await stored('198.51.100.1:443/tcp')).toEqual(
         JSON.parse(host(1, { product: 'caddy', first_seen: SEEN.first_seen, last_seen: later.last_seen })),
       );
-      const text = await runCliWithInput(['data', 'import', 'hosts', '-'], 'not a known format\n', env);
+      const text = await runCliWithInput(
+        ['data', 'import', '--reason', 'test load', 'hosts', '-'],
+        'not a known format\n',
+        env,
+      );
       expect(text.code).toBe(1);
       expect(text.stderr).toContain('standard input: no format recognizes this content');
     },

@@ -162,7 +162,9 @@ describe.each(SQL_KINDS)(
         OPERATOR_CREDENTIAL: generateOperatorCredential().credential,
       });
       expect(wrong.code).toBe(77);
-      expect(wrong.stderr).toBe('refused: the operator credential is not valid (from OPERATOR_CREDENTIAL)\n');
+      expect(wrong.stderr).toBe(
+        'refused: the operator credential is not valid (from OPERATOR_CREDENTIAL) (operator_credential_refused)\n',
+      );
       // Nothing rotated: no record, no retired key, the key in DATA_DIR unchanged.
       const { code, report } = await verify();
       expect(code).toBe(0);

@@ -12,8 +12,9 @@ import { runCliInProcess } from '../support/cli-in-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { freshDataDir } from '../support/pglite-template.js';
 import { runCli, type CliResult } from '../support/processes.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const RECOG = join(process.cwd(), '..', 'shared', 'data', 'recog');
+const RECOG = join(SHARED_DATA, 'recog');
 const SSH = join(RECOG, 'ssh_banners.xml');
 const DATABASES = 11;
 const EXAMPLES = 3322;
@@ -52,14 +53,20 @@ for (const kind of ['pglite', 'postgres'] as const) {
     it(
       'imports every database by file name; the same files again change nothing; list shows them',
       async () => {
-        const first = await runCliInProcess(['fingerprints', 'import', RECOG, '--json'], env);
+        const first = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', RECOG, '--json'],
+          env,
+        );
         expect(first.code).toBe(0);
         const report = json(first);
         expect(report).toMatchObject({ files: DATABASES, unchanged: [], unsupported: [] });
         expect(report.changed).toHaveLength(DATABASES);
         expect(report.fingerprints).toBe(2259);
 
-        const again = await runCliInProcess(['fingerprints', 'import', SSH, '--json'], env);
+        const again = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', SSH, '--json'],
+          env,
+        );
         expect(json(again)).toMatchObject({ files: 1, changed: [], unchanged: ['ssh_banners.xml'] });
 
         const list = json(await runCliInProcess(['fingerprints', 'list', '--json'], env));
@@ -95,7 +102,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
       async () => {
         const broken = join(scratch, 'broken.xml');
         writeFileSync(broken, '<fingerprints><fingerprint pattern="x"></fingerprints>');
-        const result = await runCliInProcess(['fingerprints', 'import', SSH, broken, '--json'], env);
+        const result = await runCliInProcess(
+          ['fingerprints', 'import', '--reason', 'test load', SSH, broken, '--json'],
+          env,
+        );
         expect(result.code).toBe(3);
         expect(json(result)).toMatchObject({ error: 'malformed_file', written: false });
         expect(String(json(result).reason)).toContain('broken.xml');
@@ -117,7 +127,9 @@ for (const kind of ['pglite', 'postgres'] as const) {
         );
         const file = join(scratch, 'ssh_banners.xml');
         writeFileSync(file, edited);
-        const imported = json(await runCliInProcess(['fingerprints', 'import', file, '--json'], env));
+        const imported = json(
+          await runCliInProcess(['fingerprints', 'import', '--reason', 'test load', file, '--json'], env),
+        );
         expect(imported).toMatchObject({ changed: ['ssh_banners.xml'], unchanged: [] });
 
         // The built CLI as a process: the exit status the shell sees.

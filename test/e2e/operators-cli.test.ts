@@ -151,7 +151,9 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('operator credentials (%
 
     const wrong = await cli(create, { OPERATOR_CREDENTIAL: generateOperatorCredential().credential });
     expect(wrong.code).toBe(77);
-    expect(wrong.stderr).toBe('refused: the operator credential is not valid (from OPERATOR_CREDENTIAL)\n');
+    expect(wrong.stderr).toBe(
+      'refused: the operator credential is not valid (from OPERATOR_CREDENTIAL) (operator_credential_refused)\n',
+    );
 
     const malformed = await cli(create, { OPERATOR_CREDENTIAL: 'opc_not-a-credential' });
     expect(malformed.code).toBe(2);

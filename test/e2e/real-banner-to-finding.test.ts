@@ -13,9 +13,9 @@ import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/accoun
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import { runCli, type CliResult } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-// The samples beside the project (SHARED_DATA names another place, e.g. from a worktree).
-const DATA = process.env.SHARED_DATA ?? join(process.cwd(), '..', 'shared', 'data');
+const DATA = SHARED_DATA;
 const STEP_TIMEOUT_MS = 240_000;
 const SSH_HOST = '172.17.0.3:22/tcp';
 const OPENSSH_72P2 = 'cpe:2.3:a:openbsd:openssh:7.2p2:*:*:*:*:*:*:*';
@@ -52,12 +52,16 @@ describe('a real banner through import to a cve: hit and an enrichment finding (
     'the operator loads fingerprints, the catalogue and zgrab2 output with the CLI',
     async () => {
       const fingerprints = succeeded(
-        await runCli(['fingerprints', 'import', join(DATA, 'recog'), '--json'], env, STEP_TIMEOUT_MS),
+        await runCli(
+          ['fingerprints', 'import', '--reason', 'test load', join(DATA, 'recog'), '--json'],
+          env,
+          STEP_TIMEOUT_MS,
+        ),
       );
       expect(fingerprints.stdout).toContain('ssh_banners.xml');
       succeeded(
         await runCli(
-          ['catalogue', 'import', join(DATA, 'nvd'), join(DATA, 'kev'), '--json'],
+          ['catalogue', 'import', '--reason', 'test load', join(DATA, 'nvd'), join(DATA, 'kev'), '--json'],
           env,
           STEP_TIMEOUT_MS,
         ),
@@ -67,6 +71,8 @@ describe('a real banner through import to a cve: hit and an enrichment finding (
           [
             'data',
             'import',
+            '--reason',
+            'test load',
             'auto',
             join(DATA, 'zgrab2', 'ssh-ssh.json'),
             join(DATA, 'zgrab2', 'http-http.json'),

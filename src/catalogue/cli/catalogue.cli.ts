@@ -1,9 +1,17 @@
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import {
+  checkLoadReason,
+  dataLoadEnvelope,
+  LOAD_REASON_HELP,
+  recordDataLoad,
+} from '../../data-loads/cli/record-data-load.js';
+import type { RecordDataLoad } from '../../data-loads/domain/data-load.js';
 import { startProgress, type Progress } from '../../platform/cli/progress.js';
 import {
   surveyCataloguePaths,
   type CatalogueIndexStatus,
+  type CatalogueSurvey,
   type ImportProgress,
   type ImportReport,
 } from '../catalogue-service.js';
@@ -27,10 +35,12 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
         'files or folders (recursively, *.json); re-importing the same files changes nothing',
     )
     .argument('<paths...>', 'files or folders')
+    .option('--reason <text>', LOAD_REASON_HELP)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (paths: string[], options: { json?: boolean }) => {
+      action(runtime, async (paths: string[], options: { reason?: string; json?: boolean }) => {
         const json = Boolean(options.json);
+        checkLoadReason('catalogue import', options.reason);
         const bars = new Map<ImportProgress['phase'], Progress>();
         const labels = {
           read: 'reading files',
@@ -57,13 +67,29 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
           // Every file is read and validated before the database is opened: a malformed file is refused without
           // touching (or waiting for) the store.
           const survey = await surveyCataloguePaths(paths, onProgress);
+          const envelope = await dataLoadEnvelope(runtime, 'catalogue import', options.reason);
           const context = await runtime.open();
-          const report = await context.catalogue.importSurveyed(survey, {
-            observations: context.observations,
-            onProgress,
-          });
+          // The commit is atomic (a failure there writes nothing, and records nothing); the association of hosts
+          // runs after it, so a failure there is recorded as a failed load of a committed catalogue (ADR 110).
+          const committed = await context.catalogue.importSurveyed(survey, { onProgress });
+          let report: ImportReport = committed;
+          if (committed.changed) {
+            try {
+              const associations = await context.catalogue.reindex(context.observations, (done, total) =>
+                onProgress({ phase: 'reindex', done, total }),
+              );
+              report = { ...committed, associations };
+            } catch (error) {
+              for (const bar of bars.values()) bar.stop();
+              await recordDataLoad(runtime, envelope, catalogueLoad(survey, committed, error));
+              throw error;
+            }
+          }
+          const recorded = await recordDataLoad(runtime, envelope, catalogueLoad(survey, report));
           for (const bar of bars.values()) bar.stop();
-          runtime.print(json, report, () => describe(report));
+          runtime.print(json, { ...report, recorded }, () =>
+            [describe(report), `  recorded:   CatalogueLoaded on ${recorded.stream}`].join('\n'),
+          );
           return 0;
         } catch (error) {
           for (const bar of bars.values()) bar.stop();
@@ -128,6 +154,37 @@ export function registerCatalogueCommands(program: Command, runtime: CliRuntime)
         );
       }),
     );
+}
+
+/** What the load event says of a catalogue import; `error` when associating hosts failed after the commit. */
+function catalogueLoad(survey: CatalogueSurvey, report: ImportReport, error?: unknown): RecordDataLoad {
+  const kev = survey.kev;
+  return {
+    type: 'RecordCatalogueLoad',
+    ...(error === undefined
+      ? { outcome: 'completed' as const }
+      : { outcome: 'failed' as const, error: `associating hosts failed: ${messageOf(error)}` }),
+    load: {
+      files: survey.files.map((file) => ({ name: file.path, bytes: file.bytes, sha256: file.sha256 })),
+      kev: kev
+        ? { title: kev.source.title, catalogVersion: kev.source.catalog_version, entries: kev.entries.length }
+        : null,
+      advisories: {
+        read: report.advisories_read,
+        added: report.advisories_added,
+        updated: report.advisories_updated,
+        unchanged: report.advisories_unchanged,
+        older: report.advisories_older,
+      },
+      kevChanged: report.kev_changed,
+      catalogueVersion: report.catalogue.version,
+      associatedObservations: report.associations?.observations ?? null,
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function describeIndex(index: CatalogueIndexStatus): string {

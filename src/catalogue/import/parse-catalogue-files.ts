@@ -4,6 +4,7 @@
  * Every file is parsed and validated before anything is written: a malformed file is reported with its path and
  * the reason, and the import stops without touching the current catalogue.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type {
@@ -37,6 +38,8 @@ export interface ParsedFile {
   readonly path: string;
   readonly advisories: readonly Advisory[];
   readonly kev: KevCatalogue | null;
+  /** Size and SHA-256 of the file's bytes, when it was read from a file (the load event records them). */
+  readonly content?: { readonly bytes: number; readonly sha256: string };
 }
 
 type Json = Record<string, unknown>;
@@ -261,11 +264,14 @@ export async function collectCatalogueFiles(paths: readonly string[]): Promise<s
 }
 
 export async function readCatalogueFile(path: string): Promise<ParsedFile> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     throw new MalformedCatalogueFile(path, `cannot be read (${(error as Error).message})`);
   }
-  return parseCatalogueText(path, text);
+  return {
+    ...parseCatalogueText(path, bytes.toString('utf8')),
+    content: { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+  };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import { dataLoadEnvelope, LOAD_REASON_HELP, recordDataLoad } from '../../data-loads/cli/record-data-load.js';
 import { MalformedRecogDatabase } from '../domain/recog-database.js';
 import type { UnsupportedFingerprint } from '../domain/recog-matcher.js';
 import { readRecogFiles, type FingerprintVerification } from '../fingerprint-service.js';
@@ -21,17 +22,30 @@ export function registerFingerprintCommands(program: Command, runtime: CliRuntim
       'store Recog XML databases (files, or folders of *.xml); re-importing the same files changes nothing',
     )
     .argument('<paths...>', 'Recog XML files or folders')
+    .option('--reason <text>', LOAD_REASON_HELP)
     .option('--json', 'machine-readable output')
     .action(
-      action(runtime, async (paths: string[], options: { json?: boolean }) => {
+      action(runtime, async (paths: string[], options: { reason?: string; json?: boolean }) => {
         const json = Boolean(options.json);
+        const envelope = await dataLoadEnvelope(runtime, 'fingerprints import', options.reason);
         try {
           const files = await readRecogFiles(paths);
           const context = await runtime.open();
           const report = await context.fingerprints.import(files);
-          runtime.print(json, report, () =>
+          // One transaction stored them all (or none): the load is recorded once it is done (ADR 110).
+          const recorded = await recordDataLoad(runtime, envelope, {
+            type: 'RecordFingerprintDatabasesLoad',
+            outcome: 'completed',
+            load: {
+              databases: report.databases,
+              fingerprints: report.fingerprints,
+              unsupported: report.unsupported.length,
+            },
+          });
+          runtime.print(json, { ...report, recorded }, () =>
             [
               `${report.files} databases, ${report.fingerprints} fingerprints: ${report.changed.length} stored, ${report.unchanged.length} unchanged`,
+              `recorded as FingerprintDatabasesLoaded on ${recorded.stream}`,
               ...report.changed.map((name) => `  stored    ${name}`),
               ...report.unchanged.map((name) => `  unchanged ${name}`),
               ...describeUnsupported(report.unsupported),

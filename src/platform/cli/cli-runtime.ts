@@ -52,9 +52,11 @@ export class CliRuntime {
     readonly scope?: string | null;
     readonly reason: string | undefined;
     readonly reasonRequired: boolean;
+    /** What the command changes, in the refusal without a reason (default: moves money or changes access). */
+    readonly changes?: string;
   }): Promise<CommandEnvelope> {
     const reason = options.reasonRequired
-      ? requiredReason(options.reason, options.command)
+      ? requiredReason(options.reason, options.command, options.changes)
       : options.reason?.trim() || undefined;
     if (reason !== undefined) requiredReason(reason, options.command);
     const operator = await this.authenticate();
@@ -203,7 +205,8 @@ export function action<A extends unknown[]>(
       process.exitCode = code ?? 0;
     } catch (error) {
       if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-      else if (error instanceof OperatorRefused) process.stderr.write(`refused: ${error.message}\n`);
+      else if (error instanceof OperatorRefused)
+        process.stderr.write(`refused: ${error.message} (${error.code})\n`);
       else process.stderr.write(`error: ${error instanceof Error ? error.message : describeThrown(error)}\n`);
       process.exitCode =
         error instanceof ConfigError ? 2 : error instanceof OperatorRefused ? error.exitCode : 1;

@@ -27,30 +27,46 @@ export const OPERATOR_REFUSED_EXIT = 77;
 export const REASON_REQUIRED_EXIT = 2;
 export const MAX_REASON_LENGTH = 500;
 
+/** Why an operator command was refused, as a stable code (printed with the message). */
+export type OperatorRefusal = 'operator_credential_refused' | 'reason_required' | 'reason_invalid';
+
 /** An operator command refused before it ran: no valid operator credential, or no reason given. */
 export class OperatorRefused extends Error {
   override readonly name = 'OperatorRefused';
   constructor(
     message: string,
     readonly exitCode: number = OPERATOR_REFUSED_EXIT,
+    readonly code: OperatorRefusal = 'operator_credential_refused',
   ) {
     super(message);
   }
 }
 
-/** The reason of a money-moving or access-changing command: required, one line of at most 500 characters. */
-export function requiredReason(reason: string | undefined, command: string): string {
+/** What a command that needs a reason does, unless it says otherwise. */
+export const MOVES_MONEY_OR_ACCESS = 'moves money or changes access';
+
+/**
+ * The reason of a money-moving, access-changing or data-loading command: required, one line of at most 500
+ * characters. `changes` says what the command changes (in the refusal).
+ */
+export function requiredReason(
+  reason: string | undefined,
+  command: string,
+  changes: string = MOVES_MONEY_OR_ACCESS,
+): string {
   const text = reason?.trim() ?? '';
   if (text === '') {
     throw new OperatorRefused(
-      `${command} moves money or changes access: say why with --reason <text> (recorded on the event)`,
+      `${command} ${changes}: say why with --reason <text> (recorded on the event)`,
       REASON_REQUIRED_EXIT,
+      'reason_required',
     );
   }
   if (text.length > MAX_REASON_LENGTH || /[\r\n]/.test(text)) {
     throw new OperatorRefused(
       `--reason must be one line of at most ${MAX_REASON_LENGTH} characters`,
       REASON_REQUIRED_EXIT,
+      'reason_invalid',
     );
   }
   return text;

@@ -4,6 +4,14 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { action, type CliRuntime } from '../../platform/cli/cli-runtime.js';
+import {
+  checkLoadReason,
+  dataLoadEnvelope,
+  LOAD_REASON_HELP,
+  recordDataLoad,
+} from '../../data-loads/cli/record-data-load.js';
+import type { LoadOutcome, RecordDataLoad } from '../../data-loads/domain/data-load.js';
+import type { RecordedDataLoad } from '../../data-loads/commands/data-load.commands.js';
 import { startProgress } from '../../platform/cli/progress.js';
 import type { ServiceContext } from '../../platform/service-context.js';
 import { DATASETS, isDataset, type Dataset } from '../domain/datasets.js';
@@ -121,7 +129,8 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
         'folders (walked, files in name order) or - (standard input): the format is recognized from the content ' +
         'unless --format names it; valid records are written in atomic batches per dataset, a record seen again ' +
         'moves last_seen (first_seen keeps the earliest); bad items are reported with their file, line and ' +
-        'reason and skipped; --strict writes nothing if any is bad. Exit codes: 0 done, 3 some items rejected, 1 failure',
+        'reason and skipped; --strict writes nothing if any is bad. The load is recorded as an event with the operator, ' +
+        'the reason, each file (SHA-256, bytes) and the counts. Exit codes: 0 done, 3 some items rejected, 1 failure',
     )
     .argument('<dataset>', `${DATASETS.join(', ')}, or auto (each record's own dataset)`)
     .argument('<inputs...>', 'files, folders, or - for standard input')
@@ -136,6 +145,7 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
       'keep product, version and cpe as the input has them (by default, the Recog databases loaded with ' +
         '`fingerprints import` identify them from banners, headers, titles and certificates)',
     )
+    .option('--reason <text>', LOAD_REASON_HELP)
     .option('--json', 'machine-readable output')
     .action(
       action(
@@ -148,9 +158,11 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
             strict?: boolean;
             batchSize: string;
             fingerprints: boolean;
+            reason?: string;
             json?: boolean;
           },
         ) => {
+          checkLoadReason('data import', options.reason);
           if (datasetText !== 'auto' && !isDataset(datasetText))
             throw new Error(`unknown dataset "${datasetText}" (one of ${DATASETS.join(', ')}, or auto)`);
           const format = options.format?.trim().toLowerCase();
@@ -162,6 +174,7 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
           if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
             throw new Error('--batch-size must be from 1 to 10000');
           const json = Boolean(options.json);
+          const envelope = await dataLoadEnvelope(runtime, 'data import', options.reason);
           const context = await runtime.open();
           const index = observationIndexOf(context);
           // With no database loaded the identifier changes nothing, so fingerprinting is on by default.
@@ -169,6 +182,18 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
           const started = performance.now();
           let phase = '';
           const progress = startProgress(`importing into ${datasetText}`, { json, unit: 'bytes' });
+          // Ctrl-C (or a TERM) stops the import between items, so that what it wrote is recorded.
+          const interruption = new AbortController();
+          const interrupt = (signal: NodeJS.Signals) =>
+            interruption.abort(new Error(`interrupted by ${signal}`));
+          process.once('SIGINT', interrupt);
+          process.once('SIGTERM', interrupt);
+          const record = (summary: CollectorImportSummary, outcome: LoadOutcome, error?: string) =>
+            recordDataLoad(
+              runtime,
+              envelope,
+              observationDataLoad(summary, { fingerprinting: options.fingerprints, outcome, error }),
+            );
           try {
             const summary = await importCollected(index, inputs, {
               target: datasetText,
@@ -176,6 +201,7 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
               ...(format ? { format: format as CollectorFormatName } : {}),
               batchSize,
               strict: Boolean(options.strict),
+              signal: interruption.signal,
               onProgress: (p) => {
                 phase = p.phase;
                 progress.update(p.bytesRead, {
@@ -186,23 +212,85 @@ export function registerDataCommands(program: Command, runtime: CliRuntime): voi
             });
             const seconds = (performance.now() - started) / 1000;
             progress.stop();
-            runtime.print(json, importJson(summary, seconds), () => describeImport(summary, seconds));
+            // --strict that found a bad item wrote nothing: like a refused load, it records nothing.
+            const recorded = summary.aborted ? null : await record(summary, 'completed');
+            runtime.print(json, { ...importJson(summary, seconds), recorded }, () =>
+              [describeImport(summary, seconds), ...describeRecorded(recorded)].join('\n'),
+            );
             return summary.rejected > 0 ? 3 : 0;
           } catch (error) {
             progress.stop();
             if (!(error instanceof CollectorImportError)) throw error;
             const seconds = (performance.now() - started) / 1000;
-            runtime.print(json, { ...importJson(error.summary, seconds), error: error.message }, () =>
-              [
-                `error${phase ? ` while ${phase}` : ''}: ${error.message}`,
-                describeImport(error.summary, seconds),
-              ].join('\n'),
+            // A load that stopped before its first write appends nothing; one that wrote says what and why.
+            const recorded =
+              error.summary.batches === 0
+                ? null
+                : await record(
+                    error.summary,
+                    interruption.signal.aborted ? 'interrupted' : 'failed',
+                    error.message,
+                  );
+            runtime.print(
+              json,
+              { ...importJson(error.summary, seconds), error: error.message, recorded },
+              () =>
+                [
+                  `error${phase ? ` while ${phase}` : ''}: ${error.message}`,
+                  describeImport(error.summary, seconds),
+                  ...describeRecorded(recorded),
+                ].join('\n'),
             );
             return 1;
+          } finally {
+            process.off('SIGINT', interrupt);
+            process.off('SIGTERM', interrupt);
           }
         },
       ),
     );
+}
+
+/** What the load event says of a collector import (ADR 110): files with their hashes, counts, never records. */
+function observationDataLoad(
+  summary: CollectorImportSummary,
+  facts: { fingerprinting: boolean; outcome: LoadOutcome; error: string | undefined },
+): RecordDataLoad {
+  const sum = (counts: DatasetCounts) => totalImported(counts);
+  return {
+    type: 'RecordObservationDataLoad',
+    outcome: facts.outcome,
+    ...(facts.error !== undefined ? { error: facts.error } : {}),
+    load: {
+      target: summary.target,
+      datasets: Object.entries(summary.imported)
+        .filter(([, count]) => (count ?? 0) > 0)
+        .map(([dataset]) => dataset),
+      formats: [...new Set(summary.files.map((file) => file.format))],
+      files: summary.files.map((file) => ({
+        name: file.file,
+        format: file.format,
+        bytes: file.bytes,
+        sha256: file.sha256,
+        read: file.read,
+        written: sum(file.imported),
+        rejected: file.rejected,
+      })),
+      records: {
+        read: summary.read,
+        written: sum(summary.imported),
+        merged: summary.merged,
+        rejected: summary.rejected,
+        refused: sum(summary.refused),
+      },
+      fingerprinting: facts.fingerprinting,
+      strict: summary.strict,
+    },
+  };
+}
+
+function describeRecorded(recorded: RecordedDataLoad | null): string[] {
+  return recorded ? [`recorded as ObservationDataLoaded on ${recorded.stream}`] : [];
 }
 
 /**
@@ -298,6 +386,7 @@ function importJson(summary: CollectorImportSummary, seconds: number): Record<st
     read: summary.read,
     imported,
     imported_by_dataset: summary.imported,
+    merged: summary.merged,
     rejected: summary.rejected,
     refused: summary.refused,
     refused_reasons: summary.refusedReasons,
@@ -315,6 +404,8 @@ function importJson(summary: CollectorImportSummary, seconds: number): Record<st
       imported_by_dataset: file.imported,
       rejected: file.rejected,
       refused: file.refused,
+      bytes: file.bytes,
+      sha256: file.sha256,
       problems: summary.problems.filter((problem) => problem.file === file.file),
     })),
     problems: summary.problems,

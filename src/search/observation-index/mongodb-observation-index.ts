@@ -34,6 +34,7 @@ import {
   type ObservationQuery,
   type ObservationRecord,
   type ObservationWriteOptions,
+  type ObservationWriteResult,
   type SearchPage,
 } from './observation-index.port.js';
 import {
@@ -163,23 +164,27 @@ export class MongoObservationIndex implements ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
-  ): Promise<void> {
+  ): Promise<ObservationWriteResult> {
     const seen = options.seen ?? 'replace';
     const observations = normalizeBatch(dataset, records, seen);
-    if (observations.length === 0) return;
+    if (observations.length === 0) return { inserted: 0, updated: 0 };
     const upsert = seen === 'merge' ? observationMerge : observationUpsert;
     const operations = observations.map((observation) => upsert(toStored(dataset, observation)));
     const session = this.client.startSession();
+    let inserted = 0;
     try {
       await session.withTransaction(
         async () => {
-          await this.collection(dataset).bulkWrite(operations, { session, ordered: true });
+          // An upsert that found no document inserted one; a retried transaction counts again from zero.
+          inserted = (await this.collection(dataset).bulkWrite(operations, { session, ordered: true }))
+            .upsertedCount;
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' }, readPreference: 'primary' },
       );
     } finally {
       await session.endSession();
     }
+    return { inserted, updated: observations.length - inserted };
   }
 
   async getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {

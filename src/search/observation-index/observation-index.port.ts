@@ -85,6 +85,19 @@ export interface ObservationWriteOptions {
   readonly seen?: 'replace' | 'merge';
 }
 
+/** What a write did, in stored observations (records of one id in one batch are one observation). */
+export interface ObservationWriteResult {
+  /** Observations of an id not stored before. */
+  readonly inserted: number;
+  /** Stored observations replaced or merged into. */
+  readonly updated: number;
+}
+
+/** writeMerged's answer: the merged rows (id, seen dates and the fields asked) and what the write did. */
+export interface MergedWrite extends ObservationWriteResult {
+  readonly records: ObservationRecord[];
+}
+
 export interface ObservationIndex {
   readonly kind: string;
   /** Creates tables (collections) and indexes; idempotent. */
@@ -92,13 +105,13 @@ export interface ObservationIndex {
   /**
    * Upserts records by id, atomically per call (a batch is all or nothing). Every record is validated first
    * (InvalidObservationRecord): one invalid record and nothing is written. `options.seen`: see
-   * ObservationWriteOptions.
+   * ObservationWriteOptions. Answers how many observations were new and how many were stored already.
    */
   write(
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options?: ObservationWriteOptions,
-  ): Promise<void>;
+  ): Promise<ObservationWriteResult>;
   /**
    * Optional: `write(dataset, records, { seen: 'merge' })` that also answers, for every id written, the stored
    * record after the merge reduced to id, first_seen, last_seen and these top-level `fields` (those it has): what
@@ -108,7 +121,7 @@ export interface ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     fields: readonly string[],
-  ): Promise<ObservationRecord[]>;
+  ): Promise<MergedWrite>;
   count(dataset: Dataset): Promise<number>;
   get(dataset: Dataset, id: string): Promise<ObservationRecord | null>;
   /** The stored records of these ids (those that exist), in no particular order: one query. */

@@ -34,10 +34,12 @@ import {
   totalFromPage,
   type Facets,
   type FacetValue,
+  type MergedWrite,
   type ObservationIndex,
   type ObservationQuery,
   type ObservationRecord,
   type ObservationWriteOptions,
+  type ObservationWriteResult,
   type SearchPage,
 } from './observation-index.port.js';
 import {
@@ -113,37 +115,45 @@ export class PostgresObservationIndex implements ObservationIndex {
     dataset: Dataset,
     records: readonly ObservationRecord[],
     options: ObservationWriteOptions = {},
-  ): Promise<void> {
-    await this.upsert(dataset, records, options.seen ?? 'replace');
+  ): Promise<ObservationWriteResult> {
+    const { rows, observations } = await this.upsert<{ inserted: number }>(
+      dataset,
+      records,
+      options.seen ?? 'replace',
+      countedWriteSql,
+    );
+    const inserted = rows.reduce((sum, row) => sum + Number(row.inserted ?? 0), 0);
+    return { inserted, updated: observations - inserted };
   }
 
   async writeMerged(
     dataset: Dataset,
     records: readonly ObservationRecord[],
     fields: readonly string[],
-  ): Promise<ObservationRecord[]> {
+  ): Promise<MergedWrite> {
     // The merge statement answers the merged rows: no second statement reads them back.
-    const rows = await this.upsert<{ doc: ObservationRecord }>(
+    const { rows, observations } = await this.upsert<{ doc: ObservationRecord; inserted: boolean }>(
       dataset,
       records,
       'merge',
-      `RETURNING ${storedFieldsSql(fields)} AS doc`,
+      (upsert) =>
+        `${upsert}\n          RETURNING ${storedFieldsSql(fields)} AS doc, (o.xmax = 0) AS inserted`,
     );
-    return rows.map((row) => row.doc);
+    const inserted = rows.filter((row) => row.inserted).length;
+    return { records: rows.map((row) => row.doc), inserted, updated: observations - inserted };
   }
 
-  /** One transaction of upserts of the normalized batch, answering the rows of `returning` when given. */
+  /** One transaction of upserts of the normalized batch, each chunk's statement made by `statement`. */
   private async upsert<R>(
     dataset: Dataset,
     records: readonly ObservationRecord[],
     seen: 'replace' | 'merge',
-    returning?: string,
-  ): Promise<R[]> {
+    statement: (upsert: string) => string,
+  ): Promise<{ rows: R[]; observations: number }> {
     const observations = normalizeBatch(dataset, records, seen);
-    if (observations.length === 0) return [];
-    const upsert = seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset);
-    const sql = returning ? `${upsert}\n          ${returning}` : upsert;
-    return this.db.transaction(async (tx) => {
+    if (observations.length === 0) return { rows: [], observations: 0 };
+    const sql = statement(seen === 'merge' ? mergeUpsertSql(dataset) : upsertSql(dataset));
+    const rows = await this.db.transaction(async (tx) => {
       const answered: R[] = [];
       for (let start = 0; start < observations.length; start += this.writeChunk) {
         const chunk = writeRows(dataset, observations.slice(start, start + this.writeChunk));
@@ -151,6 +161,7 @@ export class PostgresObservationIndex implements ObservationIndex {
       }
       return answered;
     });
+    return { rows, observations: observations.length };
   }
 
   async getMany(dataset: Dataset, ids: readonly string[]): Promise<ObservationRecord[]> {
@@ -349,4 +360,10 @@ function storedFieldsSql(fields: readonly string[]): string {
 /** A string literal for DDL (COMMENT takes no parameters). */
 function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** An upsert that answers how many rows it inserted: a row inserted (not updated) has no xmax yet. */
+function countedWriteSql(upsert: string): string {
+  return `WITH written AS (${upsert} RETURNING (o.xmax = 0) AS inserted)
+          SELECT count(*) FILTER (WHERE inserted)::int AS inserted FROM written`;
 }

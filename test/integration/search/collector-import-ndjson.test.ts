@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATASETS, type Dataset } from '../../../src/search/domain/datasets.js';
@@ -22,15 +24,11 @@ import type {
 } from '../../../src/search/observation-index/observation-index.port.js';
 import { PostgresObservationIndex } from '../../../src/search/observation-index/postgres-observation-index.js';
 import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../../support/databases.js';
+import { SHARED_DATA } from '../../support/shared-data.js';
 
 const SEEN = { first_seen: '2025-05-01T00:00:00Z', last_seen: '2025-06-01T00:00:00Z' };
 /** The real LeakIX sample, pretty-printed as published (read in place, never copied). */
-// The samples beside the project (SHARED_DATA names another place, e.g. from a worktree).
-const LEAKIX_SAMPLE = join(
-  process.env.SHARED_DATA ?? join(process.cwd(), '..', 'shared', 'data'),
-  'leakix',
-  'l9event.json',
-);
+const LEAKIX_SAMPLE = join(SHARED_DATA, 'leakix', 'l9event.json');
 const LEAKIX_FINGERPRINT = 'e998e371dd4678c9113e196bc5e4a5e901455750c6dbc9985c84403b91055260';
 
 function host(octet: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -93,7 +91,18 @@ describe.each(SQL_KINDS)('importCollected with NDJSON and pretty-printed JSON (%
       problemsTruncated: false,
     });
     expect(summary.files).toEqual([
-      { file: path, format: 'ndjson', read: 8, blank: 1, imported: { hosts: 4 }, rejected: 4, refused: {} },
+      {
+        file: path,
+        format: 'ndjson',
+        read: 8,
+        blank: 1,
+        imported: { hosts: 4 },
+        rejected: 4,
+        refused: {},
+        // What the load event records of the file: every byte read, and their hash.
+        bytes: statSync(path).size,
+        sha256: createHash('sha256').update(readFileSync(path)).digest('hex'),
+      },
     ]);
     expect(summary.problems.map((p) => [p.file, p.line])).toEqual([
       [path, 2],
@@ -174,7 +183,7 @@ describe.each(SQL_KINDS)('importCollected with NDJSON and pretty-printed JSON (%
       write: async (dataset: Dataset, records: readonly ObservationRecord[], options) => {
         // The store refuses the second batch as a whole, as a failed transaction does.
         if (++calls === 2) throw new Error('connection reset');
-        await index.write(dataset, records, options);
+        return index.write(dataset, records, options);
       },
     };
     const error = await importCollected(failing, [path], { target: 'hosts', batchSize: 2 }).catch(

@@ -231,7 +231,7 @@ describe.each(SQL_KINDS)('importCollected into the PostgreSQL observation index 
     const failing = {
       write: async (dataset: Dataset, records: readonly never[]) => {
         if (++calls === 2) throw new Error('connection reset');
-        await index.write(dataset, records, { seen: 'merge' });
+        return index.write(dataset, records, { seen: 'merge' });
       },
     };
     const error = await importCollected(failing, [path], { target: 'hosts', batchSize: 2 }).catch(

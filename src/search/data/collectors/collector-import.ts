@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import { DATASETS, type Dataset } from '../../domain/datasets.js';
@@ -90,6 +91,9 @@ export interface FileImportSummary {
   rejected: number;
   /** Records of another dataset than the one named (not written). */
   refused: DatasetCounts;
+  /** Bytes read from the input, and their SHA-256 once it was read to its end (null before). */
+  bytes: number;
+  sha256: string | null;
 }
 
 export interface CollectorImportSummary {
@@ -98,6 +102,8 @@ export interface CollectorImportSummary {
   read: number;
   blank: number;
   imported: DatasetCounts;
+  /** Of the records imported, those merged into an observation stored before (or into one of their batch). */
+  merged: number;
   rejected: number;
   refused: DatasetCounts;
   /** Why records of other datasets were refused, once per dataset. */
@@ -201,6 +207,7 @@ export async function importCollected(
     read: 0,
     blank: 0,
     imported: {},
+    merged: 0,
     rejected: 0,
     refused: {},
     refusedReasons: {},
@@ -212,7 +219,7 @@ export async function importCollected(
   };
 
   const run = async (phase: CollectorImportProgress['phase'], write: boolean): Promise<void> => {
-    summary.read = summary.blank = summary.rejected = summary.batches = 0;
+    summary.read = summary.blank = summary.rejected = summary.batches = summary.merged = 0;
     summary.imported = {};
     summary.refused = {};
     summary.problems = [];
@@ -257,8 +264,9 @@ export async function importCollected(
       writing.catch(() => undefined);
     };
     const store = async (dataset: Dataset, batch: readonly Pending[]) => {
+      let written;
       try {
-        await index.write(
+        written = await index.write(
           dataset,
           batch.map((pending) => pending.record),
           { seen: 'merge' },
@@ -271,6 +279,7 @@ export async function importCollected(
           { cause: error },
         );
       }
+      summary.merged += batch.length - written.inserted;
       for (const pending of batch) {
         summary.imported[dataset] = (summary.imported[dataset] ?? 0) + 1;
         pending.file.imported[dataset] = (pending.file.imported[dataset] ?? 0) + 1;
@@ -317,6 +326,8 @@ export async function importCollected(
           imported: {},
           rejected: 0,
           refused: {},
+          bytes: 0,
+          sha256: null,
         };
         current = file;
         summary.files.push(file);
@@ -326,9 +337,10 @@ export async function importCollected(
           ...(target === 'auto' ? {} : { dataset: target }),
         };
         const countBytes = (bytes: number) => (bytesRead += bytes);
+        const chunks = () => hashedChunks(input.chunks(), file);
         if (format.unit === 'file') {
           throwIfInterrupted(options.signal, `import interrupted before ${source.path}`, summary);
-          const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
+          const whole = await readWhole(chunks(), MAX_FILE_ITEM_BYTES, countBytes);
           summary.read++;
           file.read++;
           if (!whole) reject(file, undefined, `larger than ${MAX_FILE_ITEM_BYTES} bytes`);
@@ -339,7 +351,7 @@ export async function importCollected(
           continue;
         }
         if (isPrettyPrintedJson(input.head)) {
-          const whole = await readWhole(input.chunks(), MAX_FILE_ITEM_BYTES, countBytes);
+          const whole = await readWhole(chunks(), MAX_FILE_ITEM_BYTES, countBytes);
           if (!whole) {
             summary.read++;
             file.read++;
@@ -360,7 +372,7 @@ export async function importCollected(
           progress();
           continue;
         }
-        for await (const line of linesOf(input.chunks(), MAX_LINE_BYTES, countBytes)) {
+        for await (const line of linesOf(chunks(), MAX_LINE_BYTES, countBytes)) {
           if ('tooLong' in line) {
             summary.read++;
             file.read++;
@@ -412,8 +424,29 @@ export async function importCollected(
         );
     }
   }
-  await run('importing', true);
+  try {
+    await run('importing', true);
+  } catch (error) {
+    // Stopped after writing: the caller learns what was stored (a load event records it, ADR 110).
+    if (error instanceof CollectorImportError || summary.batches === 0) throw error;
+    throw new CollectorImportError(
+      `import stopped: ${error instanceof Error ? error.message : String(error)}`,
+      summary,
+      { cause: error },
+    );
+  }
   return summary;
+}
+
+/** The chunks of an input, counted and hashed into its summary as they pass (the load event records both). */
+async function* hashedChunks(chunks: AsyncIterable<Buffer>, file: FileImportSummary): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    file.bytes += chunk.length;
+    yield chunk;
+  }
+  file.sha256 = hash.digest('hex');
 }
 
 /** The records of one item; a thrown refusal (or any error of a parser) rejects the item as a whole. */
