@@ -20,7 +20,7 @@ import { ServiceError } from '../platform/errors/service-error.js';
 import { toErrorResponse } from '../platform/http/error-response.js';
 import { sendError } from '../platform/http/http-error.filter.js';
 import { publicOrigin } from '../platform/http/public-origin.js';
-import { McpEndpoint } from './mcp-endpoint.js';
+import { McpEndpointLoader } from './mcp-endpoint-loader.js';
 
 /** The endpoint's path, and the path of its protected resource metadata (RFC 9728: the resource's path appended). */
 export const MCP_PATH = '/mcp';
@@ -69,7 +69,7 @@ export class McpChallengeFilter implements ExceptionFilter {
 @Controller('mcp')
 export class McpController {
   constructor(
-    @Inject(McpEndpoint) private readonly endpoint: McpEndpoint,
+    @Inject(McpEndpointLoader) private readonly endpoint: McpEndpointLoader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -80,7 +80,8 @@ export class McpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.endpoint.handle(principal, request, reply, publicOrigin(this.config, request));
+    const endpoint = await this.endpoint.endpoint();
+    await endpoint.handle(principal, request, reply, publicOrigin(this.config, request));
   }
 
   // Stateless: no stream to resume at GET and no session to end at DELETE (Streamable HTTP allows 405 for both).

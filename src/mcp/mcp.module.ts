@@ -15,7 +15,7 @@ import { CLOCK, type Clock } from '../platform/clock/clock.js';
 import { createValidationPipe } from '../platform/http/validation.js';
 import { SearchHandler } from '../search/http/search-handler.js';
 import { SearchModule } from '../search/search.module.js';
-import { McpEndpoint } from './mcp-endpoint.js';
+import { McpEndpointLoader } from './mcp-endpoint-loader.js';
 import { McpChallengeFilter, McpController } from './mcp.controller.js';
 
 /** The version tools/list's server reports: the API's major version. */
@@ -29,7 +29,7 @@ const MCP_SERVER_VERSION = '2';
     PersonalCredentials,
     McpChallengeFilter,
     {
-      provide: McpEndpoint,
+      provide: McpEndpointLoader,
       inject: [
         SearchHandler,
         EnrichmentHandler,
@@ -52,7 +52,7 @@ const MCP_SERVER_VERSION = '2';
         clock: Clock,
         credentials: PersonalCredentials,
       ) =>
-        new McpEndpoint(
+        new McpEndpointLoader(
           { search, enrichment, credits, commands, exportEstimates, exportQueries, exportPool, clock },
           credentials,
           createValidationPipe(),

@@ -11,7 +11,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import Provider, { errors, type Adapter, type OidcContext } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Adapter, OidcContext } from 'oidc-provider';
 import { createHmac } from 'node:crypto';
 import { SERVICE_SCOPE } from '../../platform/auth/access.js';
 import { OAuthIssuers } from '../../platform/auth/oauth-issuers.js';
@@ -45,6 +46,19 @@ export interface AuthorizationServerPorts {
   readonly clock: Clock;
 }
 
+type OidcProviderModule = typeof import('oidc-provider');
+let oidcModule: Promise<OidcProviderModule> | undefined;
+let oidc: OidcProviderModule | undefined;
+
+/**
+ * oidc-provider (Koa and its stack under it) is loaded by the first OAuth request, not by every start of the
+ * service and of each CLI command: about 0.4 s of CPU a process that most processes never need.
+ */
+async function loadOidcProvider(): Promise<OidcProviderModule> {
+  oidc ??= await (oidcModule ??= import('oidc-provider'));
+  return oidc;
+}
+
 export class AuthorizationServer {
   private readonly providers = new Map<string, Provider>();
   private readonly logger = new Logger('AuthorizationServer');
@@ -52,20 +66,26 @@ export class AuthorizationServer {
   constructor(private readonly ports: AuthorizationServerPorts) {}
 
   /** The provider whose issuer is `issuer` (one per origin the service is reached at; one with PUBLIC_URL). */
-  providerFor(issuer: string): Provider {
+  async providerFor(issuer: string): Promise<Provider> {
     let provider = this.providers.get(issuer);
     if (!provider) {
-      provider = this.create(issuer);
+      const { default: OidcProvider, errors } = await loadOidcProvider();
+      // Another request may have created it while the module loaded.
+      provider = this.providers.get(issuer) ?? this.create(issuer, OidcProvider, errors);
       this.providers.set(issuer, provider);
       this.ports.issuers.remember(issuer);
     }
     return provider;
   }
 
-  private create(issuer: string): Provider {
+  private create(
+    issuer: string,
+    OidcProvider: OidcProviderModule['default'],
+    errors: OidcProviderModule['errors'],
+  ): Provider {
     const { store, secrets, accounts } = this.ports;
     const resources = OAuthIssuers.resourcesOf(issuer);
-    const provider: Provider = new Provider(issuer, {
+    const provider: Provider = new OidcProvider(issuer, {
       adapter: (model: string) =>
         model === 'Grant' ? this.grantAdapter(store.adapterFor(model)) : store.adapterFor(model),
       jwks: { keys: [secrets.jwtPrivateJwk] },
@@ -224,7 +244,7 @@ export class AuthorizationServer {
       ...adapter,
       destroy: async (grantId: string) => {
         const grant = await adapter.find(grantId);
-        const ctx = Provider.ctx;
+        const ctx = oidc?.default.ctx;
         if (grant && ctx && typeof grant.accountId === 'string' && typeof grant.clientId === 'string') {
           const envelope = this.envelope(ctx, grant.accountId, grant.clientId);
           if (ctx.oidc.route === 'token') {
@@ -255,7 +275,8 @@ export class AuthorizationServer {
 
 /** An OAuth `invalid_grant` whose description is the service's reason (oidc-provider's own says only "invalid"). */
 function refusal(reason: string): Error {
-  return new errors.CustomOIDCProviderError('invalid_grant', reason);
+  // Only called inside the provider's own callbacks: the module is loaded.
+  return new oidc!.errors.CustomOIDCProviderError('invalid_grant', reason);
 }
 
 /** The access token model fields the customizer reads. */

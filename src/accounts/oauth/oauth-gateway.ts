@@ -68,7 +68,7 @@ export class OAuthGateway implements RawHttpRoutes {
     raw[REQUEST_ID] = String(request.id);
     response.setHeader('x-request-id', String(request.id));
     try {
-      const provider = this.server.providerFor(publicOrigin(this.ports.config, request));
+      const provider = await this.server.providerFor(publicOrigin(this.ports.config, request));
       const [path = '', query] = (raw.url ?? '').split('?', 2);
       if (path.startsWith(INTERACTION_PREFIX)) {
         await this.interaction(provider, request, response, path.slice(INTERACTION_PREFIX.length));
