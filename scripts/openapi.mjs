@@ -4,12 +4,14 @@
  * `npm run build` first) on a throwaway embedded database, without listening on any port.
  *
  *   node scripts/openapi.mjs out.json   writes the document
- *   node scripts/openapi.mjs --lint     lints it with Redocly (rules and reasons in redocly.yaml); exits non-zero
- *                                       on any error. Offline: no telemetry, no update check.
+ *   node scripts/openapi.mjs --lint     lints it with Redocly (rules and reasons in redocly.yaml) and checks that
+ *                                       the console's API types match it; exits non-zero on any error. Offline:
+ *                                       no telemetry, no update check.
+ *   node scripts/openapi.mjs --console-types   writes the console's API types (console/src/api/schema.d.ts)
  */
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,9 +25,10 @@ const { serviceComposition } = await import(new URL('composition/service-composi
 const { AppModule } = await import(new URL('app.module.js', dist).href);
 
 const lint = process.argv[2] === '--lint';
-const target = lint ? undefined : process.argv[2];
-if (!lint && !target) {
-  process.stderr.write('usage: node scripts/openapi.mjs <out.json> | --lint\n');
+const consoleTypes = process.argv[2] === '--console-types';
+const target = lint || consoleTypes ? undefined : process.argv[2];
+if (!lint && !consoleTypes && !target) {
+  process.stderr.write('usage: node scripts/openapi.mjs <out.json> | --lint | --console-types\n');
   process.exit(2);
 }
 
@@ -49,6 +52,21 @@ try {
   }
   const file = target ?? join(scratch, 'openapi.json');
   writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  if (lint || consoleTypes) {
+    // The console's API types come from this document, so the console cannot drift from the API (issue 19).
+    const typesFile = new URL('../console/src/api/schema.d.ts', import.meta.url);
+    const { default: openapiTS, astToString } = await import('openapi-typescript');
+    const header =
+      "// Generated from the service's OpenAPI document by `npm run console:types`; do not edit.\n";
+    const types = header + astToString(await openapiTS(document, { alphabetize: true }));
+    if (consoleTypes) writeFileSync(typesFile, types);
+    else if (!existsSync(typesFile) || readFileSync(typesFile, 'utf8') !== types) {
+      process.stderr.write(
+        'console/src/api/schema.d.ts does not match the OpenAPI document: run `npm run console:types`\n',
+      );
+      status = 1;
+    }
+  }
   if (lint) {
     const result = spawnSync(
       process.execPath,
@@ -64,7 +82,7 @@ try {
         cwd: new URL('..', import.meta.url).pathname,
       },
     );
-    status = result.status ?? 1;
+    status = status || (result.status ?? 1);
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

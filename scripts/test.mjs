@@ -141,12 +141,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 async function main() {
   const shardsWanted =
     process.env.TEST_SHARDS === '2' || (args.length === 0 && process.env.TEST_SHARDS !== '1');
+  // The console's component tests (Vitest, jsdom: about a second) run with every full run.
+  const componentCode = args.length === 0 ? await runConsoleComponentTests() : 0;
   const firstUrl = await serverFor(first);
   // CI has a second server; elsewhere one is started, so a laptop runs two shards as CI does.
   const secondUrl = shardsWanted ? await serverFor(second) : undefined;
-  if (!secondUrl) return run(args, { TEST_DATABASE_URL: firstUrl }, null);
+  if (!secondUrl) return (await run(args, { TEST_DATABASE_URL: firstUrl }, null)) || componentCode;
   // Build once: both shards' global setups would otherwise write dist/ at the same time.
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build:all', '--silent'], { stdio: 'inherit' });
   process.stdout.write(`two shards: ${new URL(firstUrl).host} and ${new URL(secondUrl).host}\n`);
   const durations = [1, 2].map((shard) => `dist/test-durations-${shard}.json`);
   for (const file of durations) rmSync(file, { force: true });
@@ -160,7 +162,21 @@ async function main() {
     ),
   );
   writeShardTimes(durations);
-  return codes.some((code) => code !== 0) ? 1 : 0;
+  return codes.some((code) => code !== 0) || componentCode !== 0 ? 1 : 0;
+}
+
+function runConsoleComponentTests() {
+  return new Promise((resolve) => {
+    const child = spawn('node_modules/.bin/vitest', ['run', '--config', 'console/vite.config.ts'], {
+      env,
+      stdio: 'inherit',
+    });
+    children.add(child);
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
 }
 
 /** Both shards' suite times in one file (dist/test-durations.json), for scripts/durations.mjs; each shard's total. */

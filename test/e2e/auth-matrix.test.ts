@@ -382,6 +382,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     status: 204,
     params: async () => ({ tokenId: (await recordedToken(fixture.main.accountId)).tokenId }),
   },
+  'GET /api/v2/auth/session': { status: 200 },
   'GET /api/v2/auth/credits': { status: 200 },
   'GET /api/v2/auth/credits/usage': { status: 200 },
   'POST /api/v2/common/data/search': {

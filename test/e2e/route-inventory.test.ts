@@ -52,6 +52,7 @@ const EXPECTED_ROUTES = [
   'GET /.well-known/oauth-protected-resource public oauth.metadata',
   'GET /.well-known/oauth-protected-resource/mcp public oauth.metadata',
   'DELETE /api/v2/auth/keys/:keyId session keys.manage',
+  'GET /api/v2/auth/session session account.read',
   'GET /api/v2/auth/credits session credits.read',
   'GET /api/v2/auth/credits/usage session credits.read',
   'GET /api/v2/auth/keys session keys.manage',

@@ -20,5 +20,5 @@ export default function globalSetup() {
   // Where test/support/pglite-template.ts keeps this run's embedded database templates (global-teardown.js).
   process.env.PGLITE_TEMPLATE_DIR ??= mkdtempSync(join(tmpdir(), 'pglite-template-'));
   if (process.env.TEST_SKIP_BUILD === '1') return;
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build:all', '--silent'], { stdio: 'inherit' });
 }

@@ -29,6 +29,18 @@ export const SIGNED_IN = component(
   }),
 );
 
+export const CURRENT_SESSION = component(
+  'CurrentSession',
+  object({
+    account_id: string(),
+    email: string(),
+    plan: string(),
+    organization_id: nullable(
+      string({ description: 'the organization this session is restricted to; null in the personal context' }),
+    ),
+  }),
+);
+
 const API_KEY_FIELDS = {
   id: string(),
   prefix: string({ description: 'the start of the key, to recognise it' }),

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -14,7 +14,9 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
 import { ApiEmpty, ApiErrors, ApiJson } from '../../platform/http/openapi/responses.js';
 import { envelopeFor } from '../../platform/http/request-envelope.js';
 import { SignInWithPassword, SignOut } from '../commands/account.commands.js';
-import { SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
+import { ServiceError } from '../../platform/errors/service-error.js';
+import { AccountDirectory } from '../queries/account-directory.js';
+import { CURRENT_SESSION, SESSION_COOKIES, SIGNED_IN } from './accounts.openapi.js';
 import { LoginBody } from './account.dtos.js';
 
 /**
@@ -24,7 +26,29 @@ import { LoginBody } from './account.dtos.js';
 @ApiTags('auth')
 @Controller('api/v2/auth')
 export class AuthSessionController {
-  constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(AccountDirectory) private readonly accounts: AccountDirectory,
+  ) {}
+
+  /** Who the browser session is: the console asks it at start (and a 401 tells it to show the sign-in page). */
+  @Get('session')
+  @Access({ surface: 'session', permission: 'account.read' })
+  @ApiOperation({ summary: 'The signed-in account and the organization the session is restricted to' })
+  @ApiJson(200, CURRENT_SESSION, 'The current session')
+  @ApiErrors(401, 429)
+  async current(
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ account_id: string; email: string; plan: string; organization_id: string | null }> {
+    const account = await this.accounts.account(principal.accountId);
+    if (!account) throw new ServiceError('unauthenticated', 'the session has no account');
+    return {
+      account_id: account.id,
+      email: account.email,
+      plan: account.plan,
+      organization_id: principal.organizationId ?? null,
+    };
+  }
 
   @Post('login')
   @HttpCode(200)

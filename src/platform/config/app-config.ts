@@ -28,6 +28,8 @@ export interface AppConfig {
   readonly publicUrl: string | undefined;
   /** Embedded database, export files and signing keys live here (DATA_DIR, default ./data). */
   readonly dataDir: string;
+  /** The built web console (CONSOLE_DIR; unset, dist/console of this package): served at `/`. */
+  readonly consoleDir: string | undefined;
   /** PostgreSQL server for the event store and read models instead of the embedded database. */
   readonly databaseUrl: string | undefined;
   /**
@@ -148,6 +150,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const publicUrl = parsePublicUrl(text('PUBLIC_URL'), problems);
   const dataDirRaw = text('DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const consoleDirRaw = text('CONSOLE_DIR');
+  const consoleDir = consoleDirRaw === undefined ? undefined : resolve(cwd, consoleDirRaw);
 
   const databaseUrl = parseUrl('DATABASE_URL', text('DATABASE_URL'), ['postgres:', 'postgresql:'], problems);
   const eventStoreUrl = parseUrl(
@@ -321,6 +325,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host,
     publicUrl,
     dataDir,
+    consoleDir,
     databaseUrl,
     databaseListen,
     embeddedEngine: embeddedEngine as AppConfig['embeddedEngine'],

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../service-context.js';
 import { MAX_PATH_PARAMETER_LENGTH, ROUTE_BODY_LIMITS } from './request-limits.js';
 import { answerClientError, HttpErrorFilter, sendError } from './http-error.filter.js';
+import { defaultConsoleDirectory, serveConsole } from './console-assets.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
 import { RAW_HTTP_ROUTES, type RawHttpRoutes } from './raw-routes.js';
 import { completeOpenApiDocument } from './openapi/complete-document.js';
@@ -74,6 +75,7 @@ export async function createHttpApp(
       if (raw.matches(request.url)) await raw.serve(request, reply);
     });
   }
+  serveConsole(fastify, context.config.consoleDir ?? defaultConsoleDirectory());
   fastify.addHook('onRequestAbort', end);
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));

@@ -1,0 +1,4 @@
+/** Placeholder: built by the researcher pages' work. */
+export default function ExportsPage() {
+  return <h1>Exports</h1>;
+}
