@@ -12,10 +12,12 @@ COPY tsconfig.json tsconfig.build.json .swcrc ./
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
+COPY console ./console
+COPY scripts/console-build.mjs ./scripts/console-build.mjs
 # The `node` dev dependency (a pinned Node binary for local use) is not installed without its scripts: drop its
 # bin shim so `npm run build` uses this image's Node 24 instead of a dangling link.
 RUN rm -f node_modules/.bin/node \
- && npm run build \
+ && npm run build:all \
  && npm prune --omit=dev --ignore-scripts
 
 # ---- runtime: compiled code and production dependencies only, as a non-root user ----------------------------

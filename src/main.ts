@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     [
       '',
       `Exposure research service listening on ${base}`,
+      `  Web console:  ${base}/   (sign in with the demo account below)`,
       `  API docs:     ${base}/api/v2/docs   (OpenAPI: ${base}/api/v2/openapi.json)`,
       `  Health:       ${base}/health/ready`,
       `  Events:       ${storage.events}`,
@@ -159,7 +160,8 @@ async function main(): Promise<void> {
         ? [
             '',
             'Demo account created (shown once, keep them):',
-            `  Sign in:      POST ${base}/api/v2/auth/login  {"email":"${demo.email}","password":"${demo.password}"}`,
+            `  Sign in:      ${base}/  as ${demo.email} / ${demo.password}`,
+            `                (or POST ${base}/api/v2/auth/login with that email and password)`,
             `  API key:      ${demo.apiKey}`,
             `  Try it:       curl -H 'X-API-KEY: ${demo.apiKey}' ${base}/api/v2/common/credits`,
           ]
