@@ -57,6 +57,8 @@ function SessionGate() {
     <SessionProvider session={session.data}>
       <Suspense fallback={<Loading />}>
         <Routes>
+          {/* Signing in again while a session exists (a CSRF refusal's way out): login replaces the session. */}
+          <Route path="sign-in" element={<SignIn />} />
           <Route element={<Layout />}>
             <Route index element={<Navigate to={home} replace />} />
             <Route path="search/*" element={<ResearchArea />} />

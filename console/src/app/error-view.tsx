@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { ApiError } from '../api/client';
 
 /** An API refusal shown with its message and its stable code (and the request id, for a support ticket). */
@@ -14,6 +15,14 @@ export function ErrorView({ error, title }: { error: unknown; title?: string }) 
           <code className="error-code">{api.code}</code>
           {api.requestId ? <small className="request-id"> request {api.requestId}</small> : null}
         </>
+      ) : null}
+      {api?.code === 'csrf_failed' ? (
+        // The page's CSRF token no longer matches the session (another tab signed in again, or the cookie was
+        // changed): nothing was done; signing in again issues a matching pair.
+        <p className="error-hint">
+          Nothing was changed: this page&apos;s security token does not match your session.{' '}
+          <Link to="/sign-in">Sign in again</Link> to continue.
+        </p>
       ) : null}
     </div>
   );

@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorView } from './error-view';
 import { useResetSession } from './session';
@@ -9,9 +10,14 @@ export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const reset = useResetSession();
+  const navigate = useNavigate();
   const signIn = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v2/auth/login', { body: { email, password } })),
-    onSuccess: reset,
+    onSuccess: async () => {
+      await reset();
+      // Signing in again from /sign-in (after a CSRF refusal) goes home; elsewhere the page asked for stays.
+      if (window.location.pathname === '/sign-in') navigate('/', { replace: true });
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

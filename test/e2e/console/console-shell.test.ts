@@ -76,10 +76,45 @@ describe('web console shell', () => {
       expect(await page.getByText(person.email).isVisible()).toBe(true);
       await shots.take(page, 'signed-in');
 
+      // A CSRF token that no longer matches the session: the unsafe request is refused, nothing happens, and the
+      // console says so with the code and a way out (signing in again issues a matching pair).
+      await page.evaluate(() => {
+        document.cookie = '__Host-pc=tampered; Path=/; Secure; SameSite=Strict';
+      });
+      expect((await context.cookies(running.origin)).find((c) => c.name === '__Host-pc')?.value).toBe(
+        'tampered',
+      );
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      const csrfRefusal = page.getByRole('alert');
+      await csrfRefusal.waitFor();
+      expect(await csrfRefusal.getAttribute('data-code')).toBe('csrf_failed');
+      expect(await page.getByText(person.email).isVisible()).toBe(true); // still signed in: nothing was done
+      await shots.take(page, 'csrf-refused');
+      await page.getByRole('link', { name: 'Sign in again' }).click();
+      await page.getByLabel('Email').fill(person.email);
+      await page.getByLabel('Password').fill(person.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/search');
+
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       const after = await context.cookies(running.origin);
       expect(after.find((cookie) => cookie.name === '__Host-ps')).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is usable at phone width: the navigation wraps and nothing scrolls sideways', async () => {
+    const person = await registerPerson(running.service, 'phone', { purchasedCredits: 10 });
+    const { context, page } = await personBrowser(browser, 'phone');
+    try {
+      await signIn(page, running.origin, person.email, person.password);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(true);
+      await shots.take(page, 'phone');
     } finally {
       await context.close();
     }
