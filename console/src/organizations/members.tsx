@@ -6,7 +6,7 @@ import { useOrganization, type Organization } from '../app/organization-frame';
 import { useSession } from '../app/session';
 import { InvitationAcceptance } from './people/invitation-acceptance';
 import { InviteForm } from './people/invite-form';
-import { MemberRow } from './people/member-row';
+import { MEMBERS_UNAVAILABLE, MemberRow } from './people/member-row';
 import {
   InternalOnly,
   ActionButton,
@@ -85,6 +85,12 @@ function MemberList({ orgId }: { orgId: string }) {
         {members.isPending ? (
           <p role="status" className="muted">
             Loading members…
+          </p>
+        ) : null}
+        {members.data && notManaging ? (
+          <p id={MEMBERS_UNAVAILABLE} className="unavailable" role="status">
+            {notManaging} Changing roles, assigning spaces, removing members and inviting are shown as
+            unavailable.
           </p>
         ) : null}
         {members.data ? (

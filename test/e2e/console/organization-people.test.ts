@@ -116,7 +116,9 @@ describe('organization people journey', () => {
       await analysts.page.getByRole('heading', { name: 'Members' }).waitFor();
       await analysts.page.locator(`tr[data-account="${analyst.accountId}"]`).waitFor();
       // The analyst's role does not manage members: the service answers without assignments, so it is shown.
-      const unavailable = analysts.page.getByText('Unavailable: your role (Analyst) does not manage members.');
+      const unavailable = analysts.page.getByText(
+        'Unavailable: your role (Analyst) does not manage members.',
+      );
       expect(await unavailable.first().isVisible()).toBe(true);
       await shots.take(analysts.page, 'analyst-accepted');
 
@@ -150,7 +152,9 @@ describe('organization people journey', () => {
       await item.getByLabel(/^Case for/).selectOption({ label: 'Alpha review' });
       const evidenceOption = item.locator('option', { hasText: 'two exposed hosts' });
       await evidenceOption.waitFor({ state: 'attached' });
-      await item.getByLabel(/^Evidence for/).selectOption({ label: (await evidenceOption.textContent()) ?? '' });
+      await item
+        .getByLabel(/^Evidence for/)
+        .selectOption({ label: (await evidenceOption.textContent()) ?? '' });
       await item.getByRole('button', { name: /^Save review of/ }).click();
       await ownerPage.locator('dd[data-field="assignee"]', { hasText: analyst.accountId }).waitFor();
       await ownerPage.locator('dd[data-field="due"]', { hasText: '2027-01-15' }).waitFor();

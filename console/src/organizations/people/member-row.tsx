@@ -11,6 +11,9 @@ import {
   type Space,
 } from './shared';
 
+/** The id of the members page's single "not managing" reason. */
+export const MEMBERS_UNAVAILABLE = 'members-actions-unavailable';
+
 type AssignableRole = 'administrator' | 'analyst' | 'external_client';
 const ASSIGNABLE_ROLES: readonly AssignableRole[] = ['administrator', 'analyst', 'external_client'];
 
@@ -41,6 +44,8 @@ export function MemberRow({
   spaces: readonly Space[] | undefined;
   notManaging: string | null;
 }) {
+  // One reason for every management action of the page, shown above the table (MEMBERS_UNAVAILABLE).
+  const reasonId = notManaging ? MEMBERS_UNAVAILABLE : undefined;
   const refresh = useRefreshOrganization(orgId);
   const [role, setRole] = useState<AssignableRole>(
     member.role === 'owner' ? 'administrator' : (member.role as AssignableRole),
@@ -113,7 +118,7 @@ export function MemberRow({
         {member.space_ids === undefined ? (
           <span className="muted">Shown to managers</span>
         ) : assigned.length === 0 ? (
-          <span className="muted">None</span>
+          <span className="muted">None assigned</span>
         ) : (
           <ul>
             {assigned.map((spaceId) => (
@@ -122,6 +127,7 @@ export function MemberRow({
                 <ActionButton
                   className="link"
                   unavailable={notManaging}
+                  reasonId={reasonId}
                   pending={change.isPending}
                   onClick={() => change.mutate({ kind: 'unassign', spaceId })}
                 >
@@ -138,7 +144,11 @@ export function MemberRow({
         <div className="cell-actions">
           <label>
             New role for {label}
-            <select value={role} onChange={(event) => setRole(event.target.value as AssignableRole)}>
+            <select
+              value={role}
+              disabled={notManaging !== null}
+              onChange={(event) => setRole(event.target.value as AssignableRole)}
+            >
               {ASSIGNABLE_ROLES.map((option) => (
                 <option key={option} value={option}>
                   {ROLE_LABELS[option]}
@@ -149,6 +159,7 @@ export function MemberRow({
           <ActionButton
             className="secondary"
             unavailable={notManaging}
+            reasonId={reasonId}
             pending={change.isPending}
             onClick={() => change.mutate({ kind: 'role', role })}
           >
@@ -159,7 +170,11 @@ export function MemberRow({
           <div className="cell-actions">
             <label>
               Space to assign to {label}
-              <select value={spaceToAssign} onChange={(event) => setSpaceToAssign(event.target.value)}>
+              <select
+                value={spaceToAssign}
+                disabled={notManaging !== null}
+                onChange={(event) => setSpaceToAssign(event.target.value)}
+              >
                 <option value="">Choose a space</option>
                 {assignable.map((space) => (
                   <option key={space.id} value={space.id}>
@@ -171,6 +186,7 @@ export function MemberRow({
             <ActionButton
               className="secondary"
               unavailable={notManaging ?? (spaceToAssign === '' ? 'Choose a space first.' : null)}
+              reasonId={reasonId}
               pending={change.isPending}
               onClick={() => change.mutate({ kind: 'assign', spaceId: spaceToAssign })}
             >
@@ -193,6 +209,7 @@ export function MemberRow({
             <ActionButton
               className="secondary"
               unavailable={notManaging}
+              reasonId={reasonId}
               onClick={() => setConfirmingRemoval(true)}
             >
               Remove {label}

@@ -88,9 +88,12 @@ export function ActionButton({
   pending = false,
   className,
   type = 'button',
+  reasonId,
 }: {
   children: ReactNode;
   unavailable?: string | null;
+  /** The id of a reason shown once for several actions; without it the reason is shown next to the button. */
+  reasonId?: string;
   onClick?: () => void;
   pending?: boolean;
   className?: string;
@@ -102,6 +105,7 @@ export function ActionButton({
         type={type}
         className={className}
         aria-disabled={unavailable || pending ? 'true' : undefined}
+        aria-describedby={unavailable && reasonId ? reasonId : undefined}
         onClick={(event) => {
           if (unavailable || pending) {
             event.preventDefault();
@@ -112,7 +116,7 @@ export function ActionButton({
       >
         {children}
       </button>
-      {unavailable ? <span className="unavailable">{unavailable}</span> : null}
+      {unavailable && !reasonId ? <span className="unavailable">{unavailable}</span> : null}
     </span>
   );
 }
