@@ -143,6 +143,22 @@ describe('organization people journey', () => {
       });
       await shots.take(ownerPage, 'role-changed-space-assigned');
 
+      // Ownership is only offered: the recipient sees the offer and declines it; nothing changed hands.
+      await row.getByRole('button', { name: `Offer ownership to ${analyst.accountId}` }).click();
+      await ownerPage.getByText(`Ownership offered to ${analyst.accountId}`).waitFor();
+      await analysts.page.reload();
+      await analysts.page.getByRole('heading', { name: 'Ownership offered to you' }).waitFor();
+      await analysts.page.locator(`tr[data-account="${owner.accountId}"]`).waitFor();
+      await shots.take(analysts.page, 'ownership-offered');
+      await analysts.page.getByRole('button', { name: 'Decline ownership' }).click();
+      await analysts.page
+        .getByRole('heading', { name: 'Ownership offered to you' })
+        .waitFor({ state: 'detached' });
+      expect(await h.ok(owner, 'GET', org(organizationId))).toMatchObject({
+        owner_account_id: owner.accountId,
+        ownership_offer: null,
+      });
+
       // The review queue item is assigned, given a due date and tied to the saved evidence.
       await ownerPage.getByRole('link', { name: 'Review queue' }).click();
       const item = ownerPage.locator('li.review-item');
