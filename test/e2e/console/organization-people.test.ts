@@ -212,6 +212,19 @@ describe('organization people journey', () => {
       await refusal.waitFor();
       expect(await refusal.getAttribute('data-code')).toMatch(/^(not_found|forbidden)$/);
       await shots.take(externalPage, 'external-other-space-refused');
+
+      // Removing a member asks for confirmation first; then their access ends.
+      await ownerPage.getByRole('link', { name: 'Members' }).click();
+      const removed = ownerPage.locator(`tr[data-account="${analyst.accountId}"]`);
+      await removed.getByRole('button', { name: `Remove ${analyst.accountId}` }).click();
+      await removed.getByText('Their access ends at once.').waitFor();
+      await shots.take(ownerPage, 'removal-confirmation');
+      await removed.getByRole('button', { name: `Confirm removal of ${analyst.accountId}` }).click();
+      await removed.waitFor({ state: 'detached' });
+      const after = (await h.ok(owner, 'GET', org(organizationId, '/members'))).members as Array<{
+        account_id: string;
+      }>;
+      expect(after.map((m) => m.account_id)).not.toContain(analyst.accountId);
     } finally {
       await Promise.all([owners.context.close(), analysts.context.close(), externals.context.close()]);
     }
