@@ -58,13 +58,18 @@ describe('ComparisonView', () => {
     prepared_at: '2026-11-28T19:00:00.000Z',
   };
 
-  it("shows the service's differing fields as columns, with each record's value", () => {
+  it("shows one row per differing field (the service's), one column per compared record", () => {
     render(<ComparisonView comparison={comparison} />);
     expect(screen.getByRole('heading', { name: 'Alpha hosts compared' })).toBeTruthy();
     const headers = screen.getAllByRole('columnheader').map((cell) => cell.textContent);
-    expect(headers).toEqual(['Dataset', 'Record', 'product']);
-    expect(screen.getByRole('cell', { name: 'nginx' })).toBeTruthy();
-    expect(screen.getByRole('cell', { name: 'caddy' })).toBeTruthy();
+    expect(headers).toEqual(['Field', 'hosts 10.0.0.1:80/tcp', 'hosts 10.0.0.2:80/tcp']);
+    const product = screen.getByRole('rowheader', { name: 'product' }).closest('tr');
+    expect([...(product?.querySelectorAll('td') ?? [])].map((cell) => cell.textContent)).toEqual([
+      'nginx',
+      'caddy',
+    ]);
+    expect(screen.queryByRole('rowheader', { name: 'port' })).toBeNull();
+    expect(screen.getByText(/1 field differs: product/)).toBeTruthy();
     expect(screen.getByText('Not published')).toBeTruthy();
   });
 });

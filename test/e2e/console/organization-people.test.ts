@@ -203,7 +203,14 @@ describe('organization people journey', () => {
       await shots.take(externalPage, 'external-internal-page-unavailable');
       await externalPage.getByRole('link', { name: `Published view of ${alphaName}` }).click();
       await externalPage.getByRole('heading', { name: 'Alpha hosts compared' }).waitFor();
-      expect(await externalPage.getByText('Fields that differ').isVisible()).toBe(true);
+      // Each field the service found differing is a row of the view.
+      const view = (await h.ok(owner, 'GET', org(organizationId, `/clients/${alpha}/published`)))
+        .comparisons as Array<{
+        differing_fields: string[];
+      }>;
+      for (const field of view[0]!.differing_fields) {
+        expect(await externalPage.getByRole('rowheader', { name: field, exact: true }).count()).toBe(1);
+      }
       await shots.take(externalPage, 'external-published-view');
 
       // A space not shared with them: the service's refusal, shown with its code.

@@ -37,34 +37,34 @@ export function ComparisonView({
         </span>
       </p>
       {actions}
-      {fields.length === 0 ? (
-        <p>The compared records do not differ in any field.</p>
-      ) : (
-        <p>
-          Fields that differ: <strong>{fields.join(', ')}</strong>
-        </p>
-      )}
+      <p>
+        {rows.length} record{rows.length === 1 ? '' : 's'} compared;{' '}
+        {fields.length === 0
+          ? 'they do not differ in any field.'
+          : `${fields.length} field${fields.length === 1 ? ' differs' : 's differ'}: ${fields.join(', ')}.`}
+      </p>
+      {/* One column per compared record, one row per differing field: readable with many fields. */}
       <div className="table-scroll">
-        <table>
+        <table className="comparison-table">
           <caption className="muted">Compared source records</caption>
           <thead>
             <tr>
-              <th scope="col">Dataset</th>
-              <th scope="col">Record</th>
-              {fields.map((field) => (
-                <th scope="col" key={field} className="differs">
-                  {field}
+              <th scope="col">Field</th>
+              {rows.map((row, index) => (
+                <th scope="col" key={`${row.evidenceId ?? ''}:${row.id ?? index}`}>
+                  {[row.dataset, row.id].filter(Boolean).join(' ') || `record ${index + 1}`}
                 </th>
               ))}
             </tr>
           </thead>
           <tbody>
-            {rows.map((row, index) => (
-              <tr key={`${row.evidenceId ?? ''}:${row.id ?? index}`}>
-                <td>{row.dataset ?? '—'}</td>
-                <td className="account-id">{row.id ?? '—'}</td>
-                {fields.map((field) => (
-                  <td key={field}>{fieldText(row.source?.[field])}</td>
+            {fields.map((field) => (
+              <tr key={field}>
+                <th scope="row" className="differs">
+                  {field}
+                </th>
+                {rows.map((row, index) => (
+                  <td key={`${row.evidenceId ?? ''}:${row.id ?? index}`}>{fieldText(row.source?.[field])}</td>
                 ))}
               </tr>
             ))}
