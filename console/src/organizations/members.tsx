@@ -139,7 +139,7 @@ function MemberList({ orgId }: { orgId: string }) {
       <InviteForm
         orgId={orgId}
         spaces={spaces.data?.spaces}
-        notManaging={members.data ? notManaging : null}
+        notManaging={members.isPending ? 'Waiting for the member list…' : members.data ? notManaging : null}
       />
     </>
   );
