@@ -99,7 +99,11 @@ function ChoosePlan({ orgId, current }: { orgId: string; current: 'teams' | 'bus
       <form onSubmit={submit} className="inline-form">
         <label>
           Plan
-          <select value={plan} onChange={(e) => setPlan(e.target.value as 'teams' | 'business')}>
+          <select
+            aria-label="Plan"
+            value={plan}
+            onChange={(e) => setPlan(e.target.value as 'teams' | 'business')}
+          >
             <option value="teams">Teams</option>
             <option value="business">Business</option>
           </select>

@@ -113,7 +113,7 @@ function OpenCase({ orgId, spaces }: { orgId: string; spaces: Space[] }) {
       <form onSubmit={submit}>
         <label>
           Space of the case
-          <select value={spaceId} onChange={(e) => setSpaceId(e.target.value)}>
+          <select aria-label="Space of the case" value={spaceId} onChange={(e) => setSpaceId(e.target.value)}>
             <option value="">Choose a space…</option>
             {selectable.map((candidate) => (
               <option key={candidate.id} value={candidate.id}>

@@ -103,10 +103,11 @@ function SpaceChooser({
   const current = spaces.find((space) => space.id === context.space_id);
   return (
     <section aria-labelledby="space-heading" className="panel">
-      <h2 id="space-heading">Space</h2>
+      <h2 id="space-heading">Where research runs</h2>
       <label>
         Space
         <select
+          aria-label="Space"
           value={context.space_id ?? ''}
           onChange={(event) => event.target.value && choose.mutate(event.target.value)}
           disabled={choose.isPending}
@@ -281,7 +282,7 @@ function Results({
         </label>
         <label>
           Order
-          <select value={order} onChange={(e) => setOrder(e.target.value as Order)}>
+          <select aria-label="Order" value={order} onChange={(e) => setOrder(e.target.value as Order)}>
             <option value="service">As the service answered</option>
             <option value="id">By dataset and id</option>
           </select>
@@ -429,6 +430,7 @@ function SaveEvidence({
       <label>
         Case
         <select
+          aria-label="Case"
           value={selectedCase?.id ?? ''}
           onChange={(event) => event.target.value && chooseCase.mutate(event.target.value)}
           disabled={space?.kind === 'general' || chooseCase.isPending}
