@@ -157,6 +157,10 @@ describe('web console: organization team', () => {
       const saved = await page.locator('.evidence-list code').allTextContents();
       expect(saved.sort()).toEqual(labels.map((label) => label.split(' ').slice(2).join(' ')).sort());
       await shots.take(page, 'case-evidence');
+      // The same case at phone width (390 px), without another page load.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByText('admin panels exposed under .com').waitFor();
+      await shots.take(page, 'case-evidence-phone');
     } finally {
       await context.close();
     }
