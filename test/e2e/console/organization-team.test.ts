@@ -7,7 +7,10 @@
  * against the listening service on the PostgreSQL server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CommandBus } from '@nestjs/cqrs';
 import type { Browser, Page } from 'playwright-core';
+import { PurchaseCredits } from '../../../src/accounts/commands/account.commands.js';
+import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import { DATASETS } from '../../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../../src/search/data/demo-corpus.js';
 import {
@@ -79,6 +82,23 @@ describe('web console: organization team', () => {
       await shots.take(page, 'creation-preview');
       await page.getByLabel('I accept the account transition').check();
       expect(await create.getAttribute('aria-disabled')).toBe('false');
+      // The personal balance moves after the preview: the service refuses, the console shows the new amount and
+      // asks for the acceptance again.
+      await running.service.app
+        .get(CommandBus)
+        .execute(
+          new PurchaseCredits(
+            owner.accountId,
+            30,
+            commandEnvelope({ actor: 'operator:console-journey', payer: 'system' }),
+          ),
+        );
+      await create.click();
+      await page.getByText('The credits that would move changed since the preview: now 150').waitFor();
+      expect(await page.getByTestId('transfer-credits').textContent()).toBe('150');
+      expect(await page.getByLabel('I accept the account transition').isChecked()).toBe(false);
+      await shots.take(page, 'transfer-changed');
+      await page.getByLabel('I accept the account transition').check();
       await create.click();
 
       // A trial awaits its domain proof: the console shows the TXT record to publish, then asks the service.
@@ -88,6 +108,8 @@ describe('web console: organization team', () => {
       const txtName = (await page.getByTestId('txt-name').textContent()) ?? '';
       const txtValue = (await page.getByTestId('txt-value').textContent()) ?? '';
       expect(txtName).toBe(`_exposure-verification.${domain}`);
+      // Restricted until the proof: the search is shown as unavailable with what lifts it.
+      await page.getByText('Searches are unavailable until then').waitFor();
       await shots.take(page, 'dns-instructions');
       dns.setTxt(txtName, txtValue);
       await page.getByRole('button', { name: 'Check the DNS record' }).click();
