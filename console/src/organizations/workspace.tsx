@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { api, ApiError, unwrap } from '../api/client';
 import { ErrorView } from '../app/error-view';
 import { useOrganization, type Organization } from '../app/organization-frame';
 import { SESSION_QUERY } from '../app/session';
@@ -157,6 +157,9 @@ function searchUnavailable(organization: Organization, context: SessionContext):
   return null;
 }
 
+/** Refusals of the organization's budget or status (rule 1: a failed budget check never falls back). */
+const BUDGET_REFUSALS = new Set(['insufficient_credits', 'envelope_exhausted', 'organization_restricted']);
+
 function SearchPanel({
   organization,
   context,
@@ -220,6 +223,12 @@ function SearchPanel({
         </p>
       ) : null}
       <ErrorView error={run.error} title="Search refused" />
+      {run.error instanceof ApiError && BUDGET_REFUSALS.has(run.error.code) ? (
+        <p className="unavailable">
+          Search is unavailable on the organization&apos;s budget; it is never charged to a personal account
+          instead.
+        </p>
+      ) : null}
     </section>
   );
 }
