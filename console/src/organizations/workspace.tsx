@@ -17,6 +17,7 @@ import {
   type SessionContext,
   type Space,
 } from './team/queries';
+import { evidenceUnavailable, searchUnavailable } from './team/availability';
 import { recordSummary } from './team/record-summary';
 import { MAX_EVIDENCE_RECORDS, recordKey, toggleRecord, type RecordRef } from './team/selection';
 import { DomainVerification } from './team/verification';
@@ -146,15 +147,6 @@ function CreditLine({
   ) : (
     <span>Your permitted envelope: {credits.available.toLocaleString()} credits available.</span>
   );
-}
-
-/** Why a search cannot run yet, from what the service answered (never a personal payer instead). */
-function searchUnavailable(organization: Organization, context: SessionContext): string | null {
-  if (organization.restricted) {
-    return `The organization is ${words(organization.status)}${organization.action ? `: ${organization.action}` : ''}. Searches are unavailable until then; nothing is charged to a personal account.`;
-  }
-  if (!context.space_id) return 'Choose a space before searching: General research or a client.';
-  return null;
 }
 
 /** Refusals of the organization's budget or status (rule 1: a failed budget check never falls back). */
@@ -408,23 +400,15 @@ function SaveEvidence({
     },
   });
 
-  const unavailable = organization.restricted
-    ? `The organization is ${words(organization.status)}: ${organization.action ?? 'restricted'}.`
-    : !searchId
-      ? 'This search has no completed organization search to save from.'
-      : space?.kind === 'general'
-        ? 'General research owns no cases: choose a client space and search again there to save evidence (rule 3).'
-        : !selectedCase
-          ? context.case_id
-            ? 'The selected case is no longer available: choose another case.'
-            : 'Choose a case of this space first.'
-          : selectedCase.status === 'archived'
-            ? 'The selected case is archived: choose an open case instead.'
-            : records.length === 0
-              ? 'Select at least one record.'
-              : !note.trim()
-                ? 'Write a note.'
-                : null;
+  const unavailable = evidenceUnavailable({
+    organization,
+    space,
+    selectedCaseId: context.case_id,
+    selectedCase,
+    searchId,
+    records: records.length,
+    note,
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -138,8 +138,14 @@ describe('web console: organization team', () => {
         .getByRole('navigation', { name: 'Organization' })
         .getByRole('link', { name: 'Cases' })
         .click();
-      await page.getByRole('combobox', { name: 'Space of the case' }).selectOption(client);
+      const caseSpace = page.getByRole('combobox', { name: 'Space of the case' });
       await page.getByLabel('Case title').fill('Exposed admin panels');
+      await caseSpace.selectOption({ label: 'General research' });
+      await page.getByText('General research cannot own new cases').waitFor();
+      expect(await page.getByRole('button', { name: 'Open case' }).getAttribute('aria-disabled')).toBe(
+        'true',
+      );
+      await caseSpace.selectOption(client);
       await page.getByRole('button', { name: 'Open case' }).click();
       await page.getByRole('heading', { name: 'Exposed admin panels' }).waitFor();
       await page
@@ -179,6 +185,8 @@ describe('web console: organization team', () => {
       const saved = await page.locator('.evidence-list code').allTextContents();
       expect(saved.sort()).toEqual(labels.map((label) => label.split(' ').slice(2).join(' ')).sort());
       await shots.take(page, 'case-evidence');
+      await page.getByRole('button', { name: 'Archive case' }).click();
+      await page.getByText('Archived: it stays reviewable').waitFor();
       // The same case at phone width (390 px), without another page load.
       await page.setViewportSize({ width: 390, height: 844 });
       await page.getByText('admin panels exposed under .com').waitFor();
