@@ -40,9 +40,11 @@ describe('web console: organization team', () => {
     const { context } = running.service;
     await waitUntil(() => context.projections.allLive());
     const now = new Date();
-    for (const dataset of DATASETS) {
-      await writeGenerated(context.observations, dataset, { count: 40, seed: 'console-organization', now });
-    }
+    await Promise.all(
+      DATASETS.map((dataset) =>
+        writeGenerated(context.observations, dataset, { count: 40, seed: 'console-organization', now }),
+      ),
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -114,6 +116,16 @@ describe('web console: organization team', () => {
       dns.setTxt(txtName, txtValue);
       await page.getByRole('button', { name: 'Check the DNS record' }).click();
       await page.getByText('active · owner').waitFor();
+      // Billing: the trial's plan and end, no restriction left, and the shared balance (1,000 + the 150 moved).
+      await page
+        .getByRole('navigation', { name: 'Organization' })
+        .getByRole('link', { name: 'Billing' })
+        .click();
+      await page.getByText('Not restricted.').waitFor();
+      await page.getByText(`${domain}: ends`).waitFor();
+      await page.getByRole('heading', { name: 'Organization credits' }).waitFor();
+      await page.getByText('1,150', { exact: true }).first().waitFor();
+      await shots.take(page, 'billing');
       const client = await createClientSpace(page, orgId, 'Northwind');
 
       // A new sign-in starts with nothing selected: searching is unavailable until a space is chosen.
