@@ -1,8 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { BrowserRouter, Route, Routes } from 'react-router';
 import { ApiError } from '../api/client';
 import { ErrorView } from './error-view';
+import { Home } from './home';
 import { Layout } from './layout';
 import { SessionProvider, useSessionQuery } from './session';
 import { SignIn } from './sign-in';
@@ -52,7 +53,6 @@ function SessionGate() {
       </Routes>
     );
   }
-  const home = session.data.organization_id ? `/organizations/${session.data.organization_id}` : '/search';
   return (
     <SessionProvider session={session.data}>
       <Suspense fallback={<Loading />}>
@@ -60,7 +60,7 @@ function SessionGate() {
           {/* Signing in again while a session exists (a CSRF refusal's way out): login replaces the session. */}
           <Route path="sign-in" element={<SignIn />} />
           <Route element={<Layout />}>
-            <Route index element={<Navigate to={home} replace />} />
+            <Route index element={<Home />} />
             <Route path="search/*" element={<ResearchArea />} />
             <Route path="exports/*" element={<ResearchArea />} />
             <Route path="credits/*" element={<ResearchArea />} />

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { NavLink } from 'react-router';
+import { NavLink, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorView } from './error-view';
@@ -27,6 +27,10 @@ export function useOrganization(orgId: string) {
  */
 export function OrganizationFrame({ orgId, children }: { orgId: string; children: ReactNode }) {
   const organization = useOrganization(orgId);
+  // Someone opening an invitation link is not a member yet: the organization is not theirs to read until they
+  // accept (the members page shows the invitation).
+  const [search] = useSearchParams();
+  const invited = search.has('invitation');
   const base = `/organizations/${orgId}`;
   return (
     <section className="organization" aria-labelledby="organization-name">
@@ -38,7 +42,7 @@ export function OrganizationFrame({ orgId, children }: { orgId: string; children
           </span>
         ) : null}
       </header>
-      <ErrorView error={organization.error} />
+      {invited ? null : <ErrorView error={organization.error} />}
       {organization.data?.restricted ? (
         <p role="status" className="restricted">
           This organization is restricted ({organization.data.status.replaceAll('_', ' ')})
@@ -52,6 +56,7 @@ export function OrganizationFrame({ orgId, children }: { orgId: string; children
         </NavLink>
         <NavLink to={`${base}/cases`}>Cases</NavLink>
         <NavLink to={`${base}/review-queue`}>Review queue</NavLink>
+        <NavLink to={`${base}/comparisons`}>Comparisons</NavLink>
         <NavLink to={`${base}/members`}>Members</NavLink>
         <NavLink to={`${base}/billing`}>Billing</NavLink>
         <NavLink to={`${base}/scopes`}>Exposure scopes</NavLink>

@@ -184,7 +184,10 @@ describe('organization people journey', () => {
       await shots.take(ownerPage, 'review-item-assigned');
 
       // A comparison prepared from the client-visible evidence, then published to Alpha's view.
-      await ownerPage.getByRole('link', { name: 'Comparisons' }).click();
+      await ownerPage
+        .getByRole('navigation', { name: 'Organization' })
+        .getByRole('link', { name: 'Comparisons' })
+        .click();
       await ownerPage.getByLabel(/^Space/).selectOption({ label: alphaName });
       await ownerPage.getByLabel('Comparison title').fill('Alpha hosts compared');
       await ownerPage.getByRole('checkbox', { name: /two exposed hosts/ }).check();
