@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { operations } from '../api/schema';
@@ -21,6 +21,7 @@ type Filter = NonNullable<InventoryQuery['filter']>;
 
 /** The inventory pages are fixed at 100 by the service; the console only moves the offset. */
 const PAGE = 100;
+const PENDING = new Set(['queued', 'running', 'retry_scheduled']);
 
 export function inventoryKey(orgId: string, clientId: string) {
   return ['organizations', orgId, 'clients', clientId, 'inventory'] as const;
@@ -59,6 +60,9 @@ export function InventoryView({ orgId, clientId }: { orgId: string; clientId: st
         }),
       ) as Promise<Inventory>,
     placeholderData: keepPreviousData,
+    // Long work shows progress: while a refresh is pending the page reads again until it settles.
+    refetchInterval: (current) =>
+      PENDING.has(current.state.data?.latest_refresh?.status ?? '') ? 2000 : false,
   });
   const move = (changes: Record<string, string | null>) => {
     const next = new URLSearchParams(search);
@@ -229,33 +233,27 @@ function InventorySummary({ inventory }: { inventory: Inventory }) {
           </dd>
         </div>
       </dl>
-      <div className="coverage-counts">
-        <table>
-          <caption>
-            Service coverage ({coverage.services} services; {coverage.excluded_shared_edge} shared-edge
-            excluded)
-          </caption>
-          <tbody>
-            {Object.entries(coverage.by_state).map(([state, count]) => (
-              <tr key={state}>
-                <th scope="row">{words(state)}</th>
-                <td>{count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <table>
-          <caption>Processing</caption>
-          <tbody>
-            {Object.entries(coverage.by_processing).map(([state, count]) => (
-              <tr key={state}>
-                <th scope="row">{words(state)}</th>
-                <td>{count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <CountChips
+        title={`Service coverage (${coverage.services} services; ${coverage.excluded_shared_edge} shared-edge excluded)`}
+        counts={coverage.by_state}
+      />
+      <CountChips title="Processing" counts={coverage.by_processing} />
+    </div>
+  );
+}
+
+/** Counts by state as a compact list; a zero stays listed (dimmed), so no state silently disappears. */
+function CountChips({ title, counts }: { title: string; counts: Record<string, number> }) {
+  return (
+    <div className="count-chips">
+      <strong>{title}</strong>
+      <ul>
+        {Object.entries(counts).map(([state, count]) => (
+          <li key={state} className={count === 0 ? 'zero' : undefined}>
+            {words(state)} <b>{count}</b>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
@@ -362,6 +360,9 @@ function DecisionForm({
     announcedDate: subject.decision.announced_date ?? '',
   });
   const [recorded, setRecorded] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The form opens below the table: move focus (and the view) to it, so keyboard users land where they work.
+  useEffect(() => heading.current?.focus(), []);
   const decide = useMutation({
     mutationFn: () =>
       unwrap(
@@ -388,7 +389,9 @@ function DecisionForm({
   };
   return (
     <section aria-labelledby="decision-heading" className="panel">
-      <h3 id="decision-heading">Decision on {subjectLabel(subject)}</h3>
+      <h3 id="decision-heading" tabIndex={-1} ref={heading}>
+        Decision on {subjectLabel(subject)}
+      </h3>
       <p className="muted">
         A decision is an attributed declaration: it deletes no observation, and a later observation can reopen
         the subject. A conclusion is given only when acknowledged; closed and updated need &quot;according
