@@ -98,6 +98,9 @@ export function InventoryView({ orgId, clientId }: { orgId: string; clientId: st
               Evaluation filter
               <select value={filter} onChange={(e) => move({ filter: e.target.value, offset: null })}>
                 <option value="">All subjects</option>
+                {filter && !listedFilter(data, filter) ? (
+                  <option value={filter}>{words(filter)} (0)</option>
+                ) : null}
                 {(['coverage', 'result', 'decision', 'kind'] as const).map((group) => (
                   <optgroup key={group} label={group}>
                     {data.filter_options[group].map((option) => (
@@ -173,6 +176,12 @@ export function InventoryView({ orgId, clientId }: { orgId: string; clientId: st
       ) : null}
     </section>
   );
+}
+
+/** Whether the service listed this filter among its options (a filter from a shared address may not be). */
+function listedFilter(inventory: Inventory, filter: string): boolean {
+  const [group, value] = filter.split(':') as [keyof Inventory['filter_options'], string];
+  return (inventory.filter_options[group] ?? []).some((option) => option.value === value);
 }
 
 function InventorySummary({ inventory }: { inventory: Inventory }) {
