@@ -141,8 +141,11 @@ describe('web console: exposure scopes', () => {
     expect(page.url()).toContain('filter=coverage%3Ano_identifiers');
     await page.getByLabel('Group services by host').check();
     await page.getByRole('region', { name: 'Host 203.0.113.13' }).waitFor();
+    // Each change is read back from the address before the next one.
     await filter.selectOption('');
+    await page.getByText(/^Hosts 1–5/).waitFor();
     await page.getByLabel('Group services by host').uncheck();
+    await page.getByText('Subjects 1–5 of 5').waitFor();
     await kevRow.waitFor();
   });
 
@@ -196,6 +199,11 @@ describe('web console: exposure scopes', () => {
     await page.getByRole('button', { name: 'Run refresh' }).click();
     await page.locator('[role="alert"][data-code="rate_limited"]').waitFor();
     await page.getByText(/^Retry after \d+ seconds/).waitFor();
+
+    // Monitoring: activated, then stopped, each as the service answers.
+    await page.getByRole('button', { name: 'Activate monitoring' }).click();
+    await page.getByRole('button', { name: 'Stop monitoring' }).click();
+    await page.getByRole('button', { name: 'Activate monitoring' }).waitFor();
 
     // The email preference: enabled for the owner, saved with the version the service gave.
     await page.getByLabel('Email notifications enabled').check();
