@@ -227,6 +227,9 @@ describe('web console: exposure scopes', () => {
       expect(await archive.getAttribute('aria-disabled')).toBe('true');
       expect(await other.page.locator('.unavailable[data-code="forbidden"]').count()).toBeGreaterThan(0);
       await shots.take(other.page, 'analyst-unavailable');
+      // The managers' list of deleted scopes: a section that says why it is not this analyst's.
+      await other.page.getByRole('link', { name: '← All scopes' }).click();
+      await other.page.getByText(/^The deleted scopes list is unavailable/).waitFor();
     } finally {
       await other.context.close();
     }
