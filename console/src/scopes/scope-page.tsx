@@ -106,33 +106,35 @@ function Lifecycle({ orgId, scope }: { orgId: string; scope: Space }) {
   return (
     <section aria-label="Scope lifecycle" className="scope-actions">
       {archived ? (
-        <>
-          <p role="status" className="restricted">
-            This scope is archived: its work and monitoring are stopped. Restoring it does not restart
-            schedules.
-          </p>
+        <p role="status" className="restricted">
+          This scope is archived: its work and monitoring are stopped. Restoring it does not restart
+          schedules.
+        </p>
+      ) : null}
+      <div className="row">
+        {archived ? (
           <ActionButton
             label="Restore scope"
             refusal={change.error}
             pending={change.isPending}
             onClick={() => change.mutate('active')}
           />
-        </>
-      ) : (
+        ) : (
+          <ActionButton
+            className="secondary"
+            label="Archive scope"
+            refusal={change.error}
+            pending={change.isPending}
+            onClick={() => change.mutate('archived')}
+          />
+        )}
         <ActionButton
-          className="secondary"
-          label="Archive scope"
-          refusal={change.error}
-          pending={change.isPending}
-          onClick={() => change.mutate('archived')}
+          className="secondary danger"
+          label="Delete scope…"
+          refusal={remove.error}
+          onClick={() => setConfirming(true)}
         />
-      )}
-      <ActionButton
-        className="secondary danger"
-        label="Delete scope…"
-        refusal={remove.error}
-        onClick={() => setConfirming(true)}
-      />
+      </div>
       <Refusal what={archived ? 'Restoring the scope' : 'Archiving the scope'} error={change.error} />
       {confirming ? (
         <form onSubmit={submitDelete} className="confirm-delete" aria-label="Confirm deletion">
@@ -142,7 +144,7 @@ function Lifecycle({ orgId, scope }: { orgId: string; scope: Space }) {
           </p>
           <label>
             Scope name to confirm
-            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" autoFocus />
           </label>
           <div className="row">
             <ActionButton
