@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { api, ApiError, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorView } from '../app/error-view';
 import { OrganizationFrame } from '../app/organization-frame';
@@ -63,6 +63,8 @@ function AuditLogView({ orgId }: { orgId: string }) {
       ) as Promise<AuditLog>,
     placeholderData: keepPreviousData,
   });
+  // Refused as a whole (not a manager, not a member): nothing to filter. A refused filter (422) keeps the form.
+  const refused = log.error instanceof ApiError && (log.error.status === 403 || log.error.status === 404);
   const apply = (next: AuditFilters) => {
     setFilters(next);
     setCursors([undefined]);
@@ -75,7 +77,9 @@ function AuditLogView({ orgId }: { orgId: string }) {
         of events is never shown here, only their envelope.
       </p>
       {log.data ? <ChainVerificationPanel verification={log.data.verification} /> : null}
-      <AuditFilterForm orgId={orgId} applied={filters} onApply={apply} entries={log.data?.entries ?? []} />
+      {refused ? null : (
+        <AuditFilterForm orgId={orgId} applied={filters} onApply={apply} entries={log.data?.entries ?? []} />
+      )}
       <ErrorView error={log.error} title="The audit log was refused" />
       {log.isPending ? (
         <p role="status" className="muted">
@@ -266,15 +270,15 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
           {entry.scope ? ` · scope ${entry.scope}` : ''}
         </div>
       </td>
-      <td>
+      <td className="audit-who">
         <span className="audit-actor">{entry.actor}</span>
         <div className="muted small">
           {entry.surface ? `via ${entry.surface}` : 'surface not recorded'}
           {credential ? ` · ${credential}` : ''}
         </div>
       </td>
-      <td>{entry.on_behalf_of}</td>
-      <td>{entry.reason ?? <span className="muted">no reason recorded</span>}</td>
+      <td className="audit-behalf audit-actor">{entry.on_behalf_of}</td>
+      <td className="audit-why">{entry.reason ?? <span className="muted">no reason recorded</span>}</td>
       <td className="audit-ids">
         <dl>
           <dt>position</dt>

@@ -55,7 +55,7 @@ function CredentialForm({ onSubmit }: { onSubmit: (credential: string) => void }
     if (value.trim()) onSubmit(value.trim());
   };
   return (
-    <form onSubmit={submit} aria-label="Operator credential">
+    <form onSubmit={submit} aria-label="Sign in as an operator">
       <label>
         Operator credential
         <input
