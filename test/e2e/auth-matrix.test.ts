@@ -8,6 +8,8 @@
  * - session: only the `__Host-ps` cookie; keys and tokens are 401 `unauthenticated`, and so is an expired
  *   session; an unsafe method also needs the CSRF cookie and a matching X-CSRF-Token header (403
  *   `csrf_failed`), a safe method does not.
+ * - operator: only an operator credential as `Authorization: Bearer opc_…` (ADR 119); anything else, a wrong
+ *   operator credential included, is 401 `unauthenticated`, and an operator credential opens no other surface.
  * - public: credentials are ignored.
  *
  * The route list comes from the application itself (Nest discovery), so a new route enters the matrix by
@@ -26,6 +28,7 @@ import {
   RevokeApiKey,
 } from '../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../src/accounts/domain/plans.js';
+import { AddOperator } from '../../src/operators/commands/operator.commands.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { csrfTokenFor } from '../../src/platform/auth/csrf.js';
@@ -153,6 +156,8 @@ interface Fixture {
    */
   readonly organizationOwner: Account;
   readonly organizationOwnerSession: Session;
+  /** An operator's credential (opc_…), added through its command. */
+  readonly operatorCredential: string;
 }
 
 let fixture: Fixture;
@@ -202,7 +207,9 @@ type VariantKind =
   | 'token_without_scope'
   | 'session'
   | 'session_without_csrf'
-  | 'session_expired';
+  | 'session_expired'
+  | 'operator'
+  | 'invalid_operator';
 
 interface Variant {
   readonly name: string;
@@ -293,6 +300,16 @@ const VARIANTS: readonly Variant[] = [
       return sessionHeaders({ sessionId, csrf }, { cookie: csrf, header: csrf });
     },
   },
+  {
+    name: 'operator credential as Authorization: Bearer',
+    kind: 'operator',
+    headers: async () => ({ authorization: `Bearer ${fixture.operatorCredential}` }),
+  },
+  {
+    name: 'operator credential with a wrong secret',
+    kind: 'invalid_operator',
+    headers: async () => ({ authorization: `Bearer ${fixture.operatorCredential.slice(0, -4)}AAAA` }),
+  },
 ];
 
 /** The same token with one signature character changed: well-formed, but its signature fails. */
@@ -319,6 +336,8 @@ function expectedOutcome(route: DiscoveredRoute, kind: VariantKind): Expected {
         return SAFE_METHODS.has(route.method) ? { status: 'success' } : { status: 403, code: 'csrf_failed' };
       }
       return UNAUTHENTICATED;
+    case 'operator':
+      return kind === 'operator' ? { status: 'success' } : UNAUTHENTICATED;
   }
 }
 
@@ -495,6 +514,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
       recovery_code: await issueRecoveryCode(),
     }),
   },
+  'GET /api/v2/operator/projections': { status: 200 },
   ...ORGANIZATION_REQUESTS,
 };
 
@@ -617,6 +637,7 @@ beforeAll(async () => {
     login(organizationOwner),
   ]);
   if (!session || !otherSession || !organizationOwnerSession) throw new Error('sessions not created');
+  const { credential: operatorCredential } = await commands.execute(new AddOperator('matrix', operator()));
   const pastClock = new ManualClock(new Date(Date.now() - 13 * HOUR));
   fixture = {
     main,
@@ -630,6 +651,7 @@ beforeAll(async () => {
     expiredSessions: new SessionStore(service.context.storage.readStore, pastClock),
     organizationOwner,
     organizationOwnerSession,
+    operatorCredential,
   };
   sso.organizationId = randomUUID();
   sso.provider = await startTestProvider([

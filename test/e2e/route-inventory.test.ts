@@ -150,6 +150,7 @@ const EXPECTED_ROUTES = [
   'GET /.well-known/event-log-key public service.health',
   'GET /health/live public service.health',
   'GET /health/ready public service.health',
+  'GET /api/v2/operator/projections operator operator.read',
   'POST /api/v2/auth/keys session keys.manage',
   'POST /api/v2/auth/login public auth.login',
   'POST /api/v2/auth/logout session auth.logout',
@@ -246,7 +247,9 @@ describe('route inventory', () => {
     expect(unknownPermission).toEqual([]);
     const unknownSurface = routes
       .filter(
-        (route) => route.rule && !['public', 'personal_api', 'session', 'mcp'].includes(route.rule.surface),
+        (route) =>
+          route.rule &&
+          !['public', 'personal_api', 'session', 'mcp', 'operator'].includes(route.rule.surface),
       )
       .map((route) => `${route.method} ${route.path}: ${route.rule?.surface}`);
     expect(unknownSurface).toEqual([]);

@@ -632,6 +632,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/operator/projections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each projection's generation, position, lag (events behind the log head), state and rebuild progress */
+        get: operations["OperatorProjectionsController_projections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/organizations": {
         parameters: {
             query?: never;
@@ -2693,6 +2710,48 @@ export interface components {
             /** @description not blank (trimmed) */
             title: string;
         };
+        OperatorProjections: {
+            /** @description the log's newest global position */
+            head_position: string | null;
+            projections: {
+                /** @description a generation a rebuild is building, or null */
+                building_generation: number | null;
+                events_applied: number;
+                /** @description events of the log not applied yet */
+                lag_events: number;
+                /** @description true when lag_events is only a lower bound (10,000 counted) */
+                lag_events_at_least: boolean;
+                /** @description time between the last applied event and the newest one */
+                lag_seconds: number;
+                last_error: string | null;
+                /** @description the generation readers use; null before it exists */
+                live_generation: number | null;
+                name: string;
+                /** @description the last event the live generation applied (global position) */
+                position: string | null;
+                /** @description while a rebuild (CLI) builds a new generation: its progress */
+                rebuild: {
+                    events_applied: number;
+                    generation: number;
+                    /** @description events of the log not applied yet */
+                    lag_events: number;
+                    /** @description true when lag_events is only a lower bound (10,000 counted) */
+                    lag_events_at_least: boolean;
+                    /** @description the last event the new generation applied */
+                    position: string | null;
+                } | null;
+                /** @description as its runner last reported it: starting, catching_up, live, rebuilding, retrying, stopped; unknown or not_created */
+                state: string;
+                /** Format: date-time */
+                state_reported_at: string | null;
+                /** @description the process that reported the state */
+                state_reported_by: string | null;
+                /** @description the projection definition's version */
+                version: number;
+            }[];
+            /** Format: date-time */
+            read_at: string;
+        };
         Organization: {
             /** @description what lifts the restriction */
             action: string | null;
@@ -2749,6 +2808,11 @@ export interface components {
                 /** @description who did it: account:<id>, operator:<name> or system:<component> */
                 actor: string;
                 causation_id: string;
+                /**
+                 * @description verified: at or before the last checkpoint the service verified; not_verified_yet: after it (the next verification covers it); verification_failed: after it, and the last verification found tampering; unverifiable: the event store keeps no hash chain
+                 * @enum {string}
+                 */
+                chain_verification: "verified" | "not_verified_yet" | "verification_failed" | "unverifiable";
                 correlation_id: string;
                 /** @description the credential that acted (its id, never a secret); null when not recorded */
                 credential: unknown;
@@ -2774,6 +2838,39 @@ export interface components {
             }[];
             /** @description pass as `after` for the next page; null on the last page */
             next_cursor: string | null;
+            verification: {
+                /** @description the newest event sealed into the chain (not necessarily verified) */
+                chain_head: {
+                    /** @description hex SHA-256 of the global chain through this event */
+                    chain_head: string;
+                    chain_index: number;
+                    /** @description global log position */
+                    position: string;
+                } | null;
+                last_verification: {
+                    /**
+                     * Format: date-time
+                     * @description when the service last verified the log
+                     */
+                    at: string;
+                    /** @description the kind and position of the first finding */
+                    finding: string | null;
+                    /** @description false: it found tampering */
+                    ok: boolean;
+                } | null;
+                /** @description the newest signed checkpoint whose signature and chain head the service verified */
+                last_verified_checkpoint: {
+                    /** @description hex SHA-256 of the global chain through this event */
+                    chain_head: string;
+                    chain_index: number;
+                    /** @description global log position */
+                    position: string;
+                    /** Format: date-time */
+                    signed_at: string;
+                } | null;
+                /** @description false: this event store keeps no hash chain */
+                supported: boolean;
+            };
         };
         /** @description managers see the shared balance; other members their permitted envelope (rule 8) */
         OrganizationCredits: {
@@ -4975,6 +5072,32 @@ export interface operations {
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OperatorProjectionsController_projections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorProjections"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            414: components["responses"]["Error414"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };

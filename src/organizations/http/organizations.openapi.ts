@@ -204,6 +204,44 @@ const AUDIT_ENTRY = object({
   request_id: nullable(string()),
   correlation_id: string(),
   causation_id: string(),
+  chain_verification: oneOfStrings(['verified', 'not_verified_yet', 'verification_failed', 'unverifiable'], {
+    description:
+      'verified: at or before the last checkpoint the service verified; not_verified_yet: after it (the next ' +
+      'verification covers it); verification_failed: after it, and the last verification found tampering; ' +
+      'unverifiable: the event store keeps no hash chain',
+  }),
+});
+
+const CHAIN_POINT = {
+  position: string({ description: 'global log position' }),
+  chain_index: integer({ minimum: 0 }),
+  chain_head: string({ description: 'hex SHA-256 of the global chain through this event' }),
+};
+
+/** What the service knows about the tamper-evident log (ADR 119), as /health/ready's `event_log` shows it. */
+const AUDIT_VERIFICATION = object({
+  supported: boolean({ description: 'false: this event store keeps no hash chain' }),
+  last_verified_checkpoint: nullable(
+    object(
+      { ...CHAIN_POINT, signed_at: dateTime() },
+      {},
+      { description: 'the newest signed checkpoint whose signature and chain head the service verified' },
+    ),
+  ),
+  last_verification: nullable(
+    object({
+      at: dateTime({ description: 'when the service last verified the log' }),
+      ok: boolean({ description: 'false: it found tampering' }),
+      finding: nullable(string({ description: 'the kind and position of the first finding' })),
+    }),
+  ),
+  chain_head: nullable(
+    object(
+      CHAIN_POINT,
+      {},
+      { description: 'the newest event sealed into the chain (not necessarily verified)' },
+    ),
+  ),
 });
 
 export const AUDIT_LOG = component(
@@ -213,6 +251,7 @@ export const AUDIT_LOG = component(
     next_cursor: nullable(
       string({ description: 'pass as `after` for the next page; null on the last page' }),
     ),
+    verification: AUDIT_VERIFICATION,
   }),
 );
 

@@ -2,12 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { auditKey, type AuditEntryDocument } from '../../../projections/audit-index.projection.js';
 import { AuditLog, parseBound, parseCursor } from '../../audit/queries/audit-log.js';
 import {
+  chainVerificationStatus,
+  type ChainVerificationStatus,
+} from '../../audit/queries/chain-verification-status.js';
+import {
   CREDENTIAL_STORE,
   type CredentialStore,
 } from '../../platform/auth/credentials/credential-store.port.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
 import { EVENT_STORE, type EventStore } from '../../platform/event-store/event-store.port.js';
 import { ProjectionRunner } from '../../platform/projections/projection-runner.js';
+import { ServiceContext } from '../../platform/service-context.js';
 import type { OrganizationAccess } from '../commands/organization-access.js';
 
 export const AUDIT_DEFAULT_LIMIT = 50;
@@ -39,7 +44,7 @@ function text(query: AuditLogQuery, field: keyof AuditLogQuery): string | undefi
 }
 
 /** An entry as owners and administrators read it: the event's envelope, never its payload or a secret. */
-function entryView(entry: AuditEntryDocument) {
+function entryView(entry: AuditEntryDocument, chain: ChainVerificationStatus) {
   return {
     position: entry.position,
     recorded_at: entry.recordedAt,
@@ -56,6 +61,7 @@ function entryView(entry: AuditEntryDocument) {
     request_id: entry.requestId,
     correlation_id: entry.correlationId,
     causation_id: entry.causationId,
+    chain_verification: chain.of(entry.position),
   };
 }
 
@@ -71,6 +77,7 @@ export class OrganizationAuditLog {
     @Inject(ProjectionRunner) projections: ProjectionRunner,
     @Inject(EVENT_STORE) eventStore: EventStore,
     @Inject(CREDENTIAL_STORE) credentials: CredentialStore,
+    @Inject(ServiceContext) private readonly context: ServiceContext,
   ) {
     this.log = new AuditLog({ projections, eventStore, credentials });
   }
@@ -97,6 +104,12 @@ export class OrganizationAuditLog {
       ...(since !== undefined ? { since: parseBound(since, 'since') } : {}),
       ...(until !== undefined ? { until: parseBound(until, 'until') } : {}),
     });
-    return { entries: page.entries.map(entryView), next_cursor: page.nextCursor };
+    // Read after the page: a checkpoint verified meanwhile only covers more of it, never less.
+    const chain = await chainVerificationStatus(this.context);
+    return {
+      entries: page.entries.map((entry) => entryView(entry, chain)),
+      next_cursor: page.nextCursor,
+      verification: chain.view,
+    };
   }
 }

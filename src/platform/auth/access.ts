@@ -14,8 +14,10 @@ import type { ServiceError } from '../errors/service-error.js';
  *   matching CSRF token for unsafe methods. API keys and tokens never substitute for it.
  * - `mcp`: `/mcp`, the Model Context Protocol endpoint: the personal API's credentials as bearer tokens; whatever
  *   the credential, its calls act on the `mcp` channel (ADR 108).
+ * - `operator`: `/api/v2/operator/...`, read-only operator views: an operator credential (`opc_…`, ADR 68) as
+ *   `Authorization: Bearer`; no personal credential or session substitutes for it (ADR 119).
  */
-export type Surface = 'public' | 'personal_api' | 'session' | 'mcp';
+export type Surface = 'public' | 'personal_api' | 'session' | 'mcp' | 'operator';
 
 export const PERMISSIONS = [
   'service.health',
@@ -34,6 +36,7 @@ export const PERMISSIONS = [
   'caller.ip',
   'mcp.connect',
   'oauth.metadata',
+  'operator.read',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -122,6 +125,22 @@ export type PersonalDataStanding =
     };
 
 export const PRINCIPAL_DIRECTORY = Symbol('PrincipalDirectory');
+
+/** The operator an `operator` surface route serves, once the guard accepted the credential. */
+export interface OperatorPrincipal {
+  readonly name: string;
+  readonly credentialId: string;
+}
+
+/**
+ * Checks an operator credential (`opc_<id>_<secret>`) for the `operator` surface; implemented by the operators
+ * context (authenticateOperator, the CLI's own check). Throws a ServiceError `unauthenticated` when refused.
+ */
+export interface OperatorAuthenticator {
+  authenticate(credential: string): Promise<OperatorPrincipal>;
+}
+
+export const OPERATOR_AUTHENTICATOR = Symbol('OperatorAuthenticator');
 
 /**
  * Organization rule 1: an account that belongs to an organization has no personal research. Implemented by the

@@ -3,7 +3,15 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OPEN_READ_GROUP, type OpenReadGroup, type ReadGroupHandle } from '../database/sql-database.js';
 import { ServiceError } from '../errors/service-error.js';
-import { ACCESS_RULE, CONTINUES_READS, type AccessRule, type Principal } from './access.js';
+import {
+  ACCESS_RULE,
+  CONTINUES_READS,
+  OPERATOR_AUTHENTICATOR,
+  type AccessRule,
+  type OperatorAuthenticator,
+  type OperatorPrincipal,
+  type Principal,
+} from './access.js';
 import { CSRF_COOKIE, parseCookies, SESSION_COOKIE } from './cookies.js';
 import { CSRF_HEADER, csrfTokenMatches } from './csrf.js';
 import { PersonalCredentials } from './personal-credentials.js';
@@ -12,7 +20,14 @@ import { SessionStore } from './sessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; readGroup?: ReadGroupHandle };
+export type AuthenticatedRequest = FastifyRequest & {
+  principal?: Principal;
+  readGroup?: ReadGroupHandle;
+  /** On the `operator` surface: the operator whose credential was accepted. */
+  operator?: OperatorPrincipal;
+};
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * The one gate in front of every route: reads the route's AccessRule and accepts only the credential its
@@ -29,6 +44,9 @@ export class AuthGuard implements CanActivate {
     @Optional()
     @Inject(OPEN_READ_GROUP)
     private readonly openReadGroup?: OpenReadGroup,
+    @Optional()
+    @Inject(OPERATOR_AUTHENTICATOR)
+    private readonly operators?: OperatorAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -60,7 +78,24 @@ export class AuthGuard implements CanActivate {
       case 'session':
         request.principal = await this.session(request);
         return true;
+      case 'operator':
+        request.operator = await this.operator(request);
+        return true;
     }
+  }
+
+  /** `Authorization: Bearer opc_…` and nothing else: a session or a personal credential is no operator's. */
+  private async operator(request: FastifyRequest): Promise<OperatorPrincipal> {
+    const header = request.headers.authorization;
+    const credential = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    if (!credential || !credential.startsWith('opc_'))
+      throw new ServiceError(
+        'unauthenticated',
+        'this route needs an operator credential: Authorization: Bearer opc_<id>_<secret>',
+      );
+    if (!this.operators)
+      throw new ServiceError('unauthenticated', 'operator credentials are not accepted here');
+    return this.operators.authenticate(credential);
   }
 
   private continuesReads(context: ExecutionContext): boolean {

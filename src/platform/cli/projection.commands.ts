@@ -34,6 +34,17 @@ export interface ProjectionStatusRow {
   readonly state_reported_at: string | null;
   readonly state_reported_by: string | null;
   readonly last_error: string | null;
+  /** While a rebuild builds a new generation beside the live one: how far it got (null otherwise). */
+  readonly rebuild: RebuildStatus | null;
+}
+
+export interface RebuildStatus {
+  readonly generation: number;
+  readonly position: string | null;
+  readonly events_applied: number;
+  /** Events of the log the new generation has still to apply (at most LAG_SCAN_LIMIT counted). */
+  readonly lag_events: number;
+  readonly lag_events_at_least: boolean;
 }
 
 export async function projectionStatus(context: ServiceContext): Promise<ProjectionStatusRow[]> {
@@ -56,6 +67,8 @@ export async function projectionStatus(context: ServiceContext): Promise<Project
         : newest && pending[0]
           ? Math.max(0, (Date.parse(newest) - Date.parse(pending[0].recordedAt)) / 1000)
           : 0;
+    const building = generations?.building ?? null;
+    const rebuild = building === null ? null : await rebuildStatus(context, name, building);
     rows.push({
       name,
       version: definition.version,
@@ -70,9 +83,30 @@ export async function projectionStatus(context: ServiceContext): Promise<Project
       state_reported_at: reported?.reportedAt ?? null,
       state_reported_by: reported?.reportedBy ?? null,
       last_error: reported?.lastError ?? null,
+      rebuild,
     });
   }
   return rows;
+}
+
+/** A rebuild's progress: the new generation's own checkpoint (written after each page it applies). */
+async function rebuildStatus(
+  context: ServiceContext,
+  name: string,
+  generation: number,
+): Promise<RebuildStatus> {
+  const { readStore, eventStore } = context.storage;
+  const checkpoint = await readStore.getCheckpoint(checkpointKey(name, generation));
+  const position = (checkpoint?.position as GlobalPosition | undefined) ?? null;
+  const pending = await eventStore.readAll({ after: position, limit: LAG_SCAN_LIMIT });
+  const details = (checkpoint?.details ?? {}) as { eventsApplied?: number };
+  return {
+    generation,
+    position,
+    events_applied: details.eventsApplied ?? 0,
+    lag_events: pending.length,
+    lag_events_at_least: pending.length === LAG_SCAN_LIMIT,
+  };
 }
 
 export function registerProjectionCommands(program: Command, runtime: CliRuntime): void {
@@ -208,7 +242,7 @@ function formatStatus(rows: readonly ProjectionStatusRow[]): string {
   const lines = rows.map((row) => [
     row.name,
     row.state,
-    `${row.live_generation ?? '-'}${row.building_generation ? ` (building ${row.building_generation})` : ''}`,
+    `${row.live_generation ?? '-'}${row.rebuild ? ` (building ${row.rebuild.generation}: ${row.rebuild.events_applied} applied, ${row.rebuild.lag_events_at_least ? '≥' : ''}${row.rebuild.lag_events} to go)` : ''}`,
     String(row.events_applied),
     `${row.lag_events_at_least ? '≥' : ''}${row.lag_events}`,
     String(row.lag_seconds),

@@ -105,6 +105,12 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
         description:
           'Unsafe session requests: the value of the __Host-pc cookie (also the csrf_token of login)',
       },
+      operator_credential: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Authorization: Bearer with an operator credential (opc_<id>_<secret>, `operators add`); /api/v2/operator/ only',
+      },
       csrf_cookie: {
         type: 'apiKey',
         in: 'cookie',
@@ -154,6 +160,7 @@ function completeOperation(
   if ((operation.parameters ?? []).some((p) => (p as ParameterObject).in === 'path')) statuses.push(404);
   if (rule.surface === 'personal_api') statuses.push(401, 403, ...(rule.personalData ? [402] : []));
   if (rule.surface === 'session') statuses.push(401, ...(unsafe ? [403] : []));
+  if (rule.surface === 'operator') statuses.push(401);
   // Every authenticated route reads storage (the credential itself): unavailable storage is a 503, not a 500.
   if (rule.surface !== 'public') statuses.push(503);
   for (const status of statuses) {
@@ -199,6 +206,8 @@ function securityOf(rule: AccessRule, unsafe: boolean): SecurityRequirementObjec
       return [{ bearer: [] }];
     case 'session':
       return unsafe ? [{ session: [], csrf: [], csrf_cookie: [] }] : [{ session: [] }];
+    case 'operator':
+      return [{ operator_credential: [] }];
   }
 }
 
