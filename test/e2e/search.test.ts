@@ -343,6 +343,13 @@ describe('unified search over HTTP (PGlite)', () => {
       });
       expect(tooDeep.statusCode).toBe(422);
       expect(tooDeep.json().code).toBe('invalid_input');
+      const tooBig = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more/quote',
+        headers,
+        payload: { ...body, pad: 'x'.repeat(5000) },
+      });
+      expect(tooBig.statusCode).toBe(413);
     });
 
     it('a single-dataset page past the last record answers no rows, the total and no charge', async () => {
