@@ -66,7 +66,7 @@ function FacetList({ facets }: { facets: Facets }) {
     <div className="facets">
       {Object.entries(facets).map(([field, counts]) => (
         <div key={field} className="facet">
-          <h4>{field}</h4>
+          <h3>{field}</h3>
           <ul>
             {counts.map((count) => (
               <li key={String(count.value)}>
