@@ -58,12 +58,7 @@ try {
     const { default: openapiTS, astToString } = await import('openapi-typescript');
     const header =
       "// Generated from the service's OpenAPI document by `npm run console:types`; do not edit.\n";
-    // Formatted as the repository's other sources are (prettier ignores the file, so it is done here): the
-    // committed file and this check agree on one form.
-    const prettier = await import('prettier');
-    const raw = header + astToString(await openapiTS(document, { alphabetize: true }));
-    const options = (await prettier.resolveConfig(typesFile.pathname)) ?? {};
-    const types = await prettier.format(raw, { ...options, parser: 'typescript' });
+    const types = header + astToString(await openapiTS(document, { alphabetize: true }));
     if (consoleTypes) writeFileSync(typesFile, types);
     else if (!existsSync(typesFile) || readFileSync(typesFile, 'utf8') !== types) {
       process.stderr.write(
