@@ -20,6 +20,7 @@ import {
   DATASET_PRICE,
   pageCharge,
   pagePrice,
+  pageQuote,
 } from './domain/pricing.js';
 import { timeFrameStart, type SearchRequest } from './domain/search-request.js';
 import type {
@@ -284,6 +285,20 @@ export class SearchEngine {
       caller.envelope,
     );
     return { ...outcome, charged };
+  }
+
+  /**
+   * The free quote of one page (search/more/quote): the same checks as paying for it (query, entitlements) and the
+   * same price rule, with nothing reserved and no dataset read.
+   */
+  quotePage(dataset: Dataset, request: SearchRequest, offset: number, caller: Caller) {
+    const { queries, invalid, favicon } = this.plan(request, caller);
+    if (!queries.has(dataset))
+      throw new ServiceError(
+        'invalid_query',
+        invalid.get(dataset) ?? `the query does not apply to ${dataset}`,
+      );
+    return pageQuote(dataset, offset, favicon);
   }
 
   /** Facet counts for a single-dataset `aggregate: true` request, priced as one page. */

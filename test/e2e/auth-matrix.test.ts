@@ -412,6 +412,10 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
     status: 200,
     body: async () => ({ raw_query: 'nginx', dataset: 'hosts', page: 2 }),
   },
+  'POST /api/v2/common/data/search/more/quote': {
+    status: 200,
+    body: async () => ({ raw_query: 'nginx', dataset: 'hosts', page: 2 }),
+  },
   'GET /api/v2/common/data/search/fields': { status: 200 },
   'POST /api/v2/common/data/:dataset': {
     status: 200,
@@ -420,6 +424,10 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   },
   'POST /api/v2/data/search': { status: 200, body: async () => ({ raw_query: 'nginx', stream: false }) },
   'POST /api/v2/data/search/more': {
+    status: 200,
+    body: async () => ({ raw_query: 'nginx', dataset: 'dns', page: 2 }),
+  },
+  'POST /api/v2/data/search/more/quote': {
     status: 200,
     body: async () => ({ raw_query: 'nginx', dataset: 'dns', page: 2 }),
   },

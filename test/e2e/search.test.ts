@@ -296,6 +296,62 @@ describe('unified search over HTTP (PGlite)', () => {
       expect(await ledgerAvailable()).toBe(before - 1);
     });
 
+    it('search/more/quote tells, free, exactly what search/more then charges, deeper pages included', async () => {
+      const page = 101; // record 100: the second depth tier
+      const body = { raw_query: 'port:>0', dataset: 'hosts', page, per_type_limit: 1 };
+      const headers = { 'x-api-key': key };
+      const before = await ledgerAvailable();
+      const quote = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more/quote',
+        headers,
+        payload: body,
+      });
+      expect(quote.statusCode).toBe(200);
+      expect(quote.json()).toMatchObject({
+        dataset: 'hosts',
+        page,
+        per_type_limit: 1,
+        first_record: 100,
+        credits: 2,
+        base_price: 1,
+        depth_multiplier: 2,
+      });
+      expect(await ledgerAvailable()).toBe(before);
+      const paid = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more',
+        headers,
+        payload: body,
+      });
+      expect(paid.json()).toMatchObject({ status: 'ok', credits_charged: quote.json().credits });
+      expect(await ledgerAvailable()).toBe(before - quote.json().credits);
+      // The quote refuses what paying refuses: a query that does not apply to the dataset, a page past the limit.
+      const refused = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more/quote',
+        headers,
+        payload: { ...body, dataset: 'whois' },
+      });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().code).toBe('invalid_query');
+      const tooDeep = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more/quote',
+        headers,
+        payload: { ...body, page: 10_001 },
+      });
+      expect(tooDeep.statusCode).toBe(422);
+      expect(tooDeep.json().code).toBe('invalid_input');
+      const tooBig = await service.app.inject({
+        method: 'POST',
+        url: '/api/v2/common/data/search/more/quote',
+        headers,
+        payload: { ...body, pad: 'x'.repeat(5000) },
+      });
+      expect(tooBig.statusCode).toBe(413);
+    });
+
     it('a single-dataset page past the last record answers no rows, the total and no charge', async () => {
       const page = (n: number) =>
         service.app.inject({

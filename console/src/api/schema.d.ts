@@ -427,6 +427,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/common/data/search/more/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What search/more would charge for that page (depth pricing), free: nothing is reserved or read */
+        post: operations["PersonalSearchController_quote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/common/exports": {
         parameters: {
             query?: never;
@@ -626,6 +643,23 @@ export interface paths {
         put?: never;
         /** One dataset's further page from the browser */
         post: operations["BrowserSearchController_more"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/search/more/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The price of one dataset's further page, before paying (free) */
+        post: operations["BrowserSearchController_quote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3262,6 +3296,22 @@ export interface components {
             status: components["schemas"]["DatasetState"];
             total: number | null;
         };
+        SearchMoreQuote: {
+            /** @description the dataset's price (or the favicon search price) */
+            base_price: number;
+            /** @description when the price is charged */
+            charged_when: string;
+            /** @description what search/more charges for this page when it is charged */
+            credits: number;
+            /** @enum {string} */
+            dataset: "hosts" | "dns" | "vhosts" | "whois";
+            /** @description from the depth tier of first_record */
+            depth_multiplier: number;
+            /** @description offset of the page's first record */
+            first_record: number;
+            page: number;
+            per_type_limit: number;
+        };
         SearchOutcome: {
             credits_charged: number;
             /** @description by dataset, as the stream sends them */
@@ -4589,6 +4639,40 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    PersonalSearchController_quote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchMoreBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchMoreQuote"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     ExportsController_list: {
         parameters: {
             query?: never;
@@ -5069,6 +5153,41 @@ export interface operations {
             402: components["responses"]["Error402"];
             403: components["responses"]["Error403"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserSearchController_quote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchMoreBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchMoreQuote"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             414: components["responses"]["Error414"];
             415: components["responses"]["Error415"];

@@ -9,6 +9,9 @@ export const ROUTE_BODY_LIMITS: Readonly<Record<string, number>> = {
   '/api/v2/data/search': 4 * 1024,
   '/api/v2/common/data/search/more': 4 * 1024,
   '/api/v2/data/search/more': 4 * 1024,
+  // The quote takes search/more's body, so it has its limit.
+  '/api/v2/common/data/search/more/quote': 4 * 1024,
+  '/api/v2/data/search/more/quote': 4 * 1024,
   '/api/v2/common/data/:dataset': 4 * 1024,
   '/api/v2/data/:dataset': 4 * 1024,
   '/api/v2/common/data/enrich/vulnerabilities': 100 * 1024,

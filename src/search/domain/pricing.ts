@@ -41,8 +41,21 @@ export function depthMultiplier(offset: number): number {
 
 /** Price of one page of one dataset. */
 export function pagePrice(dataset: Dataset, offset: number, favicon: boolean): number {
+  return pageQuote(dataset, offset, favicon).credits;
+}
+
+/**
+ * What one page of one dataset costs and why (its base price and depth multiplier): what search/more reserves
+ * and charges, and what its free quote tells before paying. One rule, so the quote cannot differ from the charge.
+ */
+export function pageQuote(
+  dataset: Dataset,
+  offset: number,
+  favicon: boolean,
+): { credits: number; base_price: number; depth_multiplier: number } {
   const base = favicon && dataset === 'hosts' ? FAVICON_SEARCH_PRICE : DATASET_PRICE[dataset];
-  return base * depthMultiplier(offset);
+  const multiplier = depthMultiplier(offset);
+  return { credits: base * multiplier, base_price: base, depth_multiplier: multiplier };
 }
 
 /** What a dataset answered, as far as pricing cares. */

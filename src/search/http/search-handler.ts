@@ -94,11 +94,7 @@ export class SearchHandler {
 
   /** POST /search/more: one dataset's next page, priced by depth. */
   async more(principal: Principal, body: SearchMoreBody, request: FastifyRequest, reply: FastifyReply) {
-    const dataset = datasetOf(body.dataset);
-    const searchRequest = normalizeSearchRequest({ ...body, stream: false });
-    const offset = (body.page - 1) * searchRequest.perTypeLimit;
-    if (offset >= MAX_SEARCH_OFFSET)
-      throw invalid('page', `paging stops at ${MAX_SEARCH_OFFSET} records; use an export to read further`);
+    const { dataset, searchRequest, offset } = furtherPage(body);
     const caller = await this.caller(principal, request);
     const outcome = await this.engine.page(
       dataset,
@@ -125,6 +121,26 @@ export class SearchHandler {
       lower_bound: outcome.lowerBound,
       capped: outcome.capped,
       credits_charged: outcome.charged,
+    };
+  }
+
+  /**
+   * POST /search/more/quote: what that further page would cost, free, from the rule that charges it. The console
+   * shows it before the person pays (issue 19) and computes no price itself.
+   */
+  async quote(principal: Principal, body: SearchMoreBody, request: FastifyRequest) {
+    const { dataset, searchRequest, offset } = furtherPage(body);
+    const caller = await this.caller(principal, request);
+    const price = this.engine.quotePage(dataset, searchRequest, offset, caller);
+    return {
+      dataset,
+      page: body.page,
+      per_type_limit: searchRequest.perTypeLimit,
+      first_record: offset,
+      credits: price.credits,
+      base_price: price.base_price,
+      depth_multiplier: price.depth_multiplier,
+      charged_when: PAGE_CHARGED_WHEN,
     };
   }
 
@@ -365,6 +381,24 @@ function datasetOutcome(outcome: DatasetOutcome & { charged: number }): DatasetS
     total: outcome.total,
     lowerBound: outcome.lowerBound,
   };
+}
+
+const PAGE_CHARGED_WHEN =
+  'only when the dataset answers with records: a dataset that does not answer, or a page past the last record, ' +
+  'is not charged';
+
+/** A further page of search/more: its dataset, request and first record, refused past the paging limit. */
+function furtherPage(body: SearchMoreBody): {
+  dataset: Dataset;
+  searchRequest: SearchRequest;
+  offset: number;
+} {
+  const dataset = datasetOf(body.dataset);
+  const searchRequest = normalizeSearchRequest({ ...body, stream: false });
+  const offset = (body.page - 1) * searchRequest.perTypeLimit;
+  if (offset >= MAX_SEARCH_OFFSET)
+    throw invalid('page', `paging stops at ${MAX_SEARCH_OFFSET} records; use an export to read further`);
+  return { dataset, searchRequest, offset };
 }
 
 function datasetOf(value: string): Dataset {

@@ -12,6 +12,7 @@ import {
   SEARCH_FIELDS,
   SEARCH_OUTCOME,
   SEARCH_PAGE,
+  SEARCH_PAGE_QUOTE,
 } from './search.openapi.js';
 import { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
 import { SearchHandler } from './search-handler.js';
@@ -30,6 +31,7 @@ interface SearchSurface {
   readonly summaries: {
     readonly search: string;
     readonly more: string;
+    readonly quote: string;
     readonly fields: string;
     readonly dataset: string;
   };
@@ -78,6 +80,22 @@ function searchController(surface: SearchSurface): Type<unknown> {
     }
 
     @Route({
+      method: 'POST',
+      path: 'search/more/quote',
+      access: surface.access,
+      summary: surface.summaries.quote,
+      answer: { status: 200, schema: SEARCH_PAGE_QUOTE },
+    })
+    @ContinuesReads()
+    quote(
+      @CurrentPrincipal() principal: Principal,
+      @Body() body: SearchMoreBody,
+      @Req() request: FastifyRequest,
+    ) {
+      return this.handler.quote(principal, body, request);
+    }
+
+    @Route({
       method: 'GET',
       path: 'search/fields',
       access: surface.access,
@@ -121,6 +139,7 @@ export const PersonalSearchController = searchController({
   summaries: {
     search: 'Unified search over hosts, dns, vhosts and whois (SSE unless stream is false)',
     more: "One dataset's further page (page 2 or more), priced by depth",
+    quote: 'What search/more would charge for that page (depth pricing), free: nothing is reserved or read',
     fields: 'Searchable vocabulary; no charge; a listed field may need a higher entitlement',
     dataset: 'Single-dataset search (hosts, dns, vhosts, whois): rows or facet counts',
   },
@@ -134,6 +153,7 @@ export const BrowserSearchController = searchController({
   summaries: {
     search: 'Unified search from the browser (SSE unless stream is false)',
     more: "One dataset's further page from the browser",
+    quote: "The price of one dataset's further page, before paying (free)",
     fields: 'Searchable vocabulary',
     dataset: 'Single-dataset search from the browser',
   },

@@ -120,6 +120,23 @@ export const SEARCH_PAGE = component(
   }),
 );
 
+export const SEARCH_PAGE_QUOTE = component(
+  'SearchMoreQuote',
+  object({
+    dataset: DATASET,
+    page: integer({ minimum: 2 }),
+    per_type_limit: integer({ minimum: 1, maximum: 25 }),
+    first_record: integer({ minimum: 0, description: "offset of the page's first record" }),
+    credits: integer({
+      minimum: 0,
+      description: 'what search/more charges for this page when it is charged',
+    }),
+    base_price: integer({ minimum: 0, description: "the dataset's price (or the favicon search price)" }),
+    depth_multiplier: integer({ minimum: 1, description: 'from the depth tier of first_record' }),
+    charged_when: string({ description: 'when the price is charged' }),
+  }),
+);
+
 export const SEARCH_FIELDS = component(
   'SearchFields',
   object({
