@@ -2,13 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId } from 'react';
 import { api, unwrap } from '../../api/client';
 import { ErrorView } from '../../app/error-view';
-import { downloadHref, isFinished, type ExportJob } from './export-types';
+import { downloadHref, exportsKey, isFinished, POLL_INTERVAL_MS, type ExportJob } from './export-types';
 import { bytes, count, credits, dateTime } from './format';
-
-/** How often a running export is asked about; it stops once the export is completed, failed or cancelled. */
-export const POLL_INTERVAL_MS = 1000;
-
-export const exportsKey = ['exports'] as const;
 
 /** The export just started: polled until it finishes, then its file (or why there is none). */
 export function ExportProgress({ exportId }: { exportId: string }) {
@@ -29,7 +24,7 @@ export function ExportProgress({ exportId }: { exportId: string }) {
 
   return (
     <section aria-labelledby={headingId} className="export-progress">
-      <h2 id={headingId}>Export in progress</h2>
+      <h2 id={headingId}>Latest export</h2>
       <ErrorView error={poll.error} title="The export could not be read" />
       {job ? <ExportState job={job} /> : poll.isPending ? <p className="muted">Reading the export…</p> : null}
     </section>

@@ -37,3 +37,9 @@ export function isFinished(job: Pick<ExportJob, 'status'>): boolean {
 export function downloadHref(job: Pick<ExportJob, 'id'>): string {
   return `/api/v2/data/exports/${encodeURIComponent(job.id)}/download`;
 }
+
+/** The list's query key; one export's is the list's plus its id. */
+export const exportsKey = ['exports'] as const;
+
+/** How often a running export is asked about; it stops once the export is completed, failed or cancelled. */
+export const POLL_INTERVAL_MS = 1000;

@@ -2,8 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { ErrorView } from '../../app/error-view';
-import { exportsKey, POLL_INTERVAL_MS } from './export-progress';
-import { downloadHref, isFinished, type ExportJob } from './export-types';
+import { downloadHref, exportsKey, isFinished, POLL_INTERVAL_MS, type ExportJob } from './export-types';
 import { count, credits, dateTime } from './format';
 
 /** The account's exports, newest first: download, cancel a running one, delete one, or delete all (confirmed). */
@@ -102,15 +101,17 @@ function ExportRow({ job, busy, onRemove }: { job: ExportJob; busy: boolean; onR
         {count(job.results_count)} of {count(job.estimated_count)}
       </td>
       <td>{credits(job.credits_consumed)}</td>
-      <td className="row-actions">
-        {job.file_available ? (
-          <a href={downloadHref(job)} download>
-            Download
-          </a>
-        ) : null}
-        <button type="button" className="secondary" aria-label={label} disabled={busy} onClick={onRemove}>
-          {running ? 'Cancel' : 'Delete'}
-        </button>
+      <td>
+        <div className="row-actions">
+          {job.file_available ? (
+            <a href={downloadHref(job)} download>
+              Download
+            </a>
+          ) : null}
+          <button type="button" className="secondary" aria-label={label} disabled={busy} onClick={onRemove}>
+            {running ? 'Cancel' : 'Delete'}
+          </button>
+        </div>
       </td>
     </tr>
   );

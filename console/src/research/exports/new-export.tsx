@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../../api/client';
 import { ErrorView } from '../../app/error-view';
@@ -10,6 +10,7 @@ import {
   type ExportFormat,
   type SearchType,
   type TimeFrame,
+  exportsKey,
 } from './export-types';
 import { bytes, count, credits } from './format';
 
@@ -33,6 +34,7 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
   });
   const [estimated, setEstimated] = useState<{ draft: Draft; estimate: ExportEstimate } | null>(null);
   const ids = useId();
+  const client = useQueryClient();
 
   const estimate = useMutation({
     mutationFn: (asked: Draft) =>
@@ -65,12 +67,14 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
     onSuccess: (created) => {
       setEstimated(null);
       onStarted(created.export_id);
+      void client.invalidateQueries({ queryKey: exportsKey, exact: true });
     },
   });
 
   function change<K extends keyof Draft>(key: K, value: Draft[K]) {
     setDraft((current) => ({ ...current, [key]: value }));
     setEstimated(null);
+    estimate.reset();
     start.reset();
   }
 
