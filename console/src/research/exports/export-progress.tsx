@@ -31,7 +31,8 @@ export function ExportProgress({ exportId }: { exportId: string }) {
   );
 }
 
-function ExportState({ job }: { job: ExportJob }) {
+/** One export's state as the service reports it: rows, charge, truncation, failure, and its file or why there is none. */
+export function ExportState({ job }: { job: ExportJob }) {
   return (
     <div>
       <p>
