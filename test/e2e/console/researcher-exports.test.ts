@@ -86,6 +86,9 @@ describe('researcher exports and credits', () => {
       expect(await page.getByTestId('export-truncated').count()).toBe(0);
       await page.getByRole('row', { name: /completed/ }).waitFor();
       await shots.take(page, 'export-completed');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shots.take(page, 'export-completed-phone');
+      await page.setViewportSize({ width: 1280, height: 860 });
 
       const download = page.waitForEvent('download');
       await page.getByRole('link', { name: 'Download the JSON file' }).click();
@@ -105,7 +108,11 @@ describe('researcher exports and credits', () => {
       await waitForProjections(running.service, ['credit-usage', 'credit-state']);
       await main.getByRole('link', { name: 'Credits' }).click();
       await page.getByRole('img', { name: `Exports: ${PRICE} credits` }).waitFor();
-      expect(Number(await page.getByTestId('credits-used').textContent())).toBe(usedBefore + PRICE);
+      // The state and the usage are two queries, each shown from its cache and then refetched: wait for both.
+      await page
+        .getByTestId('credits-used')
+        .filter({ hasText: new RegExp(`^${usedBefore + PRICE}$`) })
+        .waitFor();
       const exportsRow = page.getByRole('row', { name: /Exports/ });
       expect(await exportsRow.getByRole('cell').first().textContent()).toBe(String(PRICE));
       await shots.take(page, 'credits-after');
