@@ -41,9 +41,13 @@ export function ExportsList() {
       {list.isPending ? <p className="muted">Loading the exports…</p> : null}
       {list.data && jobs.length === 0 ? <p className="muted">No exports yet.</p> : null}
       {jobs.length > 0 ? (
+        <p className="muted" id={`${headingId}-note`}>
+          Newest first. Files stay available until their expiry.
+        </p>
+      ) : null}
+      {jobs.length > 0 ? (
         <div className="table-scroll">
-          <table>
-            <caption className="muted">Newest first. Files stay available until their expiry.</caption>
+          <table aria-labelledby={headingId} aria-describedby={`${headingId}-note`}>
             <thead>
               <tr>
                 <th scope="col">Created</th>
