@@ -25,14 +25,14 @@ import { exportCommandHandlers } from './commands/export.handlers.js';
 import { ExportFileSweeper } from './export-file-sweeper.js';
 import { ExportWorkerPool } from './export-worker-pool.js';
 import { EXPORT_FILES, type ExportFileStore } from './files/export-file-store.port.js';
-import { ExportsController } from './http/exports.controller.js';
+import { BrowserExportsController, ExportsController } from './http/exports.controller.js';
 import { ExportDownloads } from './queries/export-downloads.js';
 import { ExportEstimates } from './queries/export-estimates.js';
 import { ExportQueries } from './queries/export-queries.js';
 
 @Module({
   imports: [AccountsModule, CreditsModule, SearchModule, OrganizationsModule],
-  controllers: [ExportsController],
+  controllers: [ExportsController, BrowserExportsController],
   providers: [
     {
       provide: ExportQueries,

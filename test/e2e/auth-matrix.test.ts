@@ -452,6 +452,22 @@ const ROUTE_REQUESTS: Readonly<Record<string, RouteRequest>> = {
   'GET /api/v2/common/exports/:exportId/download': { status: 200, params: () => exportOfMain(true) },
   'DELETE /api/v2/common/exports/:exportId': { status: 200, params: () => exportOfMain(false) },
   'DELETE /api/v2/common/exports': { status: 200 },
+  // The browser twins of exports (ADR 115): the main account's own exports, through its session.
+  'POST /api/v2/data/exports/:searchType/estimate': {
+    status: 200,
+    params: async () => ({ searchType: 'hosts' }),
+    body: async () => ({ raw_query: 'port:443' }),
+  },
+  'POST /api/v2/data/exports/:searchType': {
+    status: 202,
+    params: async () => ({ searchType: 'hosts' }),
+    body: async () => ({ raw_query: 'port:443', format: 'csv' }),
+  },
+  'GET /api/v2/data/exports': { status: 200 },
+  'GET /api/v2/data/exports/:exportId/poll': { status: 200, params: () => exportOfMain(false) },
+  'GET /api/v2/data/exports/:exportId/download': { status: 200, params: () => exportOfMain(true) },
+  'DELETE /api/v2/data/exports/:exportId': { status: 200, params: () => exportOfMain(false) },
+  'DELETE /api/v2/data/exports': { status: 200 },
   'POST /api/v2/common/data/enrich/vulnerabilities': {
     status: 200,
     body: async () => ({ reference: sealedRef() }),

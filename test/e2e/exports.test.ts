@@ -5,6 +5,7 @@ import { IssueApiKey, RegisterAccount } from '../../src/accounts/commands/accoun
 import { CreditLedger } from '../../src/credits/commands/credit-ledger.js';
 import { CreditQueries } from '../../src/credits/queries/credit-queries.js';
 import { SERVICE_SCOPE } from '../../src/platform/auth/access.js';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/platform/auth/cookies.js';
 import { AccessTokens } from '../../src/platform/auth/access-tokens.js';
 import { csvColumns } from '../../src/exports/domain/export-formats.js';
 import { ExportFileSweeper } from '../../src/exports/export-file-sweeper.js';
@@ -136,6 +137,7 @@ describe('exports over HTTP (PGlite)', () => {
       will_be_partial: false,
       partial_limit: null,
       estimated_file_size_bytes: expect.any(Number),
+      estimated_credits: Math.ceil(HOSTS / 100),
     });
     expect(await ledger.available(`account:${owner.accountId}`)).toBe(before);
     expect((await call(owner.key, 'POST', '/nope/estimate', { raw_query: 'x' })).statusCode).toBe(404);
@@ -435,6 +437,93 @@ describe('exports over HTTP (PGlite)', () => {
     );
     expect(exportsOf(usage.usage_mcp)).toBe(mcpJob.credits_consumed);
     expect(mcpJob.credits_consumed).toBe(Math.ceil(HOSTS / 100));
+  });
+
+  it('the browser twins (/api/v2/data/exports) estimate, start, bill and download exactly like the personal routes; unsafe methods need the CSRF token', async () => {
+    const email = `browser-${Date.now()}@example.com`;
+    const { accountId } = await bus.execute(
+      new RegisterAccount(email, 'professional', 'browser-password-0123456789', operator()),
+    );
+    const { key } = await bus.execute(new IssueApiKey(accountId, 'browser', operator()));
+    const login = await service.app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/login',
+      payload: { email, password: 'browser-password-0123456789' },
+    });
+    expect(login.statusCode).toBe(200);
+    const cookies = Object.fromEntries(login.cookies.map((cookie) => [cookie.name, cookie.value]));
+    const csrf = cookies[CSRF_COOKIE]!;
+    const cookie = `${SESSION_COOKIE}=${cookies[SESSION_COOKIE]}; ${CSRF_COOKIE}=${csrf}`;
+    const browser = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, withCsrf = true) =>
+      service.app.inject({
+        method,
+        url: `/api/v2/data/exports${url}`,
+        headers: { cookie, ...(withCsrf ? { 'x-csrf-token': csrf } : {}) },
+        ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+      });
+    const request = { raw_query: 'port:>0', format: 'csv' };
+
+    // The free estimate is the personal one (plus the session's service_credits), and costs nothing.
+    const before = await ledger.available(`account:${accountId}`);
+    const estimate = await browser('POST', '/hosts/estimate', request);
+    expect(estimate.statusCode).toBe(200);
+    const { service_credits: serviceCredits, ...estimated } = estimate.json();
+    expect(estimated).toEqual((await call(key, 'POST', '/hosts/estimate', request)).json());
+    expect(serviceCredits).toEqual({ charged: 0, available: before });
+
+    // Without the CSRF header an unsafe method is refused before anything is recorded.
+    for (const [method, url] of [
+      ['POST', '/hosts/estimate'],
+      ['POST', '/hosts'],
+      ['DELETE', ''],
+    ] as const) {
+      const refused = await browser(method, url, method === 'POST' ? request : undefined, false);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe('csrf_failed');
+    }
+    expect((await call(key, 'GET', '')).json().exports).toEqual([]);
+
+    // One export through each surface: the same job, the same charge, the same file.
+    const started = await browser('POST', '/hosts', request);
+    expect(started.statusCode).toBe(202);
+    const browserId = started.json().export_id as string;
+    const personalId = (await call(key, 'POST', '/hosts', request)).json().export_id as string;
+    const browserJob = await waitFor(key, browserId, finished);
+    const personalJob = await waitFor(key, personalId, finished);
+    await waitUntilCharged(browserId);
+    await waitUntilCharged(personalId);
+    const polled = await browser('GET', `/${browserId}/poll`);
+    expect(polled.statusCode).toBe(200);
+    expect(polled.json()).toMatchObject({ id: browserId, status: 'completed', results_count: HOSTS });
+    const comparable = ({ id: _id, created_at: _c, expires_at: _e, ...job }: Record<string, unknown>) => job;
+    expect(comparable(browserJob)).toEqual(comparable(personalJob));
+    expect(browserJob.credits_consumed).toBe(Math.ceil(HOSTS / 100));
+    expect(await ledger.available(`account:${accountId}`)).toBe(before - 2 * Math.ceil(HOSTS / 100));
+    await waitForProjections(service, ['credit-usage']);
+    const usage = await service.app.get(CreditQueries).usage(accountId);
+    expect(usage.usage.find((entry) => entry.category === 'exports')?.credits).toBe(
+      2 * Math.ceil(HOSTS / 100),
+    );
+    const browserFile = await browser('GET', `/${browserId}/download`);
+    expect(browserFile.statusCode).toBe(200);
+    expect(browserFile.headers['content-type']).toMatch(/^text\/csv/);
+    expect(parseCsv(browserFile.body)).toHaveLength(HOSTS + 1);
+    expect(browserFile.body).toBe((await call(key, 'GET', `/${personalId}/download`)).body);
+
+    // The list is the account's whichever surface asks; another account's export stays a 404.
+    const listed = (await browser('GET', '')).json().exports as Array<{ id: string }>;
+    expect(listed.map((job) => job.id).sort()).toEqual([browserId, personalId].sort());
+    const { export_id: othersId } = (
+      await call(other.key, 'POST', '/hosts', { raw_query: 'port:>0', format: 'txt' })
+    ).json();
+    expect((await browser('GET', `/${othersId}/poll`)).json().code).toBe('not_found');
+    expect((await browser('DELETE', `/${othersId}`)).statusCode).toBe(404);
+
+    // Delete one, then delete all, through the same commands.
+    expect((await browser('DELETE', `/${browserId}`)).json()).toMatchObject({ outcome: 'deleted' });
+    expect((await browser('DELETE', '')).json()).toMatchObject({ deleted_count: 1, cancelled_count: 0 });
+    expect((await call(key, 'GET', '')).json().exports).toEqual([]);
+    expect((await call(other.key, 'GET', `/${othersId}/poll`)).statusCode).toBe(200);
   });
 
   it('deletes a completed export with its file; DELETE / reports deleted_count', async () => {

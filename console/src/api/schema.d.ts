@@ -598,6 +598,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/data/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All of the caller's exports, newest first (each item is the export job) */
+        get: operations["BrowserExportsController_list"];
+        put?: never;
+        post?: never;
+        /** Delete every finished export of the caller and cancel the running ones: deleted_count */
+        delete: operations["BrowserExportsController_removeAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a pending or processing export (a running one is charged for rows already written), or delete a completed, failed or cancelled one with its file */
+        delete: operations["BrowserExportsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/exports/{exportId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The file once completed. With Accept-Encoding: gzip the stored gzip bytes are sent (Content-Encoding: gzip); otherwise they are decompressed on the fly. 409 export_not_ready before completion, 410 export_expired after. */
+        get: operations["BrowserExportsController_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/exports/{exportId}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The export job: status, rows, credits, sizes, truncation, expiry */
+        get: operations["BrowserExportsController_poll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/exports/{searchType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an export (json: one JSON document per line; csv: RFC 4180 with header; txt: one primary value per line). Costs ceil(rows / 100) credits on rows written; truncated to what the balance and quota cover. */
+        post: operations["BrowserExportsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/data/exports/{searchType}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Estimate an export (free): matching rows, results quota before and after, partial limit, file size */
+        post: operations["BrowserExportsController_estimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/data/search": {
         parameters: {
             query?: never;
@@ -2224,6 +2327,8 @@ export interface components {
         ExportEstimate: {
             /** @description matching rows */
             estimated_count: number;
+            /** @description ceil(rows / 100) for the rows the export would write (partial_limit when partial) */
+            estimated_credits: number;
             estimated_file_size_bytes: number;
             partial_limit: number | null;
             quota_after_export: {
@@ -5054,6 +5159,250 @@ export interface operations {
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportList"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_removeAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportsRemoved"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the export */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled (with the job) or deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportRemoved"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the export */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, in the format of the export */
+            200: {
+                headers: {
+                    /** @description attachment; filename="export-<id>.<ext>" */
+                    "Content-Disposition"?: string;
+                    /** @description gzip when the request accepted it: the stored file is sent as is */
+                    "Content-Encoding"?: "gzip";
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_poll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the export */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the dataset exported */
+                searchType: "hosts" | "dns" | "whois" | "vhosts";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the export runs in the background; poll it */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportCreated"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    BrowserExportsController_estimate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the dataset exported */
+                searchType: "hosts" | "dns" | "whois" | "vhosts";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportEstimateBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportEstimate"] & {
+                        service_credits?: components["schemas"]["ServiceCredits"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };

@@ -52,6 +52,10 @@ export const EXPORT_ESTIMATE = component(
     will_be_partial: boolean(),
     partial_limit: nullable(integer({ minimum: 0 })),
     estimated_file_size_bytes: integer({ minimum: 0 }),
+    estimated_credits: integer({
+      minimum: 0,
+      description: 'ceil(rows / 100) for the rows the export would write (partial_limit when partial)',
+    }),
   }),
 );
 

@@ -3,6 +3,7 @@ import type { Principal } from '../../platform/auth/access.js';
 import type { CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { ExportJobs, ExportRequestBody } from '../commands/export-jobs.js';
 import { estimatedFileSize } from '../domain/export-formats.js';
+import { creditsForRows } from '../domain/export-cost.js';
 import { exportAllowance } from '../domain/export-job.js';
 
 export interface ExportEstimate {
@@ -12,6 +13,8 @@ export interface ExportEstimate {
   readonly will_be_partial: boolean;
   readonly partial_limit: number | null;
   readonly estimated_file_size_bytes: number;
+  /** What the rows it would write cost (1 credit per 100): the price shown before starting it. */
+  readonly estimated_credits: number;
 }
 
 /** The free estimate of an export: checked as its request would be, then counted; nothing is recorded. */
@@ -45,6 +48,7 @@ export class ExportEstimates {
       will_be_partial: allowance.cause !== null,
       partial_limit: allowance.cause !== null ? rows : null,
       estimated_file_size_bytes: estimatedFileSize(prepared.format, rows),
+      estimated_credits: creditsForRows(rows),
     };
   }
 }
