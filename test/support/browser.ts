@@ -6,7 +6,9 @@ import { PurchaseCredits, RegisterAccount } from '../../src/accounts/commands/ac
 import type { PlanId } from '../../src/accounts/domain/plans.js';
 import { commandEnvelope } from '../../src/platform/event-sourcing/command-metadata.js';
 import type { TestDatabaseKind } from './databases.js';
+import { TestDnsServer } from './dns-server.js';
 import { startTestService, type TestService } from './service.js';
+import { waitUntil } from './storage.js';
 
 /**
  * Browser journeys (issue 19): Debian's Chromium driven by playwright-core against the real service listening
@@ -105,4 +107,22 @@ export async function signIn(page: Page, origin: string, email: string, password
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * The stage of an organization journey: a DNS server answering the domain proofs of trials, the service
+ * resolving through it, Chromium, and every projection live.
+ */
+export async function startOrganizationStage(): Promise<{
+  dns: TestDnsServer;
+  running: ConsoleService;
+  browser: Browser;
+}> {
+  const dns = await TestDnsServer.start();
+  const [running, browser] = await Promise.all([
+    startConsoleService('postgres', { env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' } }),
+    launchChromium(),
+  ]);
+  await waitUntil(() => running.service.context.projections.allLive());
+  return { dns, running, browser };
 }

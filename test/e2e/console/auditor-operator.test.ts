@@ -13,18 +13,11 @@ import { createFirstOperator } from '../../../src/operators/operator-access.js';
 import { parseOperatorCredential } from '../../../src/platform/auth/operator-credentials.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import { comparePositions } from '../../../src/platform/event-store/global-position.js';
-import {
-  launchChromium,
-  personBrowser,
-  Screenshots,
-  signIn,
-  startConsoleService,
-} from '../../support/browser.js';
+import { personBrowser, Screenshots, signIn, startOrganizationStage } from '../../support/browser.js';
 import type { ConsoleService } from '../../support/browser.js';
 import { TestDnsServer } from '../../support/dns-server.js';
 import { OrganizationHarness, PASSWORD, type Actor } from '../../support/organizations.js';
 import { waitForProjections } from '../../support/service.js';
-import { waitUntil } from '../../support/storage.js';
 
 const REASON = 'journey: billing dispute under review';
 
@@ -43,13 +36,8 @@ describe('auditor and operator views', () => {
   const shots = new Screenshots('auditor-operator');
 
   beforeAll(async () => {
-    dns = await TestDnsServer.start();
-    [running, browser] = await Promise.all([
-      startConsoleService('postgres', { env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' } }),
-      launchChromium(),
-    ]);
+    ({ dns, running, browser } = await startOrganizationStage());
     const { service } = running;
-    await waitUntil(() => service.context.projections.allLive());
     h = new OrganizationHarness(service, dns);
     const bus = service.app.get(CommandBus);
     // The first operator, as the service's first start creates it; its credential is what `operators` prints.

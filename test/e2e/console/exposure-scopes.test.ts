@@ -15,17 +15,15 @@ import { parseCatalogueText } from '../../../src/catalogue/import/parse-catalogu
 import { SAMPLE_KEV, SAMPLE_NVD } from '../../../src/catalogue/sample/sample-catalogue.js';
 import { EnableExposition } from '../../../src/exposure/commands/scope-lifecycle.commands.js';
 import {
-  launchChromium,
   personBrowser,
   Screenshots,
   signIn,
-  startConsoleService,
+  startOrganizationStage,
   type ConsoleService,
 } from '../../support/browser.js';
 import { TestDnsServer } from '../../support/dns-server.js';
 import { cpe, host } from '../../support/host-observations.js';
 import { OrganizationHarness, operator, PASSWORD, type Actor } from '../../support/organizations.js';
-import { waitUntil } from '../../support/storage.js';
 
 const DOMAIN = 'perimeter-journey.example';
 const SCOPE_NAME = 'Acme perimeter';
@@ -77,13 +75,8 @@ describe('web console: exposure scopes', () => {
   const shots = new Screenshots('exposure-scopes');
 
   beforeAll(async () => {
-    dns = await TestDnsServer.start();
-    [running, browser] = await Promise.all([
-      startConsoleService('postgres', { env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' } }),
-      launchChromium(),
-    ]);
+    ({ dns, running, browser } = await startOrganizationStage());
     const { service } = running;
-    await waitUntil(() => service.context.projections.allLive());
     // Stored observations (what the datasets hold) and the project's sample catalogue, as the imports write them.
     await service.context.observations.write('hosts', HOSTS);
     await service.context.catalogue.importParsed([

@@ -9,16 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { writeGenerated } from '../../../src/search/data/demo-corpus.js';
 import {
-  launchChromium,
   personBrowser,
   Screenshots,
   signIn,
-  startConsoleService,
+  startOrganizationStage,
   type ConsoleService,
 } from '../../support/browser.js';
 import { TestDnsServer } from '../../support/dns-server.js';
 import { OrganizationHarness, PASSWORD, type Actor } from '../../support/organizations.js';
-import { waitUntil } from '../../support/storage.js';
 
 const org = (id: string, rest = ''): string => `/api/v2/organizations/${id}${rest}`;
 
@@ -30,12 +28,7 @@ describe('organization people journey', () => {
   const shots = new Screenshots('organization-people');
 
   beforeAll(async () => {
-    dns = await TestDnsServer.start();
-    [running, browser] = await Promise.all([
-      startConsoleService('postgres', { env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' } }),
-      launchChromium(),
-    ]);
-    await waitUntil(() => running.service.context.projections.allLive());
+    ({ dns, running, browser } = await startOrganizationStage());
     await writeGenerated(running.service.context.observations, 'hosts', {
       count: 40,
       seed: 'organization-people-journey',

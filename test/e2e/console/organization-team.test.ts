@@ -14,12 +14,11 @@ import { commandEnvelope } from '../../../src/platform/event-sourcing/command-me
 import { DATASETS } from '../../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../../src/search/data/demo-corpus.js';
 import {
-  launchChromium,
   personBrowser,
   registerPerson,
   Screenshots,
   signIn,
-  startConsoleService,
+  startOrganizationStage,
   type ConsoleService,
 } from '../../support/browser.js';
 import { TestDnsServer } from '../../support/dns-server.js';
@@ -32,11 +31,7 @@ describe('web console: organization team', () => {
   const shots = new Screenshots('organization-team');
 
   beforeAll(async () => {
-    dns = await TestDnsServer.start();
-    [running, browser] = await Promise.all([
-      startConsoleService('postgres', { env: { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '2000' } }),
-      launchChromium(),
-    ]);
+    ({ dns, running, browser } = await startOrganizationStage());
     const { context } = running.service;
     await waitUntil(() => context.projections.allLive());
     const now = new Date();
