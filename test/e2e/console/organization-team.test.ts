@@ -124,6 +124,13 @@ describe('web console: organization team', () => {
       const client = await createClientSpace(page, orgId, 'Northwind');
 
       // A new sign-in starts with nothing selected: searching is unavailable until a space is chosen.
+      // The organization's balance (service_credits describes the session's own payer, which changes on sign-in).
+      const organizationCredits = async () => {
+        const answer = await page.request.get(`${running.origin}/api/v2/organizations/${orgId}/credits`);
+        const { available, balance, reserved } = (await answer.json()) as Record<string, unknown>;
+        return { available, balance, reserved };
+      };
+      const creditsBeforeOpening = await organizationCredits();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await signIn(page, running.origin, owner.email, owner.password);
       await page.getByRole('link', { name: 'Organization', exact: true }).click();
@@ -135,6 +142,8 @@ describe('web console: organization team', () => {
       expect(await search.getAttribute('aria-disabled')).toBe('true');
       await page.getByText('Choose a space before searching').waitFor();
       await shots.take(page, 'space-required');
+      // Rule 2: opening the organization and its workspace started no collection and spent nothing.
+      expect(await organizationCredits()).toEqual(creditsBeforeOpening);
 
       await page.getByRole('combobox', { name: 'Space', exact: true }).selectOption(client);
       await page.getByText('Research runs in Northwind').waitFor();
