@@ -2,11 +2,13 @@ import { useMutation } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorView } from './error-view';
+import { useMemberships } from './home';
 import { useResetSession, useSession } from './session';
 
 /**
- * The frame of every signed-in page: a skip link, the main navigation and the account. An account working in an
- * organization (the session is restricted to it) has no personal research: those links are not offered.
+ * The frame of every signed-in page: a skip link, the main navigation and the account. A session working in an
+ * organization offers no personal pages; an account that belongs to an organization sees personal search as
+ * unavailable, with why (rule 1: its research runs in the organization).
  */
 export function Layout() {
   const session = useSession();
@@ -16,6 +18,7 @@ export function Layout() {
     onSettled: reset,
   });
   const personal = session.organization_id === null;
+  const member = (useMemberships().data?.organizations.length ?? 0) > 0;
   return (
     <>
       <a className="skip-link" href="#main">
@@ -30,7 +33,17 @@ export function Layout() {
             {personal ? (
               <>
                 <li>
-                  <NavLink to="/search">Search</NavLink>
+                  {member ? (
+                    <span className="unavailable" aria-disabled="true" data-reason="organization_member">
+                      Search
+                      <span className="visually-hidden">
+                        {' '}
+                        (unavailable: your research runs in your organization)
+                      </span>
+                    </span>
+                  ) : (
+                    <NavLink to="/search">Search</NavLink>
+                  )}
                 </li>
                 <li>
                   <NavLink to="/exports">Exports</NavLink>

@@ -95,7 +95,7 @@ describe('web console shell', () => {
       await page.getByLabel('Password').fill(person.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('button', { name: 'Sign out' }).waitFor();
-      expect(new URL(page.url()).pathname).toBe('/search');
+      await page.waitForURL(`${running.origin}/search`); // home for an account of no organization
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();

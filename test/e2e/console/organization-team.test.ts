@@ -65,6 +65,8 @@ describe('web console: organization team', () => {
     const { context, page } = await personBrowser(browser);
     try {
       await signIn(page, running.origin, owner.email, owner.password);
+      // Rule 1: the account's research runs in its organization; personal search is shown as unavailable.
+      await page.locator('header [aria-disabled="true"][data-reason="organization_member"]').waitFor();
       await page.getByRole('link', { name: 'Organization', exact: true }).click();
 
       // The preview comes first: the purchased credits that would move, then the explicit acceptance.
@@ -133,6 +135,8 @@ describe('web console: organization team', () => {
       const creditsBeforeOpening = await organizationCredits();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await signIn(page, running.origin, owner.email, owner.password);
+      // Rule 1: the account's research runs in its organization; personal search is shown as unavailable.
+      await page.locator('header [aria-disabled="true"][data-reason="organization_member"]').waitFor();
       await page.getByRole('link', { name: 'Organization', exact: true }).click();
       // The account now owns an organization: creation is shown as unavailable, with the service's reason.
       await page.locator('.unavailable[data-reason="owns_organization"]').waitFor();
