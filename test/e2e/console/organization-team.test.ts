@@ -65,8 +65,6 @@ describe('web console: organization team', () => {
     const { context, page } = await personBrowser(browser);
     try {
       await signIn(page, running.origin, owner.email, owner.password);
-      // Rule 1: the account's research runs in its organization; personal search is shown as unavailable.
-      await page.locator('header [aria-disabled="true"][data-reason="organization_member"]').waitFor();
       await page.getByRole('link', { name: 'Organization', exact: true }).click();
 
       // The preview comes first: the purchased credits that would move, then the explicit acceptance.
