@@ -91,9 +91,15 @@ describe('web console shell', () => {
       expect(await page.getByText(person.email).isVisible()).toBe(true); // still signed in: nothing was done
       await shots.take(page, 'csrf-refused');
       await page.getByRole('link', { name: 'Sign in again' }).click();
-      await page.getByLabel('Email').fill(person.email);
-      await page.getByLabel('Password').fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      // By keyboard alone: Tab reaches the labelled fields in order, Enter submits.
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+      await page.keyboard.type(person.email);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('password');
+      await page.keyboard.type(person.password);
+      await page.keyboard.press('Enter');
       await page.getByRole('button', { name: 'Sign out' }).waitFor();
       await page.waitForURL(`${running.origin}/search`); // home for an account of no organization
 
