@@ -15,7 +15,7 @@ import { openSqlDatabase, type OpenedDatabase } from '../../src/platform/databas
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
 import { PgliteSocketServer } from '../../src/platform/database/pglite-socket-server.js';
 import type { SqlDatabase } from '../../src/platform/database/sql-database.js';
-import { seedEmbeddedDatabase } from '../support/pglite-template.js';
+import { blankDatabaseImage, seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { NODE, PROJECT_ROOT } from '../support/processes.js';
 
 const CHILD_SCRIPT = join(PROJECT_ROOT, 'test/support/pglite-socket-child.mjs');
@@ -157,7 +157,7 @@ describe('PgliteSocketServer', () => {
   let server: PgliteSocketServer;
 
   beforeAll(async () => {
-    db = await PgliteDatabase.open();
+    db = await PgliteDatabase.open(undefined, { image: await blankDatabaseImage() });
   });
 
   afterAll(async () => {
