@@ -2,11 +2,10 @@
  * `events search` (issue 15 part 5): an auditor finds one account's, organization's or actor's events by id or
  * email, without knowing any stream name, page by page; the audit index rebuilds and verifies like any other.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCliInProcess } from '../support/cli-in-process.js';
+import { freshDataDir } from '../support/pglite-template.js';
 
 interface Found {
   key: string;
@@ -36,7 +35,7 @@ describe('events search', () => {
   }
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    dataDir = await freshDataDir('audit-cli-');
     env = { DATA_DIR: dataDir };
     // The accounts are looked after by an operator of their own, added by the first one (ADR 68).
     const added = await cli('operators', 'add', 'auditor-test', '--reason', 'audit test', '--json');

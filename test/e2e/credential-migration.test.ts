@@ -28,6 +28,7 @@ import type { RecordedEvent } from '../../src/platform/event-store/event-store.p
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
 import { createTestDatabase, SQL_KINDS, type TestDatabase } from '../support/databases.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { testMetadata, waitUntil } from '../support/storage.js';
 import { PGLITE_DIR_NAME } from '../../src/platform/database/open-sql-database.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
@@ -105,6 +106,8 @@ describe.each(SQL_KINDS)('moving credential material out of a log written before
 
   it('moves every secret to the credential store, keeps sign-in, keys and SSO working, and runs once', async () => {
     database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    // A migrated embedded database without events copied in, instead of an initdb at the first start.
+    if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
     running = await start(dataDir, database?.url);
     const { context } = running;
     const dataKey = running.app.get(ServiceSecrets).dataEncryptionKey;

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PGLITE_DIR_NAME } from '../../src/platform/database/open-sql-database.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { MASSCAN_JSON, MASSCAN_LIST } from '../support/masscan-samples.js';
 import { freshDataDir } from '../support/pglite-template.js';
@@ -181,10 +182,10 @@ describe.each(LEGS)('data import CLI: $name', (leg) => {
       expect(await stored('198.51.100.2:443/tcp')).toMatchObject(SEEN);
       // The load is recorded on its dataset's stream, with who ran it, why, and each file's hash (ADR 110).
       expect(summary).toMatchObject({ recorded: { stream: 'data-load-hosts' } });
-      const replayed = await runCli(
+      // Read back in this process (runCliInProcess): the import above is the real process this test is about.
+      const replayed = await runCliInProcess(
         ['events', 'replay', '--stream', 'data-load-hosts', '--json'],
         env,
-        STEP_TIMEOUT_MS,
       );
       expect(JSON.parse(replayed.stdout)).toMatchObject({
         type: 'ObservationDataLoaded',

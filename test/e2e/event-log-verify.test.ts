@@ -18,6 +18,7 @@ import {
   type TestDatabase,
   type TestDatabaseKind,
 } from '../support/databases.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { runCli } from '../support/processes.js';
 import { startTestService } from '../support/service.js';
 import { newEvents, testMetadata } from '../support/storage.js';
@@ -30,6 +31,8 @@ describe.each(SQL_KINDS)('events verify and events checkpoint on %s', (kind: Tes
   beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'verify-'));
     server = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    // A migrated embedded database copied in: the suite pays for opening it, not for an initdb per test.
+    if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
     env = { DATA_DIR: dataDir, ...(server?.url ? { DATABASE_URL: server.url } : {}) };
   });
 

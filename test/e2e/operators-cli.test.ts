@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateOperatorCredential } from '../../src/platform/auth/operator-credentials.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from '../support/databases.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { runCli } from '../support/processes.js';
 
 const lines = (stdout: string): Array<Record<string, unknown>> =>
@@ -29,6 +30,8 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('operator credentials (%
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'operators-'));
     database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    // A migrated embedded database without events copied in: the store is as empty as initdb leaves it.
+    if (kind === 'pglite') await seedEmbeddedDatabase(dataDir);
     env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}) };
   });
 

@@ -208,7 +208,8 @@ describe('organization operator CLI', () => {
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no organization 00000000-0000-4000-8000-000000000000');
-    const text = await runCli(['organizations', 'status', organizationId], env);
+    // The text form in this process: the refusal above is the real process this test keeps.
+    const text = await runCliInProcess(['organizations', 'status', organizationId], env);
     expect(text.stdout).toContain(`${organizationId} Acme CLI: inactive (restricted: `);
   });
 });

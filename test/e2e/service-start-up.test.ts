@@ -24,6 +24,7 @@ import {
   startServiceProcess,
   type ServiceProcess,
 } from '../support/processes.js';
+import { seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { newEvents, testMetadata, waitUntil } from '../support/storage.js';
 
 interface ServiceRun {
@@ -98,6 +99,8 @@ describe('starting the service (child processes)', () => {
 
   it('a second service on a DATA_DIR a live service owns refuses to start and names the owner; the CLI still works; a dead owner is taken over with a note', async () => {
     const dataDir = tempDir('owned-');
+    // A migrated embedded database copied in: the test is about the lock, not about initdb.
+    await seedEmbeddedDatabase(dataDir);
     const first = await startServiceProcess({ DATA_DIR: dataDir });
     services.push(first);
     const firstPid = first.child.pid!;
@@ -155,6 +158,7 @@ describe('starting the service (child processes)', () => {
 
     beforeAll(async () => {
       pristine = tempDir('pristine-');
+      await seedEmbeddedDatabase(pristine);
       const opened = await openSqlDatabase({ dataDir: pristine, serveSocket: false });
       const store = new PostgresEventStore(opened.db);
       await store.init();

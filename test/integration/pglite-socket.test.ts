@@ -15,6 +15,7 @@ import { openSqlDatabase, type OpenedDatabase } from '../../src/platform/databas
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
 import { PgliteSocketServer } from '../../src/platform/database/pglite-socket-server.js';
 import type { SqlDatabase } from '../../src/platform/database/sql-database.js';
+import { blankDatabaseImage, seedEmbeddedDatabase } from '../support/pglite-template.js';
 import { NODE, PROJECT_ROOT } from '../support/processes.js';
 
 const CHILD_SCRIPT = join(PROJECT_ROOT, 'test/support/pglite-socket-child.mjs');
@@ -156,7 +157,7 @@ describe('PgliteSocketServer', () => {
   let server: PgliteSocketServer;
 
   beforeAll(async () => {
-    db = await PgliteDatabase.open();
+    db = await PgliteDatabase.open(undefined, { image: await blankDatabaseImage() });
   });
 
   afterAll(async () => {
@@ -340,8 +341,10 @@ describe('openSqlDatabase', () => {
   let dir: string;
   const opened: OpenedDatabase[] = [];
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
+    // A database copied in (the migrated template): these tests are about the lock and the socket, not initdb.
+    await seedEmbeddedDatabase(dir);
   });
 
   afterEach(async () => {

@@ -7,6 +7,7 @@ import {
 } from '../../src/platform/event-store/global-position.js';
 import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import { PgliteDatabase } from '../../src/platform/database/pglite-database.js';
+import { blankDatabaseImage } from '../support/pglite-template.js';
 
 describe('global positions', () => {
   it('order as the numbers they encode, whatever their width', () => {
@@ -29,7 +30,8 @@ describe('global positions', () => {
   });
 
   it('PGlite answers from inside jest', async () => {
-    const db = await PgliteDatabase.open();
+    // From the suites' blank image (what initdb leaves, built once per run): the same PGlite, without an initdb.
+    const db = await PgliteDatabase.open(undefined, { image: await blankDatabaseImage() });
     const { rows } = await db.query<{ n: number }>('select 41 + 1 as n');
     expect(rows[0]?.n).toBe(42);
     await db.close();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -42,12 +42,19 @@ async function account(
 
 describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   let service: TestService;
+  // The tests on the system clock share one service, each on accounts of its own; a test with a clock of its
+  // own starts its own service.
+  let shared: TestService | undefined;
+  const sharedService = async (): Promise<TestService> => (shared ??= await startTestService(kind));
   afterEach(async () => {
-    await service?.dispose();
+    if (service !== shared) await service?.dispose();
+  });
+  afterAll(async () => {
+    await shared?.dispose();
   });
 
   it('200 concurrent 1-credit reservations against 100 available: exactly 100 succeed, 100 get 402; usage agrees; a rebuild agrees', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const ledger = service.app.get(CreditLedger);
     const queries = service.app.get(CreditQueries);
     // Free: 50 monthly credits, plus 50 purchased = 100 available.
@@ -105,7 +112,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
 
   it('group commit: concurrent reservations on one payer take fewer appends than reservations, each caller gets its own outcome, every event its own attribution', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const bus = service.app.get(CommandBus);
     const ledger = service.app.get(CreditLedger);
     const { payer } = await account(service, 'free', 50); // 100 available
@@ -151,7 +158,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
 
   it('group commit: commands queued together on one ledger are decided in order in one append; a reservation refused in the middle gets its own 402 and the ones after it proceed', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const ledger = service.app.get(CreditLedger);
     const { id, payer } = await account(service, 'free', 50); // 100 available
     const context = await ledger.ledgerContext(payer);
@@ -236,7 +243,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
 
   it('spends the monthly allocation first, then purchased credits; releasing returns the hold', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const ledger = service.app.get(CreditLedger);
     const queries = service.app.get(CreditQueries);
     const { id, payer } = await account(service, 'free', 30); // 50 allowance + 30 purchased
@@ -259,7 +266,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
 
   it('purchases and grants are commands; a grant retried with its id credits once; purchases outside 1..100,000,000 are refused', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const bus = service.app.get(CommandBus);
     const queries = service.app.get(CreditQueries);
     const { id, payer } = await account(service, 'free', 7);
@@ -401,7 +408,7 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
 
   it('a plan change moves the allocation within the cycle', async () => {
-    service = await startTestService(kind);
+    service = await sharedService();
     const ledger = service.app.get(CreditLedger);
     const { id, payer } = await account(service, 'free');
     expect(await ledger.available(payer)).toBe(50);
