@@ -29,9 +29,11 @@ for (const [location, entry] of Object.entries(packages)) {
     const nested = `${location}/node_modules/${name}`;
     if (packages[key] || packages[nested]) continue;
     const parts = name.split('/').pop().split('-');
-    const os = OS.find((candidate) => parts.includes(candidate));
+    // A package named for Windows alone (vite's napi-windows-process-start-time) is one too, on every CPU.
+    const windowsOnly = parts.includes('windows');
+    const os = windowsOnly ? 'win32' : OS.find((candidate) => parts.includes(candidate));
     const cpu = CPU.find((candidate) => parts.includes(candidate));
-    if (!os || !cpu) continue; // not a per-platform binary package: leave it to npm
+    if (!os || (!cpu && !windowsOnly)) continue; // not a per-platform binary package: leave it to npm
     const libc =
       parts.includes('musl') || parts.includes('musleabihf')
         ? ['musl']
@@ -43,7 +45,7 @@ for (const [location, entry] of Object.entries(packages)) {
       ...(entry.dev ? { dev: true } : {}),
       optional: true,
       os: [os],
-      cpu: [cpu],
+      ...(cpu ? { cpu: [cpu] } : {}),
       ...(libc ? { libc } : {}),
     };
     added++;
