@@ -2,7 +2,8 @@
  * Issue 19, "Auditor" and "Operator": an organization owner reads the audit log in the console (who acted, on
  * whose behalf, when, why, the ids) with what the service verified of the tamper-evident chain, and filters it; an
  * analyst is refused; an operator, signed out, opens the projection status with the credential the CLI uses and
- * sees every projection with its lag; a wrong credential is refused with its code. Real Chromium against the
+ * sees every projection with its lag; a wrong credential is refused with its code; a rebuild held after its first
+ * page is reported (route and page) with its progress, then as finished. Real Chromium against the
  * listening service on the PostgreSQL server; the organization is built through the real HTTP routes and commands.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -12,7 +13,11 @@ import { ApplyOperatorCommand } from '../../../src/organizations/commands/organi
 import { createFirstOperator } from '../../../src/operators/operator-access.js';
 import { parseOperatorCredential } from '../../../src/platform/auth/operator-credentials.js';
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import type { EventStore, ReadAllOptions } from '../../../src/platform/event-store/event-store.port.js';
 import { comparePositions } from '../../../src/platform/event-store/global-position.js';
+import type { ProjectionStatusRow } from '../../../src/platform/cli/projection.commands.js';
+import { ProjectionEngine } from '../../../src/platform/projections/projection-engine.js';
+import { ProjectionMaintenance } from '../../../src/platform/projections/projection-maintenance.js';
 import { personBrowser, Screenshots, signIn, startOrganizationStage } from '../../support/browser.js';
 import type { ConsoleService } from '../../support/browser.js';
 import { TestDnsServer } from '../../support/dns-server.js';
@@ -20,6 +25,29 @@ import { OrganizationHarness, PASSWORD, type Actor } from '../../support/organiz
 import { waitForProjections } from '../../support/service.js';
 
 const REASON = 'journey: billing dispute under review';
+/** Events per rebuild page: the held rebuild has applied exactly this many. */
+const REBUILD_PAGE = 5;
+
+/**
+ * The event log as a rebuild reads it, with every page after the first held until `release()`: a rebuild that
+ * stops mid-way for as long as the test needs, with no timing involved. Only `readAll` is what a rebuild uses.
+ */
+function logHeldAfterFirstPage(store: EventStore): { held: EventStore; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = new Proxy(store, {
+    get(target, key) {
+      if (key === 'readAll')
+        return async (options: ReadAllOptions) => {
+          if (options.after !== null) await released;
+          return target.readAll(options);
+        };
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { held, release };
+}
 
 describe('auditor and operator views', () => {
   let dns: TestDnsServer;
@@ -197,6 +225,92 @@ describe('auditor and operator views', () => {
       expect(JSON.stringify(await context.cookies())).not.toContain('opc_');
       await shots.take(page, 'operator-projections');
     } finally {
+      await context.close();
+    }
+  });
+
+  it('a running rebuild is reported with its progress by the route and on the page, then as finished', async () => {
+    const { service } = running;
+    const runner = service.context.projections;
+    const store = service.context.storage.eventStore;
+    const name = 'accounts';
+    const status = async (): Promise<{
+      head_position: string | null;
+      projections: ProjectionStatusRow[];
+    }> => {
+      const response = await fetch(`${running.origin}/api/v2/operator/projections`, {
+        headers: { authorization: `Bearer ${operatorCredential}` },
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { head_position: string | null; projections: ProjectionStatusRow[] };
+    };
+    const row = async () => (await status()).projections.find((projection) => projection.name === name)!;
+    const before = await row();
+    expect(before.rebuild).toBeNull();
+    const liveGeneration = before.live_generation!;
+    const generation = liveGeneration + 1;
+
+    // The service's own rebuild (ProjectionMaintenance), reading the log through the held reader.
+    const { held, release } = logHeldAfterFirstPage(store);
+    const maintenance = new ProjectionMaintenance(
+      new ProjectionEngine(held, runner.engine.readStore, runner.engine.upcasters),
+      {
+        pageSize: REBUILD_PAGE,
+        dropGraceMs: 0,
+        onSwitched: (switched) => runner.generationSwitched(switched),
+      },
+    );
+    let firstPageWritten!: () => void;
+    const firstPage = new Promise<void>((resolve) => (firstPageWritten = resolve));
+    const rebuilding = maintenance.rebuild(runner.definition(name), () => firstPageWritten());
+    const { context, page } = await personBrowser(browser);
+    try {
+      await firstPage;
+      // The route: the new generation's own checkpoint, its events applied and what it has still to read.
+      const during = await status();
+      const building = during.projections.find((projection) => projection.name === name)!;
+      const firstPageEnd = (await store.readAll({ after: null, limit: REBUILD_PAGE })).at(-1)!.position;
+      const toGo = (await store.readAll({ after: firstPageEnd, limit: 10_000 })).length;
+      expect(toGo).toBeGreaterThan(0);
+      expect(comparePositions(firstPageEnd, during.head_position!)).toBeLessThan(0);
+      expect(building).toMatchObject({ live_generation: liveGeneration, building_generation: generation });
+      expect(building.rebuild).toEqual({
+        generation,
+        position: firstPageEnd,
+        events_applied: REBUILD_PAGE,
+        lag_events: toGo,
+        lag_events_at_least: false,
+      });
+
+      // The page: the same progress, as text and as a progress bar.
+      await page.goto(`${running.origin}/operator`);
+      await page.getByLabel('Operator credential').fill(operatorCredential);
+      await page.getByRole('button', { name: 'Show projections' }).click();
+      const shown = page.locator(`tr[data-projection="${name}"]`);
+      await shown
+        .getByText(`generation ${generation}: ${REBUILD_PAGE} applied, ${toGo.toLocaleString('en-US')} to go`)
+        .waitFor();
+      const bar = shown.getByRole('progressbar', { name: `rebuild of generation ${generation}` });
+      expect(await bar.getAttribute('value')).toBe(String(REBUILD_PAGE));
+      expect(await bar.getAttribute('max')).toBe(String(REBUILD_PAGE + toGo));
+      await shots.take(page, 'operator-rebuild-running');
+
+      release();
+      const result = await rebuilding;
+      expect(result).toMatchObject({
+        previousGeneration: liveGeneration,
+        generation,
+        events: REBUILD_PAGE + toGo,
+      });
+      const after = await row();
+      expect(after).toMatchObject({ live_generation: generation, building_generation: null, rebuild: null });
+      // The next poll (every 3 s) shows it finished: no rebuild, the new generation live.
+      await shown.getByText('none running').waitFor();
+      expect(await shown.locator('td').nth(1).innerText()).toMatch(new RegExp(`^${generation}\\s*v\\d+$`));
+      await shots.take(page, 'operator-rebuild-finished');
+    } finally {
+      release();
+      await rebuilding.catch(() => undefined);
       await context.close();
     }
   });
