@@ -66,7 +66,7 @@ function AssetAssociation({ orgId, clientId }: { orgId: string; clientId: string
         is an association, not an assessment.
       </p>
       <Refusal what="The inventory" error={inventory.error} />
-      <form onSubmit={submit} className="inline-form">
+      <form onSubmit={submit} className="row inline-form">
         <label>
           Stored observation
           <select
@@ -164,7 +164,7 @@ function ControlRecords({ orgId, clientId }: { orgId: string; clientId: string }
         Historical evidence only: controls performed elsewhere, earlier, and imported by an operator. No scan
         is launched here; active scanning is unavailable.
       </p>
-      <form onSubmit={submit} className="inline-form">
+      <form onSubmit={submit} className="row inline-form">
         <label>
           Asset (asset key or address)
           <input value={typed} onChange={(e) => setTyped(e.target.value)} maxLength={256} />
@@ -248,7 +248,7 @@ export function TimezoneChange({ orgId, scope }: { orgId: string; scope: Space }
         Dates of the scope (announced dates, daily cadence) are read in this IANA timezone. Currently{' '}
         <strong>{scope.timezone ?? '—'}</strong>.
       </p>
-      <form onSubmit={submit} className="inline-form">
+      <form onSubmit={submit} className="row inline-form">
         <label>
           New timezone (IANA)
           <input value={timezone} onChange={(e) => setTimezone(e.target.value)} placeholder="Europe/Paris" />

@@ -2,9 +2,10 @@
  * Issue 19, "Exposure scopes": an organization owner creates a scope in the console, reads its inventory (stored
  * observations of its domain, the project's sample catalogue), records a decision (the service's conclusion rule
  * refused first, with its code), finds it in the history, freezes a report and opens it, runs a keyed refresh
- * (the cadence refusal with Retry-After), archives, restores and deletes it with its name typed; an analyst sees
- * the manager-only actions as unavailable with the service's refusal. A real Chromium against the listening
- * service on the PostgreSQL server.
+ * (the cadence refusal with Retry-After), changes the timezone, associates a stored observation with the
+ * catalogue and lists historical control records (nothing launched), archives, restores and deletes it with its
+ * name typed; an analyst sees the manager-only actions as unavailable with the service's refusal. A real Chromium
+ * against the listening service on the PostgreSQL server.
  */
 import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

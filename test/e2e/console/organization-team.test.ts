@@ -3,8 +3,9 @@
  * console (the preview's transfer shown, the account transition explicitly accepted, the business domain proven
  * by the DNS TXT record the console shows, checked through a real resolver against a loopback DNS server),
  * is refused a search before a space is chosen, chooses a client space, opens a case, searches, selects records
- * (the 21st refused) and saves them as evidence, then sees exactly those records in the case. A real Chromium
- * against the listening service on the PostgreSQL server.
+ * (the 21st refused) and saves them as evidence, then sees exactly those records in the case. A second account
+ * subscribes without a trial: restricted until checkout, no free credits, only its purchased credits moved. A real
+ * Chromium against the listening service on the PostgreSQL server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
