@@ -18,7 +18,10 @@ export default function Billing({ orgId }: { orgId: string }) {
       <h2>Billing</h2>
       <dl className="facts">
         <dt>Plan</dt>
-        <dd>{data.plan ?? 'none yet'}</dd>
+        <dd>
+          {data.plan ??
+            (data.status === 'awaiting_payment' ? 'none until checkout is completed' : 'none yet')}
+        </dd>
         <dt>Status</dt>
         <dd>{words(data.status)}</dd>
         <dt>Started as</dt>
@@ -29,6 +32,12 @@ export default function Billing({ orgId }: { orgId: string }) {
             <dd>
               {data.trial.domain}: {data.trial.ended ? 'ended' : 'ends'} {formatDate(data.trial.ends_at)}
             </dd>
+          </>
+        ) : data.start === 'subscription' ? (
+          <>
+            <dt>Trial</dt>
+            {/* Rule 5: a subscription starts with an empty billing workspace; its balance below is what moved in. */}
+            <dd>none: subscribed without a trial, so no free credits</dd>
           </>
         ) : null}
         {data.requested_plan ? (
@@ -54,9 +63,9 @@ export default function Billing({ orgId }: { orgId: string }) {
         {credits.data?.scope === 'shared' ? (
           <dl className="facts">
             <dt>Available</dt>
-            <dd>{credits.data.available.toLocaleString()}</dd>
+            <dd data-testid="credits-available">{credits.data.available.toLocaleString()}</dd>
             <dt>Balance</dt>
-            <dd>{credits.data.balance.toLocaleString()}</dd>
+            <dd data-testid="credits-balance">{credits.data.balance.toLocaleString()}</dd>
             <dt>Reserved for pending work</dt>
             <dd>{credits.data.reserved.toLocaleString()}</dd>
           </dl>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorView } from '../app/error-view';
+import { ScopeEvidence, TimezoneChange } from './evidence';
 import { HistoryTimeline } from './history';
 import { InventoryView } from './inventory';
 import { ReportView, ReportsList } from './reports';
@@ -48,6 +49,7 @@ export function ScopePage({ orgId, clientId }: { orgId: string; clientId: string
             </NavLink>
             <NavLink to={`${base}/history`}>History</NavLink>
             <NavLink to={`${base}/reports`}>Frozen reports</NavLink>
+            <NavLink to={`${base}/evidence`}>Controls and catalogue</NavLink>
             <NavLink to={`${base}/settings`}>Monitoring, notifications, run</NavLink>
           </nav>
           <Routes>
@@ -55,7 +57,16 @@ export function ScopePage({ orgId, clientId }: { orgId: string; clientId: string
             <Route path="history" element={<HistoryTimeline orgId={orgId} clientId={clientId} />} />
             <Route path="reports" element={<ReportsList orgId={orgId} clientId={clientId} />} />
             <Route path="reports/:reportId" element={<ReportView orgId={orgId} clientId={clientId} />} />
-            <Route path="settings" element={<ScopeSettings orgId={orgId} scope={scope.data} />} />
+            <Route path="evidence" element={<ScopeEvidence orgId={orgId} clientId={clientId} />} />
+            <Route
+              path="settings"
+              element={
+                <>
+                  <TimezoneChange orgId={orgId} scope={scope.data} />
+                  <ScopeSettings orgId={orgId} scope={scope.data} />
+                </>
+              }
+            />
           </Routes>
         </>
       ) : null}

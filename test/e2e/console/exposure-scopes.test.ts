@@ -2,9 +2,10 @@
  * Issue 19, "Exposure scopes": an organization owner creates a scope in the console, reads its inventory (stored
  * observations of its domain, the project's sample catalogue), records a decision (the service's conclusion rule
  * refused first, with its code), finds it in the history, freezes a report and opens it, runs a keyed refresh
- * (the cadence refusal with Retry-After), archives, restores and deletes it with its name typed; an analyst sees
- * the manager-only actions as unavailable with the service's refusal. A real Chromium against the listening
- * service on the PostgreSQL server.
+ * (the cadence refusal with Retry-After), changes the timezone, associates a stored observation with the
+ * catalogue and lists historical control records (nothing launched), archives, restores and deletes it with its
+ * name typed; an analyst sees the manager-only actions as unavailable with the service's refusal. A real Chromium
+ * against the listening service on the PostgreSQL server.
  */
 import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,11 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseCatalogueText } from '../../../src/catalogue/import/parse-catalogue-files.js';
 import { SAMPLE_KEV, SAMPLE_NVD } from '../../../src/catalogue/sample/sample-catalogue.js';
-import { EnableExposition } from '../../../src/exposure/commands/scope-lifecycle.commands.js';
+import {
+  EnableExposition,
+  ImportControlRecords,
+} from '../../../src/exposure/commands/scope-lifecycle.commands.js';
+import { checkedControlRecords } from '../../../src/exposure/domain/control-records.js';
 import {
   personBrowser,
   Screenshots,
@@ -24,6 +29,7 @@ import {
 import { TestDnsServer } from '../../support/dns-server.js';
 import { cpe, host } from '../../support/host-observations.js';
 import { OrganizationHarness, operator, PASSWORD, type Actor } from '../../support/organizations.js';
+import { waitForProjections } from '../../support/service.js';
 
 const DOMAIN = 'perimeter-journey.example';
 const SCOPE_NAME = 'Acme perimeter';
@@ -206,6 +212,57 @@ describe('web console: exposure scopes', () => {
     await shots.take(page, 'run-and-notifications');
   });
 
+  it('changes the timezone, associates a stored observation with the catalogue and lists historical controls', async () => {
+    // The timezone: the service's refusal of an unknown name first, then the change with the version read.
+    const timezone = page.getByLabel('New timezone (IANA)');
+    await timezone.fill('Mars/Base');
+    await page.getByRole('button', { name: 'Change timezone' }).click();
+    await page.locator('[role="alert"][data-code="invalid_input"]').waitFor();
+    await timezone.fill('UTC');
+    await page.getByRole('button', { name: 'Change timezone' }).click();
+    await page.getByText('Timezone changed to UTC.').waitFor();
+    await page.getByText(`${DOMAIN} · UTC`).waitFor();
+
+    // Control records arrive through the operators' import (the CLI's command), never from the console.
+    const scopeId = new URL(scopeUrl).pathname.split('/').pop()!;
+    const records = checkedControlRecords([
+      {
+        asset: '203.0.113.10',
+        kind: 'penetration_test',
+        title: 'Annual penetration test',
+        performed_at: '2026-03-02',
+        performed_by: 'Example Auditors',
+      },
+      {
+        asset: '203.0.113.11',
+        kind: 'configuration_review',
+        title: 'Proxy configuration review',
+        performed_at: '2026-05-20',
+      },
+    ]);
+    await running.service.app.get(CommandBus).execute(new ImportControlRecords(scopeId, records, operator()));
+    await waitForProjections(running.service, ['exposure-inventory']);
+
+    await page.getByRole('link', { name: 'Controls and catalogue' }).click();
+    await page.getByRole('combobox', { name: 'Stored observation' }).selectOption({ label: KEV_SERVICE });
+    await page.getByRole('button', { name: 'Associate with the catalogue' }).click();
+    const association = page.getByTestId('association');
+    await association.getByRole('heading', { name: `Catalogue association of ${KEV_SERVICE}` }).waitFor();
+    expect(await association.textContent()).toContain('CVE-2021-41773');
+    expect(await association.getByRole('note').textContent()).toContain('No asset was contacted');
+    await page.getByText('this is an association, not an assessment').waitFor();
+
+    // Historical evidence only: both imported records, then one asset's, and nothing to launch.
+    await page.getByRole('row', { name: /Annual penetration test/ }).waitFor();
+    await page.getByRole('row', { name: /Proxy configuration review/ }).waitFor();
+    await page.getByLabel('Asset (asset key or address)').fill('203.0.113.11');
+    await page.getByRole('button', { name: 'Show records' }).click();
+    await page.getByText('1 record for 203.0.113.11').waitFor();
+    expect(await page.getByRole('row', { name: /Annual penetration test/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /scan|launch/i }).count()).toBe(0);
+    await shots.take(page, 'controls-and-catalogue');
+  });
+
   it('shows the manager-only actions to an analyst as unavailable, with the service’s refusal', async () => {
     const scopeId = new URL(scopeUrl).pathname.split('/').pop()!;
     const analyst = await h.member(organizationId, owner, 'analyst', { spaces: [scopeId] });
@@ -214,6 +271,8 @@ describe('web console: exposure scopes', () => {
       await signIn(other.page, running.origin, analyst.email, PASSWORD);
       await other.page.goto(`${scopeUrl}/settings`);
       await other.page.getByText(/^The email preference is unavailable/).waitFor();
+      await other.page.getByRole('button', { name: 'Change timezone' }).click();
+      await other.page.getByText(/^Changing the timezone is unavailable/).waitFor();
       const archive = other.page.getByRole('button', { name: 'Archive scope' });
       await archive.click();
       await other.page.getByText(/^Archiving the scope is unavailable/).waitFor();

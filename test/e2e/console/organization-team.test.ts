@@ -3,8 +3,9 @@
  * console (the preview's transfer shown, the account transition explicitly accepted, the business domain proven
  * by the DNS TXT record the console shows, checked through a real resolver against a loopback DNS server),
  * is refused a search before a space is chosen, chooses a client space, opens a case, searches, selects records
- * (the 21st refused) and saves them as evidence, then sees exactly those records in the case. A real Chromium
- * against the listening service on the PostgreSQL server.
+ * (the 21st refused) and saves them as evidence, then sees exactly those records in the case. A second account
+ * subscribes without a trial: restricted until checkout, no free credits, only its purchased credits moved. A real
+ * Chromium against the listening service on the PostgreSQL server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
@@ -209,6 +210,56 @@ describe('web console: organization team', () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.getByText('admin panels exposed under .com').waitFor();
       await shots.take(page, 'case-evidence-phone');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('subscribes without a trial: an empty billing workspace, restricted until checkout', async () => {
+    const owner = await registerPerson(running.service, 'org-subscriber', {
+      plan: 'free',
+      purchasedCredits: 80,
+    });
+    const { context, page } = await personBrowser(browser);
+    try {
+      await signIn(page, running.origin, owner.email, owner.password);
+      await page.getByRole('link', { name: 'Organization', exact: true }).click();
+      await page.getByRole('heading', { name: 'Create an organization' }).waitFor();
+      expect(await page.getByTestId('transfer-credits').textContent()).toBe('80');
+      await page.getByLabel('Organization name').fill('Globex Billing');
+      await page.getByLabel(/^Subscribe without a trial/).check();
+      // No domain to prove: the field belongs to a trial only.
+      expect(await page.getByLabel('Business domain', { exact: true }).count()).toBe(0);
+      await page.getByLabel('I accept the account transition').check();
+      await page.getByRole('button', { name: 'Create organization' }).click();
+
+      // Rule 14: awaiting payment restricts everyone; search is unavailable with the service's action.
+      const search = page.getByRole('button', { name: 'Search', exact: true });
+      await search.waitFor();
+      await page.getByText('awaiting payment · owner').waitFor();
+      const reason = page.locator('#search-unavailable');
+      await reason.getByText('complete checkout in billing').waitFor();
+      expect(await reason.textContent()).toContain('Searches are unavailable until then');
+      expect(await search.getAttribute('aria-disabled')).toBe('true');
+      await shots.take(page, 'subscription-restricted');
+
+      // Billing: no plan and no trial credits until checkout; only the 80 purchased credits moved in.
+      await page
+        .getByRole('navigation', { name: 'Organization' })
+        .getByRole('link', { name: 'Billing' })
+        .click();
+      await page.getByText('Restricted until this is done: complete checkout in billing').waitFor();
+      await page.getByText('none: subscribed without a trial, so no free credits').waitFor();
+      const credits = page.getByRole('region', { name: 'Organization credits' });
+      expect(await credits.getByTestId('credits-balance').textContent()).toBe('80');
+      expect(await credits.getByTestId('credits-available').textContent()).toBe('80');
+      await page.getByRole('heading', { name: 'Choose the plan to check out' }).waitFor();
+      await page.getByRole('combobox', { name: 'Plan' }).selectOption('business');
+      await page.getByRole('button', { name: 'Request this plan' }).click();
+      await page.getByText('business (completed at checkout)').waitFor();
+      // Requesting the plan is no payment: the organization stays restricted.
+      await page.getByText('Restricted until this is done: complete checkout in billing').waitFor();
+      await shots.take(page, 'subscription-billing');
     } finally {
       await context.close();
     }
