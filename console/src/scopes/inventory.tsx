@@ -113,9 +113,12 @@ export function InventoryView({ orgId, clientId }: { orgId: string; clientId: st
               </select>
             </label>
             <label className="inline">
+              {/* Uncontrolled, remounted when the address changes: the address updates in a transition, and a
+                  controlled box would flip back until it lands. */}
               <input
+                key={String(byHost)}
                 type="checkbox"
-                checked={byHost}
+                defaultChecked={byHost}
                 onChange={(e) => move({ group_by: e.target.checked ? 'host' : null, offset: null })}
               />
               Group services by host
