@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { projectionStatus, type ProjectionStatusRow } from '../../platform/cli/projection.commands.js';
+import { projectionStatus, type ProjectionStatusRow } from '../../platform/projections/projection-status.js';
 import { Route } from '../../platform/http/route.js';
 import { ServiceContext } from '../../platform/service-context.js';
 import { OPERATOR_PROJECTIONS } from './operator.openapi.js';

@@ -15,7 +15,7 @@ import { parseOperatorCredential } from '../../../src/platform/auth/operator-cre
 import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
 import type { EventStore, ReadAllOptions } from '../../../src/platform/event-store/event-store.port.js';
 import { comparePositions } from '../../../src/platform/event-store/global-position.js';
-import type { ProjectionStatusRow } from '../../../src/platform/cli/projection.commands.js';
+import type { ProjectionStatusRow } from '../../../src/platform/projections/projection-status.js';
 import { ProjectionEngine } from '../../../src/platform/projections/projection-engine.js';
 import { ProjectionMaintenance } from '../../../src/platform/projections/projection-maintenance.js';
 import { personBrowser, Screenshots, signIn, startOrganizationStage } from '../../support/browser.js';

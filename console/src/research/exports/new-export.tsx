@@ -14,11 +14,42 @@ import {
 } from './export-types';
 import { bytes, count, credits } from './format';
 
+/** A labelled select over a fixed list of values. */
+function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: T;
+  options: readonly { readonly value: T; readonly label: string }[];
+  onChange: (value: T) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(event) => onChange(event.target.value as T)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 interface Draft {
   readonly searchType: SearchType;
   readonly rawQuery: string;
   readonly timeFrame: TimeFrame;
   readonly format: ExportFormat;
+}
+
+/** Estimate and start send the same request: the export started is the one estimated. */
+function requestBody(draft: Draft) {
+  return { raw_query: draft.rawQuery, time_frame: draft.timeFrame, format: draft.format, broad: false };
 }
 
 /**
@@ -41,12 +72,7 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
       unwrap(
         api.POST('/api/v2/data/exports/{searchType}/estimate', {
           params: { path: { searchType: asked.searchType } },
-          body: {
-            raw_query: asked.rawQuery,
-            time_frame: asked.timeFrame,
-            format: asked.format,
-            broad: false,
-          },
+          body: requestBody(asked),
         }),
       ).then((answer) => ({ draft: asked, estimate: answer })),
     onSuccess: setEstimated,
@@ -56,12 +82,7 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
       unwrap(
         api.POST('/api/v2/data/exports/{searchType}', {
           params: { path: { searchType: asked.searchType } },
-          body: {
-            raw_query: asked.rawQuery,
-            time_frame: asked.timeFrame,
-            format: asked.format,
-            broad: false,
-          },
+          body: requestBody(asked),
         }),
       ),
     onSuccess: (created) => {
@@ -89,19 +110,12 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
     <section aria-labelledby={`${ids}-heading`} className="new-export">
       <h2 id={`${ids}-heading`}>New export</h2>
       <form onSubmit={submit} className="export-form">
-        <label>
-          Dataset
-          <select
-            value={draft.searchType}
-            onChange={(event) => change('searchType', event.target.value as SearchType)}
-          >
-            {SEARCH_TYPES.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Dataset"
+          value={draft.searchType}
+          options={SEARCH_TYPES}
+          onChange={(value) => change('searchType', value)}
+        />
         <label className="wide">
           Query
           <input
@@ -111,32 +125,18 @@ export function NewExport({ onStarted }: { onStarted: (exportId: string) => void
             onChange={(event) => change('rawQuery', event.target.value)}
           />
         </label>
-        <label>
-          Time frame
-          <select
-            value={draft.timeFrame}
-            onChange={(event) => change('timeFrame', event.target.value as TimeFrame)}
-          >
-            {TIME_FRAMES.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Format
-          <select
-            value={draft.format}
-            onChange={(event) => change('format', event.target.value as ExportFormat)}
-          >
-            {FORMATS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Time frame"
+          value={draft.timeFrame}
+          options={TIME_FRAMES}
+          onChange={(value) => change('timeFrame', value)}
+        />
+        <Choice
+          label="Format"
+          value={draft.format}
+          options={FORMATS}
+          onChange={(value) => change('format', value)}
+        />
         <div className="actions">
           <button type="submit" disabled={estimate.isPending}>
             {estimate.isPending ? 'Estimating…' : 'Estimate (free)'}
