@@ -41,6 +41,7 @@ import {
   READ_TOGETHER,
   readTogetherOf,
 } from './platform/database/sql-database.js';
+import { ForegroundActivity } from './platform/scheduling/foreground-activity.js';
 
 /** Shares the process's ServiceContext (config, clock, storage, projections) with every module. */
 @Global()
@@ -70,6 +71,7 @@ export class PlatformModule {
         { provide: CREDENTIAL_STORE, useValue: context.credentials },
         { provide: READ_TOGETHER, useValue: readTogetherOf(context.storage.sql) },
         { provide: OPEN_READ_GROUP, useValue: openReadGroupOf(context.storage.sql) },
+        { provide: ForegroundActivity, useValue: context.foreground },
       ],
       exports: [
         ServiceContext,
@@ -91,6 +93,7 @@ export class PlatformModule {
         CREDENTIAL_STORE,
         READ_TOGETHER,
         OPEN_READ_GROUP,
+        ForegroundActivity,
       ],
     };
   }

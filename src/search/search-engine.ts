@@ -2,7 +2,7 @@ import type { Principal } from '../platform/auth/access.js';
 import { hasCpeEntitlement } from '../accounts/domain/entitlements.js';
 import type { Plan } from '../accounts/domain/plans.js';
 import type { CommandBus } from '@nestjs/cqrs';
-import type { Reservation } from '../credits/commands/credit-ledger.js';
+import type { PayerTerms, Reservation } from '../credits/commands/credit-ledger.js';
 import {
   ReleaseReservation,
   ReserveCredits,
@@ -109,6 +109,8 @@ export interface Caller {
   readonly envelope: CommandEnvelope;
   /** Who pays and within which envelopes (rules 1, 8); absent: the principal's own account. */
   readonly research?: ResearchContext;
+  /** The payer's ledger terms, read with the caller's lookups (ADR 120); absent: the reservation reads them. */
+  readonly ledgerTerms?: PayerTerms;
 }
 
 /**
@@ -185,6 +187,7 @@ export class SearchEngine {
           amount: unifiedSearchReservation(applicable, favicon),
           category: USAGE_CATEGORY[priciest],
           channel: caller.principal.channel,
+          ...(caller.ledgerTerms ? { terms: caller.ledgerTerms } : {}),
         },
         caller.envelope,
       ),
@@ -266,6 +269,7 @@ export class SearchEngine {
           amount: price,
           category: USAGE_CATEGORY[dataset],
           channel: caller.principal.channel,
+          ...(caller.ledgerTerms ? { terms: caller.ledgerTerms } : {}),
         },
         caller.envelope,
       ),
@@ -332,6 +336,7 @@ export class SearchEngine {
           amount: price,
           category: USAGE_CATEGORY[dataset],
           channel: caller.principal.channel,
+          ...(caller.ledgerTerms ? { terms: caller.ledgerTerms } : {}),
         },
         caller.envelope,
       ),

@@ -4,6 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { AccountDirectory } from '../accounts/queries/account-directory.js';
 import { CreditsModule } from '../credits/credits.module.js';
+import { CreditLedger } from '../credits/commands/credit-ledger.js';
 import { ServiceSecrets } from '../platform/auth/secrets.js';
 import { APP_CONFIG, type AppConfig } from '../platform/config/app-config.js';
 import { CLOCK, type Clock } from '../platform/clock/clock.js';
@@ -43,14 +44,15 @@ import { RESEARCH_CONTEXTS, type ResearchContexts } from './research-context.js'
     },
     {
       provide: SearchHandler,
-      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS, SearchLog, READ_TOGETHER],
+      inject: [SearchEngine, AccountDirectory, RESEARCH_CONTEXTS, SearchLog, READ_TOGETHER, CreditLedger],
       useFactory: (
         engine: SearchEngine,
         accounts: AccountDirectory,
         research: ResearchContexts,
         searches: SearchLog,
         readTogether: ReadTogether,
-      ) => new SearchHandler(engine, accounts, research, searches, readTogether),
+        ledger: CreditLedger,
+      ) => new SearchHandler(engine, accounts, research, searches, readTogether, ledger),
     },
     SearchLog,
     ...searchCommandHandlers,

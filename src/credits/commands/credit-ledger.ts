@@ -27,6 +27,22 @@ export interface Reservation {
   readonly envelopes?: readonly CreditEnvelope[];
 }
 
+/** What a payer's ledger decides with besides its own stream (CreditLedger.payerTerms). */
+export interface PayerTerms {
+  readonly payer: string;
+  /** Monthly allocation of the account's plan; 0 for an organization. */
+  readonly allowance: number;
+  /** The account's billing anchor; null for an organization, whose cycle is the calendar month. */
+  readonly cycleAnchor: string | null;
+}
+
+/** The ledger's context at `now` from the payer's terms (pure). */
+export function ledgerContextAt(terms: PayerTerms, now: Date): LedgerContext {
+  const anchor =
+    terms.cycleAnchor ?? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+  return { now, cycle: billingCycle(anchor, now), allowance: terms.allowance };
+}
+
 /** Reservations abandoned by a crashed request are released by the sweeper after this long. */
 export const DEFAULT_RESERVATION_TTL_MS = 5 * 60 * 1000;
 
@@ -63,20 +79,25 @@ export class CreditLedger {
 
   /** The allowance and cycle a payer's ledger decides with, now (or at `at`, for an `as_of` read). */
   async ledgerContext(payer: string, at?: Date): Promise<LedgerContext> {
-    const now = at ?? this.clock.now();
+    return ledgerContextAt(await this.payerTerms(payer), at ?? this.clock.now());
+  }
+
+  /**
+   * What the payer's ledger decides with besides its own stream: an account's plan allowance and billing anchor,
+   * read from its stream; an organization's are fixed (no read).
+   */
+  async payerTerms(payer: string): Promise<PayerTerms> {
     if (payer.startsWith('account:')) {
       const account = await this.writer.load(accountStreamId(payer.slice('account:'.length)), accountDecider);
       if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
-      const plan = planById(account.state.plan);
-      return { now, cycle: billingCycle(account.state.cycleAnchor, now), allowance: plan.monthlyCredits };
+      return {
+        payer,
+        allowance: planById(account.state.plan).monthlyCredits,
+        cycleAnchor: account.state.cycleAnchor,
+      };
     }
     // Organizations have no monthly allocation: their credits are purchased, transferred or trial credits.
-    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    return {
-      now,
-      cycle: billingCycle(monthStart.toISOString(), now),
-      allowance: 0,
-    };
+    return { payer, allowance: 0, cycleAnchor: null };
   }
 
   async state(payer: string): Promise<LedgerState> {
@@ -97,6 +118,11 @@ export class CreditLedger {
       channel: Channel;
       ttlMs?: number;
       envelopes?: readonly CreditEnvelope[];
+      /**
+       * The payer's terms when the caller read them moments before, in the request's read group (the search
+       * handler's lookups, ADR 120): the same READ COMMITTED read as here, one commit fewer. Read here otherwise.
+       */
+      terms?: PayerTerms;
     },
     envelope: CommandEnvelope,
   ): Promise<Reservation> {
@@ -113,6 +139,7 @@ export class CreditLedger {
         ...(request.envelopes && request.envelopes.length > 0 ? { envelopes: request.envelopes } : {}),
       },
       causedBy(envelope, `reserve:${reservationId}`),
+      request.terms,
     );
     return {
       reservationId,
@@ -198,12 +225,15 @@ export class CreditLedger {
     payer: string,
     command: LedgerCommand,
     envelope: CommandEnvelope,
+    terms?: PayerTerms,
   ): Promise<string | null> {
+    const context =
+      terms?.payer === payer ? ledgerContextAt(terms, this.clock.now()) : await this.ledgerContext(payer);
     const result = await this.writer.decide({
       stream: ledgerStreamId(payer),
       decider: ledgerDecider,
       command,
-      context: await this.ledgerContext(payer),
+      context,
       envelope: { ...envelope, metadata: { ...envelope.metadata, payer } },
       // The client sent no version: a conflict with another instance's append is ours to retry.
       conflictRetries: 25,

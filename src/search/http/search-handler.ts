@@ -18,10 +18,13 @@ import {
   type SearchChunk,
   type SearchEngine,
   type SearchOutcome,
+  payerOf,
 } from '../search-engine.js';
+import type { CreditLedger, PayerTerms } from '../../credits/commands/credit-ledger.js';
 import type { SearchRequest } from '../domain/search-request.js';
 import type { DatasetSearchBody, SearchBody, SearchMoreBody } from './search.dtos.js';
-import type { ResearchContexts } from '../research-context.js';
+import type { ResearchContext, ResearchContexts } from '../research-context.js';
+import type { AccountDocument } from '../../../projections/accounts.projection.js';
 import { RecordSearch } from '../commands/search.commands.js';
 import type { DatasetSearchOutcome, SearchKind } from '../domain/search-record.js';
 import type { SearchLog } from '../search-log.js';
@@ -39,6 +42,8 @@ export class SearchHandler {
     private readonly searches?: SearchLog,
     /** Runs the caller's lookups in one read-only transaction where the database can (ADR 104). */
     private readonly readTogether: ReadTogether = (fn) => fn(),
+    /** Reads the payer's ledger terms with the caller's lookups (ADR 120); absent: the reservation reads them. */
+    private readonly ledger?: CreditLedger,
   ) {}
 
   /** POST /search: SSE unless `stream: false`. A disconnect cancels the remaining datasets. */
@@ -272,13 +277,17 @@ export class SearchHandler {
 
   private async caller(principal: Principal, request: FastifyRequest): Promise<Caller> {
     // Both lookups at once: they sit in front of every search. A personal caller's are reads only (the account,
-    // its memberships and creation intent): they commit once, together (ADR 104).
-    const lookups = () =>
-      Promise.all([
+    // its memberships and creation intent): they commit once, together (ADR 104), and so does the read of the
+    // payer's ledger terms the reservation decides with (ADR 120).
+    const lookups = async (): Promise<[AccountDocument | null, ResearchContext | undefined, PayerTerms?]> => {
+      const [account, research] = await Promise.all([
         this.accounts.account(principal.accountId),
         this.research ? this.research.resolve(principal) : undefined,
       ]);
-    const [account, research] = await this.lookupsOf(principal, request, lookups);
+      if (!account || !this.ledger) return [account, research];
+      return [account, research, await this.ledger.payerTerms(research?.payer ?? payerOf(principal))];
+    };
+    const [account, research, ledgerTerms] = await this.lookupsOf(principal, request, lookups);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
     const envelope = envelopeFor(principal, String(request.id));
     return {
@@ -295,6 +304,7 @@ export class SearchHandler {
           }
         : envelope,
       ...(research ? { research } : {}),
+      ...(ledgerTerms ? { ledgerTerms } : {}),
     };
   }
 

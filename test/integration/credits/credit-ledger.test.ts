@@ -7,7 +7,11 @@ import {
   RegisterAccount,
 } from '../../../src/accounts/commands/account.commands.js';
 import type { PlanId } from '../../../src/accounts/domain/plans.js';
-import { CreditLedger, type Reservation } from '../../../src/credits/commands/credit-ledger.js';
+import {
+  CreditLedger,
+  ledgerContextAt,
+  type Reservation,
+} from '../../../src/credits/commands/credit-ledger.js';
 import { GrantCredits, ReserveCredits } from '../../../src/credits/commands/credit.commands.js';
 import { CreditQueries } from '../../../src/credits/queries/credit-queries.js';
 import { ReservationSweeper } from '../../../src/credits/reservation-sweeper.js';
@@ -51,6 +55,30 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
   });
   afterAll(async () => {
     await shared?.dispose();
+  });
+
+  it("a reservation decides with the payer's terms when the caller read them (the search's lookups), never with another payer's", async () => {
+    service = await sharedService();
+    const ledger = service.app.get(CreditLedger);
+    const { payer } = await account(service, 'free'); // 50 monthly credits, nothing purchased
+    const { payer: other } = await account(service, 'free');
+    const terms = await ledger.payerTerms(payer);
+    expect(terms).toEqual({ payer, allowance: 50, cycleAnchor: expect.any(String) });
+    const at = new Date();
+    expect(ledgerContextAt(terms, at)).toEqual(await ledger.ledgerContext(payer, at));
+    expect(await ledger.payerTerms('organization:o-1')).toEqual({
+      payer: 'organization:o-1',
+      allowance: 0,
+      cycleAnchor: null,
+    });
+    // Terms naming another payer are not this payer's: the reservation reads its own, and 60 > 50 is refused.
+    const ask = { payer, amount: 60, category: 'host' as const, channel: 'api' as const };
+    await expect(
+      ledger.reserve({ ...ask, terms: { ...terms, payer: other, allowance: 100 } }, operator()),
+    ).rejects.toMatchObject({ code: 'insufficient_credits' });
+    // Given terms are what it decides with (here a larger allowance, as if the plan had just changed).
+    const held = await ledger.reserve({ ...ask, terms: { ...terms, allowance: 100 } }, operator());
+    expect(held.amount).toBe(60);
   });
 
   it('200 concurrent 1-credit reservations against 100 available: exactly 100 succeed, 100 get 402; usage agrees; a rebuild agrees', async () => {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from '@jest/globals';
+import type { CommandBus } from '@nestjs/cqrs';
+import { ForegroundActivity } from '../../../src/platform/scheduling/foreground-activity.js';
+import { commandEnvelope } from '../../../src/platform/event-sourcing/command-metadata.js';
+import { RecordSearch } from '../../../src/search/commands/search.commands.js';
+import { SearchLog } from '../../../src/search/search-log.js';
+
+const settled = async (promise: Promise<unknown>): Promise<boolean> => {
+  let done = false;
+  void promise.then(() => (done = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+};
+
+/** A command bus whose one append ends when the test says (the log's append is what is under test here). */
+function heldBus(): { bus: CommandBus; finish: (error?: Error) => void; executed: RecordSearch[] } {
+  const executed: RecordSearch[] = [];
+  let finish: (error?: Error) => void = () => undefined;
+  const bus = {
+    execute: (command: RecordSearch) => {
+      executed.push(command);
+      return new Promise<void>((resolve, reject) => {
+        finish = (error?: Error) => (error ? reject(error) : resolve());
+      });
+    },
+  } as unknown as CommandBus;
+  return { bus, finish: (error) => finish(error), executed };
+}
+
+const search = () =>
+  new RecordSearch(
+    {
+      kind: 'unified',
+      query: 'product:nginx',
+      timeFrame: null,
+      broad: false,
+      datasets: ['hosts'],
+      outcomes: [{ dataset: 'hosts', status: 'ok', rows: 1, total: 1, lowerBound: false }],
+      creditsCharged: 1,
+    } as unknown as RecordSearch['search'],
+    commandEnvelope({ actor: 'account:a', payer: 'account:a' }),
+  );
+
+describe('SearchLog: a search record in flight holds projections back like the request it records', () => {
+  it('counts as foreground work until the append ends, so the batch that follows reads it too', async () => {
+    const foreground = new ForegroundActivity();
+    const { bus, finish, executed } = heldBus();
+    const log = new SearchLog(bus, () => undefined, foreground);
+    log.record(search());
+    expect(executed).toHaveLength(1);
+    expect(foreground.inFlight).toBe(1);
+    const quiet = foreground.quiet(10_000);
+    expect(await settled(quiet)).toBe(false);
+    finish();
+    await log.settled();
+    expect(foreground.inFlight).toBe(0);
+    expect(await settled(quiet)).toBe(true);
+  });
+
+  it('lets go of the foreground when the append fails, and logs the failure', async () => {
+    const foreground = new ForegroundActivity();
+    const { bus, finish } = heldBus();
+    const logged: string[] = [];
+    const log = new SearchLog(bus, (_level, message) => logged.push(message), foreground);
+    log.record(search());
+    finish(new Error('database gone'));
+    await log.settled();
+    expect(foreground.inFlight).toBe(0);
+    expect(logged).toEqual(['recording a search failed']);
+  });
+});
