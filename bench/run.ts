@@ -46,7 +46,7 @@ for (const open of targets) {
   }
 }
 
-const ledgerPairs = Number(process.env.BENCH_LEDGER_PAIRS ?? 2000);
+const ledgerPairs = Number(process.env.BENCH_LEDGER_PAIRS ?? 5000);
 for (const target of only && only !== 'credits' ? [] : (['pglite', 'postgres'] as const)) {
   process.stderr.write(
     `benchmarking the credit ledger on ${target} (${ledgerPairs} reservation+settlement pairs)…\n`,
