@@ -84,11 +84,18 @@ export class CreditLedger {
 
   /**
    * What the payer's ledger decides with besides its own stream: an account's plan allowance and billing anchor,
-   * read from its stream; an organization's are fixed (no read).
+   * read from its stream; an organization's are fixed (no read). `inReadGroup`: the caller holds a read group
+   * (the search's lookups), so the read is its own, on the group's connection, never a shared one.
    */
-  async payerTerms(payer: string): Promise<PayerTerms> {
+  async payerTerms(payer: string, options: { readonly inReadGroup?: boolean } = {}): Promise<PayerTerms> {
     if (payer.startsWith('account:')) {
-      const account = await this.writer.load(accountStreamId(payer.slice('account:'.length)), accountDecider);
+      const account = await this.writer.load(
+        accountStreamId(payer.slice('account:'.length)),
+        accountDecider,
+        {
+          ownRead: options.inReadGroup === true,
+        },
+      );
       if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
       return {
         payer,

@@ -453,7 +453,11 @@ export class EventSourcedRepository {
   load<TEvent extends DomainEvent, TState>(
     streamId: string,
     decider: Folding<TEvent, TState>,
+    options: { readonly ownRead?: boolean } = {},
   ): Promise<LoadedStream<TState>> {
+    // A read group's reads (ownRead) never wait for a shared read begun elsewhere: that one needs a pool
+    // connection, and groups waiting so could hold the whole pool (a deadlock found under 32 clients, ADR 120).
+    if (options.ownRead) return this.readAndFold(streamId, decider);
     return this.reads.read(streamId, decider, () => this.readAndFold(streamId, decider));
   }
 

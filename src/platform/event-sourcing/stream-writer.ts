@@ -98,12 +98,16 @@ export class StreamWriter {
     return result;
   }
 
-  /** The current state and version of a stream, folded by its decider (no append). */
+  /**
+   * The current state and version of a stream, folded by its decider (no append). `ownRead`: inside a read group,
+   * read on the group's connection instead of joining a read begun elsewhere (EventSourcedRepository.load).
+   */
   load<TEvent extends DomainEvent, TState>(
     stream: string,
     decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
+    options: { readonly ownRead?: boolean } = {},
   ): Promise<{ readonly state: TState; readonly version: number | null }> {
-    return this.repository.load(stream, decider);
+    return this.repository.load(stream, decider, options);
   }
 
   /** Waits until these projections applied `position` (read-your-writes after several decisions). */

@@ -285,7 +285,8 @@ export class SearchHandler {
         this.research ? this.research.resolve(principal) : undefined,
       ]);
       if (!account || !this.ledger) return [account, research];
-      return [account, research, await this.ledger.payerTerms(research?.payer ?? payerOf(principal))];
+      const payer = research?.payer ?? payerOf(principal);
+      return [account, research, await this.ledger.payerTerms(payer, { inReadGroup: true })];
     };
     const [account, research, ledgerTerms] = await this.lookupsOf(principal, request, lookups);
     if (!account) throw new ServiceError('unauthenticated', 'the credential belongs to no account');
