@@ -32,6 +32,8 @@ interface Service {
   readonly child: ChildProcess;
   readonly base: string;
   readonly dataDir: string;
+  /** Everything the service printed so far. */
+  readonly output: () => string;
 }
 
 async function startService(engine: Engine, dataDir: string): Promise<Service> {
@@ -54,7 +56,7 @@ async function startService(engine: Engine, dataDir: string): Promise<Service> {
   for (;;) {
     const base = /listening on (http:\/\/\S+)/.exec(output)?.[1];
     // The banner comes after the demo corpus is written.
-    if (base && output.includes('Demo account')) return { child, base, dataDir };
+    if (base && output.includes('Demo account')) return { child, base, dataDir, output: () => output };
     if (child.exitCode !== null || Date.now() > deadline)
       throw new Error(`service did not start:\n${output}`);
     await sleep(200);
@@ -155,6 +157,24 @@ async function load(base: string, keys: readonly string[], path: string, body: (
   } satisfies LoadResult;
 }
 
+/**
+ * The service's own event-loop delay since the last call (SIGUSR2: it prints `event loop delay {json}` and starts
+ * a new window): the delay every request met, without the benchmark client's queueing that /health/live adds.
+ */
+async function eventLoopWindow(service: Service): Promise<{ p99_ms: number; max_ms: number } | null> {
+  if (process.platform === 'win32') return null;
+  const marker = 'event loop delay ';
+  const seen = service.output().split(marker).length;
+  service.child.kill('SIGUSR2');
+  const deadline = Date.now() + 10_000;
+  while (service.output().split(marker).length === seen) {
+    if (Date.now() > deadline) return null;
+    await sleep(50);
+  }
+  const line = service.output().split(marker).at(-1)!.split('\n')[0]!;
+  return JSON.parse(line) as { p99_ms: number; max_ms: number };
+}
+
 function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
@@ -211,15 +231,18 @@ export async function benchEmbeddedDefault(): Promise<Measurement[]> {
         const restDemo = rssMiB(service.child.pid!);
         const serverDemo = serverPssMiB(dataDir);
         process.stderr.write(`  ${engine}: ${CLIENTS} clients on unified search for ${SECONDS} s…\n`);
+        await eventLoopWindow(service);
         const unified = await load(service.base, keys, '/api/v2/common/data/search', (i) => ({
           raw_query: QUERIES[i % QUERIES.length],
           stream: false,
         }));
+        const unifiedLoop = await eventLoopWindow(service);
         process.stderr.write(`  ${engine}: ${CLIENTS} clients on single-dataset hosts for ${SECONDS} s…\n`);
         const single = await load(service.base, keys, '/api/v2/common/data/hosts', (i) => ({
           raw_query: QUERIES[i % QUERIES.length],
           results_per_page: 10,
         }));
+        const singleLoop = await eventLoopWindow(service);
         const peak = rssMiB(service.child.pid!);
         process.stderr.write(`  ${engine}: adding hosts up to ${HOSTS.toLocaleString('en-US')}…\n`);
         await cli(dataDir, [
@@ -243,12 +266,16 @@ export async function benchEmbeddedDefault(): Promise<Measurement[]> {
           unifiedP50: unified.p50,
           unifiedP99: unified.p99,
           unifiedLiveP99: unified.liveP99,
+          unifiedLoopP99: unifiedLoop?.p99_ms ?? Number.NaN,
+          unifiedLoopMax: unifiedLoop?.max_ms ?? Number.NaN,
           singlePerSecond: single.perSecond,
           singleBusy: single.busy / Math.max(1, single.requests),
           singleFailed: single.failed,
           singleP50: single.p50,
           singleP99: single.p99,
           singleLiveP99: single.liveP99,
+          singleLoopP99: singleLoop?.p99_ms ?? Number.NaN,
+          singleLoopMax: singleLoop?.max_ms ?? Number.NaN,
           restDemo,
           serverDemo,
           peak,
@@ -283,11 +310,13 @@ export async function benchEmbeddedDefault(): Promise<Measurement[]> {
     row('unified p50', 'unifiedP50', 'ms', false),
     row('unified p99', 'unifiedP99', 'ms', false),
     row('/health/live p99 during unified load', 'unifiedLiveP99', 'ms', false),
+    row('service event-loop delay p99 during unified load', 'unifiedLoopP99', 'ms', false),
     row('single-dataset requests/s', 'singlePerSecond', 'req/s', true),
     row('single-dataset busy share', 'singleBusy', 'share', false),
     row('single-dataset p50', 'singleP50', 'ms', false),
     row('single-dataset p99', 'singleP99', 'ms', false),
     row('/health/live p99 during single-dataset load', 'singleLiveP99', 'ms', false),
+    row('service event-loop delay p99 during single-dataset load', 'singleLoopP99', 'ms', false),
     row('service RSS at rest, demo corpus', 'restDemo', 'MiB', false),
     row('database server PSS at rest, demo corpus', 'serverDemo', 'MiB', false),
     row('service RSS after the load', 'peak', 'MiB', false),

@@ -133,7 +133,7 @@ export class SearchEngine {
     options: SearchEngineOptions = {},
   ) {
     this.deadlineMs = options.datasetDeadlineMs ?? 8000;
-    this.maxConcurrent = options.maxConcurrentPerDataset ?? 16;
+    this.maxConcurrent = options.maxConcurrentPerDataset ?? 32;
     this.hostFacets = options.hostFacets ?? ['port', 'country', 'product'];
   }
 

@@ -67,7 +67,7 @@ export interface AppConfig {
    * test suites that create many accounts; hashes below the configured cost are replaced at the next sign-in.
    */
   readonly passwordHashCost: number;
-  /** Queries one search dataset runs at once in this process; past it the dataset is busy (SEARCH_DATASET_CONCURRENCY, default 16). */
+  /** Queries one search dataset runs at once in this process; past it the dataset is busy (SEARCH_DATASET_CONCURRENCY, default 32). */
   readonly searchDatasetConcurrency: number;
   /**
    * Catalogue evaluations one exposure refresh performs at most (EXPOSURE_REFRESH_EVALUATION_LIMIT, default
@@ -226,7 +226,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const searchDatasetConcurrency = parseInteger(
     'SEARCH_DATASET_CONCURRENCY',
     text('SEARCH_DATASET_CONCURRENCY'),
-    16,
+    32,
     1,
     1000,
     problems,
