@@ -37,23 +37,20 @@ interface VerifyRow {
   /** Hashes in hex: PGlite parses bytea a byte at a time in JavaScript, hex text is decoded natively. */
   content_hash: string | null;
   stream_hash: string | null;
+  /** The sealed chain's entry for this event, joined by its id (null: not sealed, or not an event it knows). */
+  chain_index: string | null;
+  chain_hash: string | null;
   /** The stored stream hash of the predecessor, read only when verifying from a position. */
   previous_stream_hash?: string | null;
   /** Set once the position is needed (findings, spans, the last event of a page). */
   position?: GlobalPosition;
 }
 
-/** One entry of the sealed global chain, read in chain order beside the events. */
-interface ChainRow {
-  chain_index: string;
-  event_id: string;
-  tx_id: string;
-  seq: string;
-  chain_hash: string;
-}
-
-/** What the database recomputed of each event, as bits of `checks`. */
-const CHECK = { payload: 1, content: 2 } as const;
+/**
+ * What the database found of each event, as bits of `checks`: its payload digest and content hash recomputed,
+ * and its sealed chain entry naming the position the event stands at.
+ */
+const CHECK = { payload: 1, content: 2, sealedHere: 4 } as const;
 
 /**
  * The payload digest and content hash of ADR 0060, recomputed where the payloads are, in parallel on two
@@ -73,8 +70,20 @@ const VERIFY_COLUMNS = `e.stream_id, e.stream_version::text AS stream_version, e
   e.tx_id::text AS tx_id, e.seq::text AS seq, e.erased_by::text AS erased_by, e.erased_at,
   (CASE WHEN e.salt IS NOT NULL AND (${PAYLOAD_DIGEST} OPERATOR(pg_catalog.=) e.payload_digest)
         THEN ${CHECK.payload} ELSE 0 END
-   + CASE WHEN (${CONTENT_HASH} OPERATOR(pg_catalog.=) e.content_hash) THEN ${CHECK.content} ELSE 0 END) AS checks,
-  pg_catalog.encode(e.content_hash, 'hex') AS content_hash, pg_catalog.encode(e.stream_hash, 'hex') AS stream_hash`;
+   + CASE WHEN (${CONTENT_HASH} OPERATOR(pg_catalog.=) e.content_hash) THEN ${CHECK.content} ELSE 0 END
+   + CASE WHEN c.tx_id OPERATOR(pg_catalog.=) e.tx_id AND c.seq OPERATOR(pg_catalog.=) e.seq
+          THEN ${CHECK.sealedHere} ELSE 0 END) AS checks,
+  pg_catalog.encode(e.content_hash, 'hex') AS content_hash, pg_catalog.encode(e.stream_hash, 'hex') AS stream_hash,
+  c.chain_index::text AS chain_index, pg_catalog.encode(c.chain_hash, 'hex') AS chain_hash`;
+
+/**
+ * The sealed global chain zipped with the events where they are read (ADR 0122): each event's entry among the
+ * chain indexes its range should hold ($2, $3), instead of a second read of the chain that the verifier would
+ * parse and zip itself. An event whose entry lies elsewhere (moved, inserted) meets none, and chainMismatch
+ * looks it up.
+ */
+const CHAIN_JOIN = `LEFT JOIN es_chain c ON c.event_id OPERATOR(pg_catalog.=) e.event_id
+  AND c.chain_index OPERATOR(pg_catalog.>=) $2 AND c.chain_index OPERATOR(pg_catalog.<) $3`;
 
 /** Verifying from a position, a stream met first past version 0 continues its stored (trusted) chain. */
 const PREVIOUS_STREAM_HASH = `, (SELECT pg_catalog.encode(p.stream_hash, 'hex') FROM es_events p
@@ -134,7 +143,6 @@ export async function verifyPostgresChain(
     );
     chainHead = rows[0]!.chain_hash;
   }
-  const chain = new ChainCursor(db, nextIndex, sealedCount);
   const total = Number(
     (
       await db.query<{ n: string }>(
@@ -191,8 +199,14 @@ export async function verifyPostgresChain(
       [nextIndex, VERIFY_PAGE_SIZE],
     );
     const bounds: Bound[] = cuts.map((cut) => ({ major: cut.tx_id, minor: cut.seq }));
-    const readRange = (start: Bound | null, end: Bound | null): Promise<VerifyRow[]> => {
-      const params: unknown[] = [end ? null : VERIFY_PAGE_SIZE];
+    /** Events past `start` through `end` (a page when open-ended), zipped with chain indexes [chainFrom, chainTo). */
+    const readRange = (
+      start: Bound | null,
+      end: Bound | null,
+      chainFrom: number,
+      chainTo: number,
+    ): Promise<VerifyRow[]> => {
+      const params: unknown[] = [end ? null : VERIFY_PAGE_SIZE, chainFrom, chainTo];
       const conditions = [VISIBLE];
       if (start) {
         params.push(start.major, start.minor);
@@ -208,7 +222,7 @@ export async function verifyPostgresChain(
       }
       const reading = db
         .query<VerifyRow>(
-          `SELECT ${VERIFY_COLUMNS}${from ? PREVIOUS_STREAM_HASH : ''} FROM es_events e
+          `SELECT ${VERIFY_COLUMNS}${from ? PREVIOUS_STREAM_HASH : ''} FROM es_events e ${CHAIN_JOIN}
             WHERE ${conditions.join(' AND ')} ORDER BY e.tx_id, e.seq LIMIT $1`,
           params,
         )
@@ -216,13 +230,16 @@ export async function verifyPostgresChain(
       reading.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
       return reading;
     };
-    const ranges: Array<[Bound | null, Bound]> = bounds.map((end, i) => [
+    // Range i holds the sealed chain's indexes from firstIndex + i * VERIFY_PAGE_SIZE, VERIFY_PAGE_SIZE of them.
+    const firstIndex = nextIndex;
+    const ranges: Array<[Bound | null, Bound, number, number]> = bounds.map((end, i) => [
       i === 0 ? after : bounds[i - 1]!,
       end,
+      firstIndex + i * VERIFY_PAGE_SIZE,
+      firstIndex + (i + 1) * VERIFY_PAGE_SIZE,
     ]);
-    const inFlight = ranges.slice(0, 2).map(([start, end]) => readRange(start, end));
+    const inFlight = ranges.slice(0, 2).map((range) => readRange(...range));
     const check = async (rows: VerifyRow[]): Promise<void> => {
-      await chain.ensure(rows.length);
       for (const row of rows) {
         if (!checkEvent(row)) await chainMismatch(row);
         walk.checked += 1;
@@ -237,7 +254,7 @@ export async function verifyPostgresChain(
     // Past the last cut: the rest of the sealed chain and what is not sealed yet, page by page.
     after = bounds.at(-1) ?? after;
     for (;;) {
-      const rows = await readRange(after, null);
+      const rows = await readRange(after, null, firstIndex + ranges.length * VERIFY_PAGE_SIZE, sealedCount);
       if (rows.length === 0) break;
       const last = rows.at(-1)!;
       after = { major: last.tx_id, minor: last.seq };
@@ -266,11 +283,13 @@ export async function verifyPostgresChain(
    */
   function checkEvent(row: VerifyRow): boolean {
     const version = Number(row.stream_version);
-    // First the global order, which names the exact position where the log left the sealed chain.
-    const sealed = chain.peek();
+    // First the global order, which names the exact position where the log left the sealed chain: the event
+    // must be the one sealed next, at the position it was sealed at.
+    // Entries past sealedCount (sealed while this walk runs) are not joined: such events count as unsealed.
+    const sealed = nextIndex < sealedCount;
     if (sealed) {
-      if (sealed.event_id !== row.event_id) return false;
-      if (sealed.tx_id !== row.tx_id || sealed.seq !== row.seq)
+      if (row.chain_index === null || Number(row.chain_index) !== nextIndex) return false;
+      if (!(row.checks & CHECK.sealedHere))
         throw finding(
           'reordered',
           row,
@@ -323,7 +342,7 @@ export async function verifyPostgresChain(
       return true;
     }
     const index = nextIndex;
-    const sealedHead = sealed.chain_hash;
+    const sealedHead = row.chain_hash!;
     if (chainHashHex(chainHead, storedStreamHash) !== sealedHead)
       throw finding(
         'broken_chain',
@@ -332,7 +351,6 @@ export async function verifyPostgresChain(
       );
     chainHead = sealedHead;
     nextIndex += 1;
-    chain.advance();
     walk.sealed(index, sealedHead, () => positionOf(row));
     return true;
   }
@@ -367,59 +385,5 @@ export async function verifyPostgresChain(
         ? `event ${sealed.event_id}, sealed at position ${position}, is no longer there in the global order`
         : `event ${sealed.event_id}, sealed at position ${position}, was removed from the log`,
     );
-  }
-}
-
-/**
- * The sealed chain in chain order, a page at a time with the next page read ahead: zipped with the events in
- * global order, it costs no lookup per event.
- */
-class ChainCursor {
-  private rows: ChainRow[] = [];
-  private at = 0;
-  private next: Promise<ChainRow[]> | null = null;
-
-  constructor(
-    private readonly db: SqlDatabase,
-    private nextToRead: number,
-    private readonly sealedCount: number,
-  ) {}
-
-  /** Makes the next `count` entries available to peek (or all that are left). */
-  async ensure(count: number): Promise<void> {
-    while (this.rows.length - this.at < count && (this.next || this.nextToRead < this.sealedCount)) {
-      const page = await (this.next ?? this.read());
-      this.next = null;
-      this.rows = this.rows.slice(this.at).concat(page);
-      this.at = 0;
-      if (this.nextToRead < this.sealedCount) this.next = this.read();
-    }
-    if (!this.next && this.nextToRead < this.sealedCount) this.next = this.read();
-  }
-
-  /** The entry the next sealed event must match, or undefined past the sealed chain. */
-  peek(): ChainRow | undefined {
-    return this.rows[this.at];
-  }
-
-  advance(): void {
-    this.at += 1;
-  }
-
-  private read(): Promise<ChainRow[]> {
-    const from = this.nextToRead;
-    this.nextToRead = Math.min(from + VERIFY_PAGE_SIZE, this.sealedCount);
-    const reading = this.db
-      .query<ChainRow>(
-        `SELECT chain_index::text AS chain_index, event_id::text AS event_id, tx_id::text AS tx_id,
-                seq::text AS seq, encode(chain_hash, 'hex') AS chain_hash
-           FROM es_chain c WHERE c.chain_index >= $1 AND c.chain_index < $2
-          ORDER BY c.chain_index`, // the column, not its text alias: '100' sorts before '40'
-
-        [from, this.nextToRead],
-      )
-      .then((result) => result.rows);
-    reading.catch(() => undefined); // surfaced when awaited; a finding may leave it unawaited
-    return reading;
   }
 }
