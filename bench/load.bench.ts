@@ -13,6 +13,10 @@ import { createHttpApp } from '../src/platform/http/create-http-app.js';
 import { AppModule } from '../src/app.module.js';
 import { serviceComposition } from '../src/composition/service-composition.js';
 import { ServiceContext } from '../src/platform/service-context.js';
+import {
+  EmbeddedPostgresServer,
+  socketDirectoryFor,
+} from '../src/platform/database/embedded-postgres-server.js';
 import { DATASETS } from '../src/search/domain/datasets.js';
 import { DEMO_CORPUS_SEED, writeGenerated } from '../src/search/data/demo-corpus.js';
 import {
@@ -41,6 +45,13 @@ interface LoadTarget {
   readonly env: Record<string, string>;
   readonly dataDir: string;
   readonly databaseUrl?: string;
+  /** The embedded default's server on its socket, while the service (or the preparing context) runs it. */
+  readonly socketUrl?: string;
+  /**
+   * The embedded default's database for the hand-written SQL, with the service stopped: its PostgreSQL server,
+   * started from DATA_DIR by the benchmark, and how to stop it.
+   */
+  startEmbeddedServer?(): Promise<{ url: string; stop(): Promise<void> }>;
   /** Reads the database's transaction commits so far (pg_stat_database), or null where it cannot be read. */
   commits(): Promise<number | null>;
   dispose(): Promise<void>;
@@ -141,14 +152,20 @@ function embeddedTarget(hosts: number): LoadTarget {
   const kept = process.env.BENCH_LOAD_DATA_DIR;
   const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'bench-load-embedded-'));
   mkdirSync(dataDir, { recursive: true });
+  // The embedded default since ADR 94: the PostgreSQL 18 server the service starts in DATA_DIR, on its socket.
+  const socketUrl = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDirectoryFor(dataDir))}`;
   return {
     name: 'embedded',
-    label: `embedded default (PGlite), ${hosts.toLocaleString('en-US')} hosts`,
+    label: `embedded default (PostgreSQL 18 server in DATA_DIR), ${hosts.toLocaleString('en-US')} hosts`,
     hosts,
     env: { DATA_DIR: dataDir },
     dataDir,
-    // While the service runs, its PGlite answers on DATA_DIR's socket (one connection, which the service leaves free).
-    commits: () => commitsAt({ host: dataDir, port: 5432, user: 'postgres', database: 'postgres' }),
+    socketUrl,
+    startEmbeddedServer: async () => {
+      const server = await EmbeddedPostgresServer.start(dataDir, () => undefined);
+      return { url: socketUrl, stop: () => server.stop() };
+    },
+    commits: () => commitsAt({ connectionString: socketUrl }),
     dispose: async () => {
       if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
@@ -207,8 +224,9 @@ async function prepare(target: LoadTarget, others: number): Promise<string[]> {
         );
       }
     }
-    if (target.databaseUrl) {
-      const analyze = new pg.Client({ connectionString: target.databaseUrl });
+    const analyzeUrl = target.databaseUrl ?? target.socketUrl;
+    if (analyzeUrl) {
+      const analyze = new pg.Client({ connectionString: analyzeUrl });
       await analyze.connect();
       await analyze.query('ANALYZE');
       await analyze.end();
@@ -376,19 +394,25 @@ async function measure(
     }
     // The server's own connection limit (100 by default) caps the pool of the largest level.
     const poolCap = envNumber('BENCH_LOAD_SQL_POOL_MAX', 90);
-    for (const level of figures) {
-      const poolSize = target.databaseUrl ? Math.min(level.concurrency, poolCap) : 1;
-      const result = await runLeg({
-        leg: 'sql',
-        concurrency: level.concurrency,
-        seconds,
-        warmupSeconds: warmup,
-        ...(target.databaseUrl ? { databaseUrl: target.databaseUrl, poolSize } : { dataDir: target.dataDir }),
-      });
-      level.sql = { ...summarize(result.samples, result.seconds), poolSize };
-      process.stderr.write(
-        `  SQL, ${level.concurrency} clients (pool ${poolSize}): ${level.sql.answeredPerSecond} req/s, p50 ${level.sql.p50Ms} ms, p99 ${level.sql.p99Ms} ms\n`,
-      );
+    const embedded = await target.startEmbeddedServer?.();
+    const sqlUrl = target.databaseUrl ?? embedded?.url;
+    try {
+      for (const level of figures) {
+        const poolSize = sqlUrl ? Math.min(level.concurrency, poolCap) : 1;
+        const result = await runLeg({
+          leg: 'sql',
+          concurrency: level.concurrency,
+          seconds,
+          warmupSeconds: warmup,
+          ...(sqlUrl ? { databaseUrl: sqlUrl, poolSize } : { dataDir: target.dataDir }),
+        });
+        level.sql = { ...summarize(result.samples, result.seconds), poolSize };
+        process.stderr.write(
+          `  SQL, ${level.concurrency} clients (pool ${poolSize}): ${level.sql.answeredPerSecond} req/s, p50 ${level.sql.p50Ms} ms, p99 ${level.sql.p99Ms} ms\n`,
+        );
+      }
+    } finally {
+      await embedded?.stop();
     }
   } finally {
     client.send('exit');

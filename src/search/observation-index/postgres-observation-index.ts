@@ -43,7 +43,7 @@ import {
   type SearchPage,
 } from './observation-index.port.js';
 import {
-  aggregateStatement,
+  facetsStatement,
   countStatement,
   FILTER_FIRST_MAX_MATCHES,
   layoutOf,
@@ -227,15 +227,12 @@ export class PostgresObservationIndex implements ObservationIndex {
     positiveInteger(limit, 'limit');
     const names = [...new Set(fields)];
     for (const name of names) aggregatableField(dataset, name);
-    const statements = names.map(
-      (name) => [name, aggregateStatement(dataset, query, name, limit, this.selectors)] as const,
-    );
-    return this.read(signal, { together: statements.length > 1 }, async (sql) => {
-      const facets: Facets = {};
-      for (const [name, statement] of statements) {
-        const rows = await run<{ value: FacetValue; count: string }>(sql, statement);
-        facets[name] = rows.map((row) => ({ value: row.value, count: Number(row.count) }));
-      }
+    if (names.length === 0) return {};
+    const statement = facetsStatement(dataset, query, names, limit, this.selectors);
+    return this.read(signal, { together: false }, async (sql) => {
+      const facets: Facets = Object.fromEntries(names.map((name) => [name, []]));
+      for (const row of await run<{ f: number; value: FacetValue; count: string }>(sql, statement))
+        facets[names[row.f]!]!.push({ value: row.value, count: Number(row.count) });
       return facets;
     });
   }

@@ -34,6 +34,11 @@ describe('load benchmark mix', () => {
       (r) => r.kind === 'unified' && r.body.raw_query === 'port:443',
     );
     expect(port?.sql.filter((s) => s.includes('obs_vhosts'))).toHaveLength(2);
+    // Its hosts part answers with the host facets, as the service's unified search does: count, page, facets.
+    const hosts = port?.sql.filter((s) => s.includes('obs_hosts')) ?? [];
+    expect(hosts).toHaveLength(3);
+    expect(hosts[2]).toMatch(/GROUP BY v\.f, v\.value/);
+    expect(hosts[2]).toContain(`keys @> '{"port":443}'`);
   });
 });
 
