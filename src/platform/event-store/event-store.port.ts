@@ -125,6 +125,12 @@ export interface EventStore {
    */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
 
+  /**
+   * Before reading the whole log in pages (a rebuild): brings what the store's query planner knows of the log up
+   * to date, best effort (ADR 0124). Optional: stores whose reads do not depend on statistics leave it out.
+   */
+  refreshReadStatistics?(): Promise<void>;
+
   /** The newest `limit` events visible to readAll, oldest first (for `events tail`). */
   readLast(limit: number): Promise<RecordedEvent[]>;
 

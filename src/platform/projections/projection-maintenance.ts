@@ -210,6 +210,7 @@ export class ProjectionMaintenance {
     const limit = this.options.pageSize ?? REBUILD_PAGE_SIZE;
     const knownLimit = this.options.knownDocumentsPerCollection ?? KNOWN_DOCUMENTS_PER_COLLECTION;
     let events = 0;
+    await eventStore.refreshReadStatistics?.();
     let next = eventStore.readAll({ after: null, limit });
     let writing: Promise<void> = Promise.resolve();
     try {

@@ -196,6 +196,20 @@ export class PostgresEventStore implements EventStore {
     if ((await hashLegacyEvents(this.db, this.legacyEventRewriters)) > 0) await this.integrity.seal();
   }
 
+  /**
+   * ANALYZE of the log (ADR 0124). Until its statistics cover a log written faster than autovacuum analyzes it,
+   * the planner estimates a page after a position at a few dozen rows (erased_at IS NULL at its default
+   * selectivity) and reads it by sorting every later event: measured 117 ms against 2.6 ms a page of 5,000 on
+   * 100,000 events, a cost that grows with the log's length for every page of a rebuild.
+   */
+  async refreshReadStatistics(): Promise<void> {
+    try {
+      await this.db.query('ANALYZE es_events');
+    } catch {
+      // Statistics only speed the reads up; a role without the right to analyze reads as before.
+    }
+  }
+
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const result = await this.appendWithin(this.db, streamId, events, options);
     if (comparePositions(result.position, this.undeliveredAppend) > 0)
