@@ -276,6 +276,46 @@ describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projec
     expect(await store.getCheckpoint('group-d@1')).toBeNull();
   });
 
+  it('tells once, while the write is still open, that its largest statement is on its way (ADR 125)', async () => {
+    const seen: string[] = [];
+    const writing = store.applyBatches(
+      [
+        {
+          changes: [{ kind: 'upsert', collection: 'group_a', document: { id: 'small', v: 1 } }],
+          checkpoint: { key: 'group-a@2', position: 'p1' },
+        },
+        {
+          changes: Array.from({ length: 50 }, (_, i) => ({
+            kind: 'upsert' as const,
+            collection: 'group_b',
+            document: { id: `large-${i}`, v: i },
+          })),
+          checkpoint: { key: 'group-b@2', position: 'p1' },
+        },
+      ],
+      { onDispatched: () => seen.push('dispatched') },
+    );
+    void writing.then(() => seen.push('written'));
+    await writing;
+    expect(seen).toEqual(['dispatched', 'written']);
+    expect(await store.collection('group_b').get('large-49')).toEqual({ id: 'large-49', v: 49 });
+    // A write that fails tells it too (once), so a caller waiting for it is never left waiting.
+    let told = 0;
+    await expect(
+      store.applyBatches(
+        [
+          { changes: [], checkpoint: { key: 'group-a@3', position: 'p1' } },
+          {
+            changes: [{ kind: 'upsert', collection: 'no_such_collection', document: { id: 'x' } }],
+            checkpoint: { key: 'group-b@3', position: 'p1' },
+          },
+        ],
+        { onDispatched: () => (told += 1) },
+      ),
+    ).rejects.toThrow();
+    expect(told).toBe(1);
+  });
+
   it('is all or nothing across the group when a write fails', async () => {
     await store.ensureCollection('group_unique', [
       { name: 'by_email', fields: [['email', 1]], unique: true },

@@ -1,7 +1,12 @@
 import type { EventStore, RecordedEvent } from '../event-store/event-store.port.js';
 import { comparePositions, type GlobalPosition } from '../event-store/global-position.js';
 import { noUpcasters, type Upcasters } from '../event-sourcing/upcasters.js';
-import type { BatchWrite, Checkpoint, ReadStore } from '../read-store/read-store.port.js';
+import type {
+  ApplyBatchesOptions,
+  BatchWrite,
+  Checkpoint,
+  ReadStore,
+} from '../read-store/read-store.port.js';
 import { BatchView, type CarriedDocuments } from './batch-view.js';
 import {
   checkpointKey,
@@ -106,13 +111,13 @@ export class ProjectionEngine {
    * Writes several projections' prepared batches: in one transaction where the store can
    * (ReadStore.applyBatches), else one by one. Throws the first CheckpointMoved, after the others were written.
    */
-  async writeBatches(writes: readonly BatchWrite[]): Promise<void> {
-    if (writes.length === 0) return;
+  async writeBatches(writes: readonly BatchWrite[], options: ApplyBatchesOptions = {}): Promise<void> {
     if (writes.length > 1 && this.readStore.applyBatches) {
-      const moved = (await this.readStore.applyBatches(writes)).find((outcome) => outcome !== null);
+      const moved = (await this.readStore.applyBatches(writes, options)).find((outcome) => outcome !== null);
       if (moved) throw moved;
       return;
     }
+    options.onDispatched?.();
     for (const { changes, checkpoint, guard } of writes)
       await this.readStore.applyBatch(changes, checkpoint, guard);
   }

@@ -234,7 +234,12 @@ export class ProjectionMaintenance {
         // The previous page is committed: what was forgotten now is read again with its last write.
         await writing;
         const writes = prepared.flatMap((batch) => (batch.write ? [batch.write] : []));
-        writing = this.engine.writeBatches(writes);
+        // The next page is prepared once this one's largest statement is on its way (ADR 0125): preparing is
+        // the process's CPU and would otherwise hold back the write's round trips until it ends.
+        let onDispatched!: () => void;
+        const dispatched = new Promise<void>((resolve) => (onDispatched = resolve));
+        writing = this.engine.writeBatches(writes, { onDispatched });
+        await Promise.race([dispatched, writing.catch(() => undefined)]);
         prepared.forEach((batch, index) => {
           const build = builds[index]!;
           build.checkpoint = batch.outcome.checkpoint;

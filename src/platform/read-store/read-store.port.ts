@@ -103,6 +103,16 @@ export interface BatchWrite {
   readonly guard?: { readonly expectedPosition: string | null };
 }
 
+export interface ApplyBatchesOptions {
+  /**
+   * Called once the largest statement of the write is on its way to the database (or once the write ended): a
+   * caller with CPU work of its own (a rebuild preparing its next page) starts it then, so that work and the
+   * database's run side by side instead of one after the other (ADR 0125). A store that cannot tell calls it at
+   * once.
+   */
+  readonly onDispatched?: () => void;
+}
+
 export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
@@ -137,7 +147,10 @@ export interface ReadStore {
    * checkpoint, its guard). A batch whose guard fails is left out and answered with its CheckpointMoved; the
    * others commit. Optional: without it callers apply the batches one by one.
    */
-  applyBatches?(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>>;
+  applyBatches?(
+    batches: readonly BatchWrite[],
+    options?: ApplyBatchesOptions,
+  ): Promise<ReadonlyArray<CheckpointMoved | null>>;
 
   getCheckpoint(key: string): Promise<Checkpoint | null>;
   listCheckpoints(prefix?: string): Promise<Checkpoint[]>;

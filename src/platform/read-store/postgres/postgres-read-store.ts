@@ -19,6 +19,7 @@
  */
 import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
+  type ApplyBatchesOptions,
   type BatchWrite,
   type Checkpoint,
   CheckpointMoved,
@@ -144,14 +145,14 @@ export class PostgresReadStore implements ReadStore {
     checkpoint: Checkpoint,
     guard?: { readonly expectedPosition: string | null },
   ): Promise<void> {
-    const steps = planBatch(changes);
+    const statements = compileSteps(planBatch(changes));
     await this.db.transaction(async (tx) => {
       // A batch and its checkpoint commit together and can always be derived again from the event log, so the
       // commit need not wait for its WAL flush: a database crash can only lose both, and the projection then
       // applies those events again. Waiting would put every projection's flush in line with the appends.
       if (guard) await lockAndVerifyCheckpoint(tx, checkpoint.key, guard.expectedPosition);
       else await tx.query('SET LOCAL synchronous_commit TO OFF');
-      for (const step of steps) await executeStep(tx, step);
+      for (const { text, params } of statements) await tx.query(text, params);
       await tx.query(
         `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details) VALUES ($1, $2, $3::jsonb)
          ON CONFLICT (key) DO UPDATE SET position = EXCLUDED.position, details = EXCLUDED.details`,
@@ -164,11 +165,31 @@ export class PostgresReadStore implements ReadStore {
     });
   }
 
-  async applyBatches(batches: readonly BatchWrite[]): Promise<ReadonlyArray<CheckpointMoved | null>> {
+  async applyBatches(
+    batches: readonly BatchWrite[],
+    options: ApplyBatchesOptions = {},
+  ): Promise<ReadonlyArray<CheckpointMoved | null>> {
+    let dispatched = false;
+    const dispatch = (): void => {
+      if (dispatched) return;
+      dispatched = true;
+      options.onDispatched?.();
+    };
+    try {
+      return await this.applyBatchesDispatching(batches, dispatch);
+    } finally {
+      dispatch();
+    }
+  }
+
+  private async applyBatchesDispatching(
+    batches: readonly BatchWrite[],
+    dispatch: () => void,
+  ): Promise<ReadonlyArray<CheckpointMoved | null>> {
     const outcomes: Array<CheckpointMoved | null> = batches.map(() => null);
     // Checkpoint rows are locked in key order, so two runners committing overlapping groups cannot deadlock.
     let remaining = batches
-      .map((batch, index) => ({ batch, index, steps: planBatch(batch.changes) }))
+      .map((batch, index) => ({ batch, index, statements: compileSteps(planBatch(batch.changes)) }))
       .sort((a, b) => (a.batch.checkpoint.key < b.batch.checkpoint.key ? -1 : 1));
     while (remaining.length > 0) {
       const moved = new Set<number>();
@@ -195,7 +216,14 @@ export class PostgresReadStore implements ReadStore {
           // Locking inserts a missing checkpoint row: a moved batch rolls the group back (moves are rare: a
           // generation switch, another runner), and the others are tried again without it.
           if (moved.size > 0) throw GROUP_RETRY;
-          for (const { steps } of remaining) for (const step of steps) await executeStep(tx, step);
+          const statements = remaining.flatMap((each) => each.statements);
+          const largest = largestStatement(statements);
+          for (const [index, { text, params }] of statements.entries()) {
+            const running = tx.query(text, params);
+            // node-postgres sends a statement when it is issued: the caller's own work can start now.
+            if (index === largest) dispatch();
+            await running;
+          }
           // Every checkpoint of the group in one statement.
           await tx.query(
             `INSERT INTO ${CHECKPOINTS_TABLE} (key, position, details)
@@ -364,44 +392,74 @@ class PostgresCollection<T extends ReadDocument> implements Collection<T> {
   }
 }
 
-async function executeStep(tx: SqlExecutor, step: BatchStep): Promise<void> {
-  const table = quote(tableName(step.collection));
-  if (step.kind === 'deleteWhere') {
-    const params = new SqlParameters();
-    await tx.query(`DELETE FROM ${table} WHERE ${compileFilter(step.filter, params)}`, params.values);
-    return;
+/** The index of the statement with the most parameter text (-1 for none). */
+function largestStatement(statements: readonly StepStatement[]): number {
+  let largest = -1;
+  let size = -1;
+  for (const [index, { params }] of statements.entries()) {
+    const length = params.reduce<number>(
+      (sum, param) => sum + (typeof param === 'string' ? param.length : 0),
+      0,
+    );
+    if (length > size) [largest, size] = [index, length];
   }
-  const deleted: string[] = [];
-  const documents: { id: string; doc: ReadDocument }[] = [];
-  const patches: { id: string; fields: Record<string, unknown>; removed: string[] }[] = [];
-  for (const [id, change] of step.changes) {
-    if (change.kind === 'delete') deleted.push(id);
-    else if (change.kind === 'put') documents.push({ id, doc: change.document });
-    else patches.push({ id, fields: change.patch.fields, removed: [...change.patch.removed] });
-  }
-  // Each id has one net change, so the order of these statements does not matter.
-  if (deleted.length > 0) {
-    await tx.query(`DELETE FROM ${table} WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))`, [
-      json(deleted),
-    ]);
-  }
-  if (documents.length > 0) {
-    await tx.query(
-      `INSERT INTO ${table} (id, doc)
+  return largest;
+}
+
+/** One statement of a batch's write, its parameters serialized. */
+interface StepStatement {
+  readonly text: string;
+  readonly params: unknown[];
+}
+
+/**
+ * The statements of a batch's steps, their parameters serialized before the transaction begins (ADR 0125): a
+ * rebuild page serializes megabytes of documents, and doing it between statements held the transaction open
+ * and its connection idle while the process worked.
+ */
+function compileSteps(steps: readonly BatchStep[]): StepStatement[] {
+  const statements: StepStatement[] = [];
+  for (const step of steps) {
+    const table = quote(tableName(step.collection));
+    if (step.kind === 'deleteWhere') {
+      const params = new SqlParameters();
+      statements.push({
+        text: `DELETE FROM ${table} WHERE ${compileFilter(step.filter, params)}`,
+        params: params.values,
+      });
+      continue;
+    }
+    const deleted: string[] = [];
+    const documents: { id: string; doc: ReadDocument }[] = [];
+    const patches: { id: string; fields: Record<string, unknown>; removed: string[] }[] = [];
+    for (const [id, change] of step.changes) {
+      if (change.kind === 'delete') deleted.push(id);
+      else if (change.kind === 'put') documents.push({ id, doc: change.document });
+      else patches.push({ id, fields: change.patch.fields, removed: [...change.patch.removed] });
+    }
+    // Each id has one net change, so the order of these statements does not matter.
+    if (deleted.length > 0)
+      statements.push({
+        text: `DELETE FROM ${table} WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+        params: [json(deleted)],
+      });
+    if (documents.length > 0)
+      statements.push({
+        text: `INSERT INTO ${table} (id, doc)
        SELECT r.id, r.doc FROM jsonb_to_recordset($1::jsonb) AS r(id text, doc jsonb)
        ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`,
-      [json(documents)],
-    );
-  }
-  if (patches.length > 0) {
-    await tx.query(
-      `UPDATE ${table} AS t
+        params: [json(documents)],
+      });
+    if (patches.length > 0)
+      statements.push({
+        text: `UPDATE ${table} AS t
           SET doc = (t.doc || p.fields) - ARRAY(SELECT jsonb_array_elements_text(p.removed))
          FROM jsonb_to_recordset($1::jsonb) AS p(id text, fields jsonb, removed jsonb)
         WHERE t.id = p.id`,
-      [json(patches)],
-    );
+        params: [json(patches)],
+      });
   }
+  return statements;
 }
 
 /**
