@@ -42,6 +42,7 @@ import {
   type Checkpoint,
   type Collection,
   type DocumentChange,
+  type EnsureCollectionOptions,
   type FieldCondition,
   type Filter,
   type FindOptions,
@@ -151,7 +152,8 @@ export class MongoReadStore implements ReadStore {
   async ensureCollection(
     name: string,
     indexes: readonly IndexSpec[] = [],
-    options: { readonly withoutIndexes?: boolean } = {},
+    // withoutContainmentIndex: MongoDB has no index over every path to leave out.
+    options: EnsureCollectionOptions = {},
   ): Promise<void> {
     assertCollectionName(name);
     await this.createCollectionIfMissing(name);
