@@ -150,17 +150,11 @@ function erasedStreams(event: RecordedEvent): string[] {
 export const auditIndexProjection: ProjectionDefinition = {
   name: 'audit-index',
   // Version 2 dropped the declared btree indexes (ADR 78): no read used them, every entry paid for them.
-  // Version 3 drops the index over every path of every entry for one on its stream (ADR 126).
-  version: 3,
+  version: 2,
   collections: {
-    // Pages are ranges of the primary key (auditEntryId), which a page's type and actor filters narrow as they
-    // go; only an erasure looks entries up by something else, their stream. An index over every path of every
-    // entry (ids, positions, request ids: mostly unique values) cost a third of a rebuild and every entry's
-    // write, for no read (ADR 126).
-    [AUDIT_ENTRIES]: {
-      containmentIndex: false,
-      indexes: [{ name: 'by_stream', fields: [['stream', 1]] }],
-    },
+    // Pages are ranges of the primary key (auditEntryId); the equality filters (type, actor, the streams of an
+    // erasure) use the containment index every collection has. A declared index here would only be written.
+    [AUDIT_ENTRIES]: {},
     [AUDIT_STREAMS]: {},
   },
   handles: ['*'],
@@ -169,8 +163,7 @@ export const auditIndexProjection: ProjectionDefinition = {
     // Erased streams are gone from the log: so are their entries, and a rebuild gives the same index.
     const erased = erasedStreams(event);
     if (erased.length > 0) {
-      // $is: a seek of by_stream per erased stream (plain equality would need the containment index).
-      view.deleteWhere(AUDIT_ENTRIES, { $or: erased.map((stream) => ({ stream: { $is: stream } })) });
+      view.deleteWhere(AUDIT_ENTRIES, { stream: { $in: erased } });
       for (const streamId of erased) view.delete(AUDIT_STREAMS, streamId);
     }
     // Only the stream's own events name its organization, so erasing other streams never changes its keys.

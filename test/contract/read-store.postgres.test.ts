@@ -223,36 +223,6 @@ describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
     expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toContain('rs_plans__containment');
     expect(await store.collection(collection).count({ category: 'c7' })).toBe(250);
   });
-
-  it('leaves the containment index out where a collection asks (ADR 126), and filters still hold', async () => {
-    const indexesOf = async (table: string) =>
-      (
-        await database.db.query<{ name: string }>(
-          `SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-            WHERE x.indrelid = to_regclass($1) ORDER BY 1`,
-          [table],
-        )
-      ).rows.map((row) => row.name);
-    const declared = [{ name: 'by_stream', fields: [['stream', 1]] as [string, 1][] }];
-    // Created with it (as before the option), then ensured without it: the index goes.
-    await store.ensureCollection('narrow', declared);
-    expect(await indexesOf('rs_narrow')).toContain('rs_narrow__containment');
-    await store.ensureCollection('narrow', declared, { withoutContainmentIndex: true });
-    expect(await indexesOf('rs_narrow')).not.toContain('rs_narrow__containment');
-    expect(await indexesOf('rs_narrow')).toContain('rs_narrow__by_stream');
-    await store.applyBatch(
-      [
-        { kind: 'upsert', collection: 'narrow', document: { id: 'a', stream: 's1', type: 'T' } },
-        { kind: 'upsert', collection: 'narrow', document: { id: 'b', stream: 's2', type: 'U' } },
-        { kind: 'deleteWhere', collection: 'narrow', filter: { $or: [{ stream: { $is: 's2' } }] } },
-      ],
-      { key: 'narrow@1', position: '1' },
-    );
-    expect((await store.collection('narrow').find({ type: 'T' })).map((document) => document.id)).toEqual([
-      'a',
-    ]);
-    expect(await store.collection('narrow').count({})).toBe(1);
-  });
 });
 
 describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projections): %s', (kind) => {

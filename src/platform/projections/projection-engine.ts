@@ -73,10 +73,7 @@ export class ProjectionEngine {
       await this.readStore.ensureCollection(
         physicalCollectionName(collection, generation),
         spec.indexes ?? [],
-        {
-          ...options,
-          withoutContainmentIndex: spec.containmentIndex === false,
-        },
+        options,
       );
     }
   }

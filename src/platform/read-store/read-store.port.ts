@@ -113,17 +113,6 @@ export interface ApplyBatchesOptions {
   readonly onDispatched?: () => void;
 }
 
-export interface EnsureCollectionOptions {
-  /** Only the bare collection: a bulk load fills it, and a call without the option builds its indexes. */
-  readonly withoutIndexes?: boolean;
-  /**
-   * No index over every path of every document (PostgreSQL's containment GIN, which plain equality uses): for a
-   * large collection whose reads seek its id or its declared indexes only (ADR 0126). Its equality filters still
-   * hold, as filters over what those seeks find.
-   */
-  readonly withoutContainmentIndex?: boolean;
-}
-
 export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
@@ -136,7 +125,7 @@ export interface ReadStore {
   ensureCollection(
     name: string,
     indexes?: readonly IndexSpec[],
-    options?: EnsureCollectionOptions,
+    options?: { readonly withoutIndexes?: boolean },
   ): Promise<void>;
   dropCollection(name: string): Promise<void>;
   listCollections(prefix?: string): Promise<string[]>;

@@ -42,7 +42,6 @@ import {
   type Checkpoint,
   type Collection,
   type DocumentChange,
-  type EnsureCollectionOptions,
   type FieldCondition,
   type Filter,
   type FindOptions,
@@ -152,8 +151,7 @@ export class MongoReadStore implements ReadStore {
   async ensureCollection(
     name: string,
     indexes: readonly IndexSpec[] = [],
-    // withoutContainmentIndex: MongoDB has no index over every path to leave out.
-    options: EnsureCollectionOptions = {},
+    options: { readonly withoutIndexes?: boolean } = {},
   ): Promise<void> {
     assertCollectionName(name);
     await this.createCollectionIfMissing(name);
