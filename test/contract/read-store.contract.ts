@@ -174,6 +174,20 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreUn
         expect(await matching({ id: { $is: 'c' } })).toEqual(['c']);
       });
 
+      it('$string is exactly that string: never a number, boolean or array that reads the same', async () => {
+        expect(await matching({ s: { $string: 'a' } })).toEqual(['b']);
+        expect(await matching({ n: { $string: '7' } })).toEqual(['d']);
+        expect(await matching({ n: { $string: '2' } })).toEqual([]);
+        expect(await matching({ flag: { $string: 'true' } })).toEqual([]);
+        expect(await matching({ 'nested.k': { $string: 'v1' } })).toEqual(['a', 'c']);
+        expect(await matching({ tags: { $string: 'y' } })).toEqual([]);
+        expect(await matching({ id: { $string: 'c' } })).toEqual(['c']);
+        expect(await matching({ $or: [{ s: { $string: 'a' } }, { n: { $string: '7' } }] })).toEqual([
+          'b',
+          'd',
+        ]);
+      });
+
       it('null matches null and missing fields', async () => {
         expect(await matching({ maybe: null })).toEqual(['a', 'b', 'd', 'e', 'f']);
         expect(await matching({ 'nested.depth': null })).toEqual(['b', 'd', 'f']);

@@ -130,8 +130,8 @@ describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
   });
 
   /** The plan of exactly the statement find() runs, with sequential scans priced out. */
-  async function planOf(filter: Filter, options: FindOptions): Promise<PlanNode[]> {
-    const statement = buildFindStatement(collection, filter, options);
+  async function planOf(filter: Filter, options: FindOptions, of = collection): Promise<PlanNode[]> {
+    const statement = buildFindStatement(of, filter, options);
     return database.db.transaction(async (tx) => {
       await tx.query('SET LOCAL enable_seqscan = off');
       const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -222,6 +222,83 @@ describe.each(SQL_KINDS)('PostgresReadStore query plans: %s', (kind) => {
     const nodes = await planOf({ category: 'c7' }, {});
     expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toContain('rs_plans__containment');
     expect(await store.collection(collection).count({ category: 'c7' })).toBe(250);
+  });
+
+  it('a strings-only index holds one key a field and serves $string within an id range (ADR 127)', async () => {
+    const entries = 'entries';
+    await store.ensureCollection(entries, [{ name: 'by_type', fields: [['type', 1]], stringsOnly: true }], {
+      withoutContainmentIndex: true,
+    });
+    const { rows } = await database.db.query<{ ddl: string }>(
+      `SELECT pg_get_indexdef(to_regclass('rs_entries__by_type')) AS ddl`,
+    );
+    // The text key and the id, not the type rank and number key of a full index.
+    expect(rows[0]?.ddl).not.toMatch(/jsonb_typeof.*jsonb_typeof.*jsonb_typeof/);
+    expect(rows[0]?.ddl).toMatch(/COLLATE "C".*, id\)$/);
+    const types = ['Common', 'Rare', 7, true] as const;
+    const changes = Array.from({ length: 4_000 }, (_, n): DocumentChange => ({
+      kind: 'upsert',
+      collection: entries,
+      // Keys k0..k3, each a range of ids; 'Rare' only every 100th entry; numbers and booleans never match.
+      document: {
+        id: `k${n % 4}@${String(n).padStart(6, '0')}`,
+        type: n % 100 === 0 ? 'Rare' : types[n % 4 === 2 ? 2 : n % 4 === 3 ? 3 : 0],
+      },
+    }));
+    await store.applyBatch(changes, { key: 'entries@1', position: '1' });
+    await database.db.exec('ANALYZE rs_entries');
+    const filter: Filter = { id: { $gt: 'k0@', $lt: 'k0@~' }, type: { $string: 'Rare' } };
+    const nodes = await planOf(filter, { sort: [['id', 1]], limit: 5 }, entries);
+    // The type and the key's id range are both bounds of one index's scan (a bitmap here: the 40 rows are few).
+    const scans = nodes.filter((node) => /Index Scan/.test(node['Node Type']));
+    expect(scans.map((node) => node['Index Name'])).toEqual(['rs_entries__by_type']);
+    expect(scans[0]?.['Index Cond']).toMatch(/= 'Rare'.*id > 'k0@'.*id < 'k0@~'/);
+    const found = await store.collection(entries).find(filter, { sort: [['id', 1]] });
+    expect(found.map((document) => document.id)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `k0@${String(i * 100).padStart(6, '0')}`),
+    );
+    // The index holds strings only; numbers and booleans are still found by $is, never by $string.
+    expect(await store.collection(entries).count({ type: { $is: 7 } })).toBe(1_000);
+    expect(await store.collection(entries).count({ type: { $string: '7' } })).toBe(0);
+    expect(await store.collection(entries).count({ type: { $string: 'true' } })).toBe(0);
+  });
+
+  it('refuses a unique strings-only index', async () => {
+    await expect(
+      store.ensureCollection('refused', [
+        { name: 'u', fields: [['type', 1]], unique: true, stringsOnly: true },
+      ]),
+    ).rejects.toThrow(/cannot be unique on strings only/);
+  });
+
+  it('leaves the containment index out where a collection asks (ADR 127), and filters still hold', async () => {
+    const indexesOf = async (table: string) =>
+      (
+        await database.db.query<{ name: string }>(
+          `SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            WHERE x.indrelid = to_regclass($1) ORDER BY 1`,
+          [table],
+        )
+      ).rows.map((row) => row.name);
+    const declared = [{ name: 'by_stream', fields: [['stream', 1]] as [string, 1][] }];
+    // Created with it (as before the option), then ensured without it: the index goes.
+    await store.ensureCollection('narrow', declared);
+    expect(await indexesOf('rs_narrow')).toContain('rs_narrow__containment');
+    await store.ensureCollection('narrow', declared, { withoutContainmentIndex: true });
+    expect(await indexesOf('rs_narrow')).not.toContain('rs_narrow__containment');
+    expect(await indexesOf('rs_narrow')).toContain('rs_narrow__by_stream');
+    await store.applyBatch(
+      [
+        { kind: 'upsert', collection: 'narrow', document: { id: 'a', stream: 's1', type: 'T' } },
+        { kind: 'upsert', collection: 'narrow', document: { id: 'b', stream: 's2', type: 'U' } },
+        { kind: 'deleteWhere', collection: 'narrow', filter: { $or: [{ stream: { $string: 's2' } }] } },
+      ],
+      { key: 'narrow@1', position: '1' },
+    );
+    expect((await store.collection('narrow').find({ type: 'T' })).map((document) => document.id)).toEqual([
+      'a',
+    ]);
+    expect(await store.collection('narrow').count({})).toBe(1);
   });
 });
 

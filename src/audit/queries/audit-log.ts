@@ -57,7 +57,7 @@ const AFTER_EVERY_POSITION = '~';
  * The read store query of one page (exported so the benchmark can EXPLAIN exactly what a page sends): a range of
  * the primary key, which holds one subject's entries and only them, in log order (auditEntryId, ADR 78). Every
  * read store walks it in order and stops after `limit + 1` entries, however long the subject's history; type,
- * actor and time filters are checked along the way.
+ * actor filters seek their (field, id) index inside that range (ADR 127), time filters are checked along the way.
  */
 export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
   const idAt = (position: string) => auditEntryId(search.key, position);
@@ -72,8 +72,9 @@ export function auditFilter(search: AuditSearch): [Filter, FindOptions] {
   if (search.until && 'time' in search.until) recordedAt.$lte = search.until.time;
   const filter: Filter = {
     id: id as FieldCondition,
-    ...(search.type ? { type: search.type } : {}),
-    ...(search.actor ? { actor: search.actor } : {}),
+    // $string seeks the entries' (type, id) and (actor, id) indexes within the key's range.
+    ...(search.type ? { type: { $string: search.type } } : {}),
+    ...(search.actor ? { actor: { $string: search.actor } } : {}),
     ...(Object.keys(recordedAt).length > 0 ? { recordedAt: recordedAt as FieldCondition } : {}),
   };
   return [filter, { sort: [['id', 1]], limit: search.limit + 1 }];

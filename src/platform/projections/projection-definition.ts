@@ -24,7 +24,16 @@ export interface ProjectionDefinition<E extends DomainEvent = DomainEvent> {
    * Logical collections this projection owns (globally unique names, `[a-z][a-z0-9_]*`), with the indexes
    * its queries need. Physical names carry the generation: `<collection>__g<generation>`.
    */
-  readonly collections: Readonly<Record<string, { readonly indexes?: readonly IndexSpec[] }>>;
+  readonly collections: Readonly<
+    Record<
+      string,
+      {
+        readonly indexes?: readonly IndexSpec[];
+        /** false: no index over every path (see EnsureCollectionOptions.withoutContainmentIndex). */
+        readonly containmentIndex?: boolean;
+      }
+    >
+  >;
   /** Event types the projection handles (`*` for all); other events only advance its checkpoint. */
   readonly handles: readonly E['type'][];
   /** Documents `apply` reads for this event. Undeclared reads fail loudly: they would be a hidden query. */

@@ -73,7 +73,10 @@ export class ProjectionEngine {
       await this.readStore.ensureCollection(
         physicalCollectionName(collection, generation),
         spec.indexes ?? [],
-        options,
+        {
+          ...options,
+          withoutContainmentIndex: spec.containmentIndex === false,
+        },
       );
     }
   }

@@ -30,6 +30,7 @@ function matchesCondition(value: unknown, condition: FieldCondition): boolean {
   if (condition === null || typeof condition !== 'object') return equalsOrContains(value, condition);
   if (condition.$exists !== undefined && (value !== undefined) !== condition.$exists) return false;
   if (condition.$is !== undefined && value !== condition.$is) return false;
+  if (condition.$string !== undefined && value !== condition.$string) return false;
   if (condition.$in !== undefined && !condition.$in.some((candidate) => equalsOrContains(value, candidate))) {
     return false;
   }

@@ -17,16 +17,19 @@ export type FilterValue = string | number | boolean | null;
 
 /**
  * A small MongoDB-like filter over dotted field paths. All entries must hold (AND).
- * `{ 'a.b': 1 }` is equality; operators: $is, $in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $prefix.
+ * `{ 'a.b': 1 }` is equality; operators: $is, $string, $in, $nin, $ne, $gt, $gte, $lt, $lte, $exists, $prefix.
  * Equality on a field that holds an array matches when the array contains the value (as in MongoDB).
  * `$is` is equality on a scalar only (an array holding the value does not match): the PostgreSQL adapter can
- * then seek an index that leads with the field, where plain equality needs its containment index.
+ * then seek an index that leads with the field, where plain equality needs its containment index. `$string` is
+ * `$is` with a string, spelled for a strings-only index (IndexSpec.stringsOnly), which it alone can seek.
  */
 export type FieldCondition =
   | FilterValue
   | {
       /** Exactly this string, number or boolean (never an array element). */
       $is?: string | number | boolean;
+      /** Exactly this string (never an array element): the condition a strings-only index serves. */
+      $string?: string;
       $in?: readonly FilterValue[];
       $nin?: readonly FilterValue[];
       $ne?: FilterValue;
@@ -60,6 +63,12 @@ export interface IndexSpec {
   readonly name: string;
   readonly fields: ReadonlyArray<readonly [string, SortDirection]>;
   readonly unique?: boolean;
+  /**
+   * Index only the fields' string values (ADR 0127): it serves `$string` filters and the id order within them, at
+   * a fraction of a full index's write cost (one key per field, instead of the three that order every type and
+   * serve sorts, ranges and `$is`). Not unique.
+   */
+  readonly stringsOnly?: boolean;
 }
 
 /** One change inside an atomic batch. */
@@ -113,6 +122,17 @@ export interface ApplyBatchesOptions {
   readonly onDispatched?: () => void;
 }
 
+export interface EnsureCollectionOptions {
+  /** Only the bare collection: a bulk load fills it, and a call without the option builds its indexes. */
+  readonly withoutIndexes?: boolean;
+  /**
+   * No index over every path of every document (PostgreSQL's containment GIN, which plain equality uses): for a
+   * large collection whose reads seek its id or its declared indexes only (ADR 0127). Its equality filters still
+   * hold, as filters over what those seeks find.
+   */
+  readonly withoutContainmentIndex?: boolean;
+}
+
 export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
@@ -125,7 +145,7 @@ export interface ReadStore {
   ensureCollection(
     name: string,
     indexes?: readonly IndexSpec[],
-    options?: { readonly withoutIndexes?: boolean },
+    options?: EnsureCollectionOptions,
   ): Promise<void>;
   dropCollection(name: string): Promise<void>;
   listCollections(prefix?: string): Promise<string[]>;

@@ -42,6 +42,7 @@ import {
   type Checkpoint,
   type Collection,
   type DocumentChange,
+  type EnsureCollectionOptions,
   type FieldCondition,
   type Filter,
   type FindOptions,
@@ -84,6 +85,7 @@ class CheckpointRaced extends Error {
 
 const FIELD_OPERATORS = new Set([
   '$is',
+  '$string',
   '$in',
   '$nin',
   '$ne',
@@ -151,13 +153,15 @@ export class MongoReadStore implements ReadStore {
   async ensureCollection(
     name: string,
     indexes: readonly IndexSpec[] = [],
-    options: { readonly withoutIndexes?: boolean } = {},
+    // withoutContainmentIndex: MongoDB has no index over every path to leave out.
+    options: EnsureCollectionOptions = {},
   ): Promise<void> {
     assertCollectionName(name);
     await this.createCollectionIfMissing(name);
     // A bulk load first, its indexes built afterwards by a call without the option.
     if (options.withoutIndexes) return;
     const declared: DeclaredIndex[] = [];
+    // stringsOnly: MongoDB's keys are ordered by type already, so the plain index serves `$string` too.
     for (const index of indexes) {
       const keys: Record<string, 1 | -1> = {};
       for (const [field, direction] of index.fields) keys[fieldPath(field)] = direction;
@@ -424,7 +428,7 @@ function toMongoCondition(condition: FieldCondition): unknown {
     if (operand === undefined) continue;
     if (!FIELD_OPERATORS.has(operator)) throw new Error(`unsupported filter operator ${operator}`);
     if (operator === '$prefix') out.$regex = `^${escapeRegex(operand as string)}`;
-    else if (operator === '$is') {
+    else if (operator === '$is' || operator === '$string') {
       // Equality that an array holding the value does not satisfy (the port's scalar-only equality).
       out.$eq = operand;
       out.$not = { $type: 'array' };

@@ -75,6 +75,10 @@ export interface FieldSql {
   exists(): string;
   /** Expressions that order the field like MongoDB; indexes are built from exactly these. */
   sortKeys(): string[];
+  /** Equality with a string, on the field's string key (what a strings-only index holds). */
+  isString(value: string, params: SqlParameters): string;
+  /** The field's value when it is a string, else NULL: the one key of a strings-only index. */
+  stringKey(): string;
   /** Condition under which a unique index covers a document, or null when every document has the field. */
   presence(): string | null;
 }
@@ -97,6 +101,7 @@ export class DocumentField implements FieldSql {
   private readonly rank: string;
   private readonly numberKey: string;
   private readonly textKey: string;
+  private readonly stringOnlyKey: string;
 
   constructor(path: string) {
     this.segments = path.split('.');
@@ -110,6 +115,7 @@ export class DocumentField implements FieldSql {
     this.rank = `(CASE jsonb_typeof${this.value} ${ranks} ELSE ${TYPE_RANK.null} END)`;
     this.numberKey = `(CASE WHEN jsonb_typeof${this.value} = 'number' THEN ${this.value}::numeric END)`;
     this.textKey = `((CASE WHEN jsonb_typeof${this.value} <> 'number' THEN doc #>> ${pathLiteral} END) COLLATE "C")`;
+    this.stringOnlyKey = `((CASE WHEN jsonb_typeof${this.value} = 'string' THEN doc #>> ${pathLiteral} END) COLLATE "C")`;
   }
 
   equals(value: FilterValue, params: SqlParameters): string {
@@ -166,6 +172,15 @@ export class DocumentField implements FieldSql {
     return [this.rank, this.numberKey, this.textKey];
   }
 
+  isString(value: string, params: SqlParameters): string {
+    // One exact condition on one indexed expression: the planner estimates it from the index's statistics.
+    return `(${this.stringOnlyKey} = ${params.add(stringOperand(value), 'text')})`;
+  }
+
+  stringKey(): string {
+    return this.stringOnlyKey;
+  }
+
   presence(): string {
     return this.exists();
   }
@@ -205,6 +220,14 @@ export class IdColumn implements FieldSql {
 
   sortKeys(): string[] {
     return ['id'];
+  }
+
+  isString(value: string, params: SqlParameters): string {
+    return this.equals(stringOperand(value), params);
+  }
+
+  stringKey(): string {
+    return 'id';
   }
 
   presence(): null {
@@ -252,6 +275,9 @@ export function compileCondition(field: FieldSql, condition: FieldCondition, par
       case '$is':
         conditions.push(field.is(operand as string | number | boolean, params));
         break;
+      case '$string':
+        conditions.push(field.isString(operand as string, params));
+        break;
       case '$in':
         conditions.push(field.equalsAny(filterValues(operator, operand), params));
         break;
@@ -294,8 +320,13 @@ export function indexDdl(collection: string, index: IndexSpec): string {
   const fields = index.fields.map(([path, direction]) => ({ field: fieldSql(path), path, direction }));
   const paths = new Set(fields.map(({ path }) => path));
   if (paths.size !== fields.length) throw new Error(`index ${index.name} repeats a field`);
+  if (index.stringsOnly && index.unique)
+    throw new Error(`index ${index.name} cannot be unique on strings only`);
+  // A strings-only index holds one key a field, its value when a string: `$string` filters bind exactly it.
   const columns = fields.flatMap(({ field, direction }) =>
-    field.sortKeys().map((key) => `${key} ${sqlDirection(direction)}`),
+    (index.stringsOnly ? [field.stringKey()] : field.sortKeys()).map(
+      (key) => `${key} ${sqlDirection(direction)}`,
+    ),
   );
   const name = quote(declaredIndexName(collection, index.name));
   const table = quote(tableName(collection));
@@ -319,6 +350,11 @@ export function sqlDirection(direction: SortDirection): 'ASC' | 'DESC' {
   if (direction === 1) return 'ASC';
   if (direction === -1) return 'DESC';
   throw new Error(`invalid sort direction ${String(direction)}`);
+}
+
+function stringOperand(value: unknown): string {
+  if (typeof value !== 'string') throw new Error('$string needs a string');
+  return value;
 }
 
 export function assertFilterValue(value: unknown): void {

@@ -25,6 +25,7 @@ import {
   CheckpointMoved,
   type Collection,
   type DocumentChange,
+  type EnsureCollectionOptions,
   type Filter,
   type FindOptions,
   type IndexSpec,
@@ -79,7 +80,7 @@ export class PostgresReadStore implements ReadStore {
   async ensureCollection(
     name: string,
     indexes: readonly IndexSpec[] = [],
-    options: { readonly withoutIndexes?: boolean } = {},
+    options: EnsureCollectionOptions = {},
   ): Promise<void> {
     const table = tableName(name);
     if (new Set(indexes.map((index) => index.name)).size !== indexes.length) {
@@ -98,9 +99,11 @@ export class PostgresReadStore implements ReadStore {
       );
       // A GIN index grows far faster in one build over the loaded rows than by one insert after another.
       if (options.withoutIndexes) return;
+      const containment = quote(indexName(name, CONTAINMENT_INDEX_SUFFIX));
       await tx.query(
-        `CREATE INDEX IF NOT EXISTS ${quote(indexName(name, CONTAINMENT_INDEX_SUFFIX))}
-           ON ${quote(table)} USING gin (doc jsonb_path_ops)`,
+        options.withoutContainmentIndex
+          ? `DROP INDEX IF EXISTS ${containment}`
+          : `CREATE INDEX IF NOT EXISTS ${containment} ON ${quote(table)} USING gin (doc jsonb_path_ops)`,
       );
       // Each declared index carries its own DDL as comment: a changed declaration replaces the index.
       const { rows } = await tx.query<{ name: string; ddl: string | null }>(
