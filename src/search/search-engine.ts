@@ -478,6 +478,14 @@ export const BUSY_RETRY_AFTER_SECONDS = 1;
 /** Seconds before asking again a dataset that failed or timed out. */
 export const FAILED_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * The Retry-After of a unified answer: when a dataset in it was busy, the answer is whole for the others and the
+ * caller may ask that one again after this long, as a busy refusal says (null: nothing to ask again soon).
+ */
+export function unifiedRetryAfterSeconds(status: Readonly<Record<string, DatasetState>>): number | null {
+  return Object.values(status).includes('busy') ? BUSY_RETRY_AFTER_SECONDS : null;
+}
+
 function busyDataset(dataset: Dataset): ServiceError {
   return new ServiceError(
     'not_ready',

@@ -510,8 +510,23 @@ describe('a data route whose dataset or storage cannot answer is 503 with Retry-
       // Nothing was reserved for it: no event carries its request id.
       const events = await service.context.storage.eventStore.readAll({ after: head, limit: 1000 });
       expect(events.filter((event) => event.metadata.correlationId === requestId)).toEqual([]);
+      // A unified answer is whole for the datasets that answered, and says when to ask the busy one again.
+      const unified = await client.call('POST', '/api/v2/common/data/search', {
+        ...researcher,
+        json: { raw_query: 'port:443', stream: false },
+      });
+      expect(unified.status).toBe(200);
+      expect((unified.body.per_type_status as Record<string, string>).hosts).toBe('busy');
+      expect(unified.headers.get('retry-after')).toBe('1');
       await locker.query('ROLLBACK');
       for (const answer of await Promise.all(inFlight)) expect(answer.status).toBe(200);
+      const whole = await client.call('POST', '/api/v2/common/data/search', {
+        ...researcher,
+        json: { raw_query: 'port:443', stream: false },
+      });
+      expect(whole.status).toBe(200);
+      expect(Object.values(whole.body.per_type_status as Record<string, string>)).not.toContain('busy');
+      expect(whole.headers.get('retry-after')).toBeNull();
     } finally {
       await locker.end();
     }

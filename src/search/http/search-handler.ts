@@ -12,6 +12,7 @@ import { MAX_SEARCH_OFFSET, DATASET_PRICE, FAVICON_SEARCH_PRICE, PRICING_RULES }
 import { normalizeSearchRequest } from '../domain/search-request.js';
 import {
   BUSY_RETRY_AFTER_SECONDS,
+  unifiedRetryAfterSeconds,
   FAILED_RETRY_AFTER_SECONDS,
   type Caller,
   type DatasetOutcome,
@@ -58,6 +59,8 @@ export class SearchHandler {
     if (!searchRequest.stream) {
       const outcome = await this.engine.unified(searchRequest, caller, () => undefined, abortOnClose(reply));
       (request as ChargingRequest).creditsCharged = outcome.credits_charged;
+      const retryAfter = unifiedRetryAfterSeconds(outcome.per_type_status);
+      if (retryAfter !== null) void reply.header('retry-after', String(retryAfter));
       const searchId = await this.recordCompleted(caller, searchRequest, outcome);
       this.recordUnified(caller, searchRequest, outcome, searchId);
       return searchId ? { ...outcome, search_id: searchId } : outcome;

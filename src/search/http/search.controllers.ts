@@ -50,7 +50,16 @@ function searchController(surface: SearchSurface): Type<unknown> {
     @Access(surface.access)
     @ContinuesReads()
     @ApiOperation({ summary: surface.summaries.search })
-    @ApiEventStream(200, UNIFIED_ANSWER)
+    @ApiEventStream(200, {
+      ...UNIFIED_ANSWER,
+      // One JSON answer with a dataset `busy` says when to ask it again (the others answered in full).
+      headers: {
+        'Retry-After': {
+          description: 'with `stream: false`, when a dataset was busy: seconds before asking it again',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      },
+    })
     @ApiErrors(402, 403, 409)
     search(
       @CurrentPrincipal() principal: Principal,

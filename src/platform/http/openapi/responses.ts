@@ -109,11 +109,12 @@ export function ApiEmpty(status: number, description: string, headers?: HeadersO
  */
 export function ApiEventStream(
   status: number,
-  options: { json: Schema; chunk: Schema; description: string },
+  options: { json: Schema; chunk: Schema; description: string; headers?: HeadersObject },
 ): Decorator {
   return ApiResponse({
     status,
     description: options.description,
+    ...(options.headers ? { headers: options.headers } : {}),
     content: {
       'text/event-stream': {
         schema: string({
