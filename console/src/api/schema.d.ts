@@ -4661,6 +4661,8 @@ export interface operations {
             /** @description Server-Sent Events (stream omitted or true), or one JSON answer (stream: false) */
             200: {
                 headers: {
+                    /** @description with `stream: false`, when a dataset was busy: seconds before asking it again */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5422,6 +5424,8 @@ export interface operations {
             /** @description Server-Sent Events (stream omitted or true), or one JSON answer (stream: false) */
             200: {
                 headers: {
+                    /** @description with `stream: false`, when a dataset was busy: seconds before asking it again */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
