@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
+  AppendConditionFailed,
   StreamDeleted,
   WrongExpectedVersion,
   type AppendResult,
@@ -270,6 +271,54 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       expect((await store.append(streamId, newEvents(1), { expectedVersion: 2 })).nextExpectedVersion).toBe(
         3,
       );
+    });
+
+    it('appends only while the streams it is conditioned on are at the versions given (ADR 128)', async () => {
+      const account = newStreamId('condition-account');
+      const ledger = newStreamId('condition-ledger');
+      const absent = newStreamId('condition-absent');
+      await store.append(account, newEvents(2), { expectedVersion: 'no_stream' });
+
+      // Met: the account at 1, a stream that does not exist as null.
+      const met = await store.append(ledger, newEvents(1), {
+        expectedVersion: 'no_stream',
+        conditions: [
+          { streamId: account, version: 1 },
+          { streamId: absent, version: null },
+        ],
+      });
+      expect(met.nextExpectedVersion).toBe(0);
+
+      // The account moves on: the same condition is now unmet, and names the stream that moved.
+      await store.append(account, newEvents(1), { expectedVersion: 1 });
+      const unmet = await rejectionOf(
+        store.append(ledger, newEvents(1), {
+          expectedVersion: 0,
+          conditions: [{ streamId: account, version: 1 }],
+        }),
+      );
+      expect(unmet).toBeInstanceOf(AppendConditionFailed);
+      expect((unmet as AppendConditionFailed).condition).toEqual({ streamId: account, version: 1 });
+      const neverCreated = await rejectionOf(
+        store.append(ledger, newEvents(1), {
+          expectedVersion: 0,
+          conditions: [{ streamId: account, version: null }],
+        }),
+      );
+      expect(neverCreated).toBeInstanceOf(AppendConditionFailed);
+      expect(await store.streamVersion(ledger)).toBe(0);
+
+      // Met again at the account's new version; every expected-version mode honours it.
+      const retried = newEvents(1);
+      for (const expectedVersion of [0, 'exists', 'any'] as const) {
+        const attempt = store.append(ledger, expectedVersion === 0 ? retried : newEvents(1), {
+          expectedVersion,
+          conditions: [{ streamId: account, version: 2 }],
+        });
+        if (expectedVersion === 0) expect((await attempt).nextExpectedVersion).toBe(1);
+        else await attempt;
+      }
+      expect(await store.streamVersion(ledger)).toBe(3);
     });
 
     it('reads all streams in global order, page by page after a position', async () => {

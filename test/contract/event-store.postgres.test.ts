@@ -6,8 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { SqlDatabase, SqlExecutor, SqlResult } from '../../src/platform/database/sql-database.js';
 import { PostgresDatabase } from '../../src/platform/database/postgres-database.js';
-import type { ExpectedVersion, NewEvent } from '../../src/platform/event-store/event-store.port.js';
-import { decodePosition } from '../../src/platform/event-store/global-position.js';
+import {
+  AppendConditionFailed,
+  type ExpectedVersion,
+  type NewEvent,
+} from '../../src/platform/event-store/event-store.port.js';
+import { comparePositions, decodePosition } from '../../src/platform/event-store/global-position.js';
 import { PostgresEventStore } from '../../src/platform/event-store/postgres/postgres-event-store.js';
 import {
   createTestDatabase,
@@ -254,6 +258,22 @@ describe.each<TestDatabaseKind>(['pglite', 'postgres'])('PostgresEventStore on %
       (await store.append(streamId, newEvents(1), { expectedVersion: 'no_stream' })).nextExpectedVersion,
     ).toBe(0);
   });
+
+  it('answers a retried append as stored even when its condition has moved since (ADR 128)', async () => {
+    const account = newStreamId('retry-account');
+    const ledger = newStreamId('retry-ledger');
+    await store.append(account, newEvents(1), { expectedVersion: 'no_stream' });
+    const settled = newEvents(1);
+    const conditions = [{ streamId: account, version: 0 }];
+    const original = await store.append(ledger, settled, { expectedVersion: 'no_stream', conditions });
+    await store.append(account, newEvents(1), { expectedVersion: 0 });
+    expect(await store.append(ledger, settled, { expectedVersion: 'no_stream', conditions })).toEqual(
+      original,
+    );
+    await expect(
+      store.append(ledger, newEvents(1), { expectedVersion: 0, conditions }),
+    ).rejects.toBeInstanceOf(AppendConditionFailed);
+  });
 });
 
 describe('PostgresEventStore on the PostgreSQL server: global order and failures', () => {
@@ -269,6 +289,48 @@ describe('PostgresEventStore on the PostgreSQL server: global order and failures
   afterAll(async () => {
     await store?.close();
     await testDb?.dispose();
+  });
+
+  it('a write to a stream an open append is conditioned on waits for it, then lands after it (ADR 128)', async () => {
+    const account = newStreamId('locked-account');
+    const ledger = newStreamId('locked-ledger');
+    await store.append(account, newEvents(1), { expectedVersion: 'no_stream' });
+    const conditioned = deferred();
+    const release = deferred();
+    const transaction = testDb.db.transaction(async (tx) => {
+      await store.appendWithin(tx, ledger, newEvents(1), {
+        expectedVersion: 'no_stream',
+        conditions: [{ streamId: account, version: 0 }],
+      });
+      conditioned.resolve();
+      await release.promise;
+    });
+    await conditioned.promise;
+    let planChanged = false;
+    const planChange = store.append(account, newEvents(1), { expectedVersion: 0 }).then((result) => {
+      planChanged = true;
+      return result;
+    });
+    // The account's append is blocked on the shared lock: it cannot land under the open decision.
+    const waitingOnLocks = async () =>
+      (
+        await testDb.db.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      ).rows[0]!.waiting;
+    let waiting = await waitingOnLocks();
+    for (let poll = 0; poll < 100 && waiting === 0; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      waiting = await waitingOnLocks();
+    }
+    expect(waiting).toBe(1);
+    expect(planChanged).toBe(false);
+    release.resolve();
+    await transaction;
+    const changed = await planChange;
+    const [ledgerEvent] = await store.readStream(ledger);
+    expect(comparePositions(changed.position, ledgerEvent!.position)).toBeGreaterThan(0);
   });
 
   it('orders the log by (transaction id, sequence), not by sequence alone', async () => {

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../database/sql-database.js';
 import type {
+  AppendCondition,
   AppendOptions,
   AppendResult,
   EventStore,
@@ -32,6 +33,11 @@ export interface HandleOptions {
    * all their events in one append. Only for commands without a client version or an alongside write.
    */
   readonly groupCommit?: boolean;
+  /**
+   * Other streams the decision's context came from, at the versions it read (ADR 128): the append carries them
+   * as conditions and fails with AppendConditionFailed when one moved, for the caller to decide again.
+   */
+  readonly conditions?: readonly AppendCondition[];
 }
 
 /**
@@ -83,6 +89,7 @@ interface QueuedCommand {
   readonly context: unknown;
   readonly envelope: CommandEnvelope;
   readonly conflictRetries: number | undefined;
+  readonly conditions: readonly AppendCondition[] | undefined;
   resolve(result: AnyResult): void;
   reject(error: unknown): void;
 }
@@ -105,6 +112,13 @@ function settleDecisions(decisions: readonly GroupDecision[], position: GlobalPo
     if (refused) queued.reject(refused.reason);
     else queued.resolve({ events, state, version, position: events.length > 0 ? position : null });
   }
+}
+
+/** Conditions in a comparable form: commands group only with those that read the same versions. */
+function conditionsKey(conditions: readonly AppendCondition[] | undefined): string {
+  return conditions?.length
+    ? JSON.stringify(conditions.map((condition) => [condition.streamId, condition.version]))
+    : '';
 }
 
 const stateVersionOf = (decider: { readonly stateVersion?: number }): number => decider.stateVersion ?? 1;
@@ -156,6 +170,7 @@ export class EventSourcedRepository {
         context,
         envelope,
         conflictRetries: options.conflictRetries,
+        conditions: options.conditions,
       }) as Promise<HandleResult<TEvent, TState>>;
     }
     return this.locks.run(streamId, () =>
@@ -210,6 +225,7 @@ export class EventSourcedRepository {
       try {
         const appendOptions: AppendOptions = {
           expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
+          ...(options.conditions?.length ? { conditions: options.conditions } : {}),
         };
         const result = options.alongside
           ? await this.appendAlongside(streamId, newEvents, appendOptions, options.alongside)
@@ -285,12 +301,15 @@ export class EventSourcedRepository {
     if (this.queues.get(streamId) === queue) this.queues.delete(streamId);
     for (let start = 0; start < queue.length;) {
       const decider = queue[start]!.decider;
+      // One append carries one set of conditions: a group holds the commands that read the same versions.
+      const conditions = conditionsKey(queue[start]!.conditions);
       const commandIds = new Set<string>();
       let end = start;
       while (
         end < queue.length &&
         end - start < MAX_GROUP &&
         queue[end]!.decider === decider &&
+        conditionsKey(queue[end]!.conditions) === conditions &&
         !commandIds.has(queue[end]!.envelope.commandId)
       ) {
         commandIds.add(queue[end]!.envelope.commandId);
@@ -313,6 +332,7 @@ export class EventSourcedRepository {
       queued.resolve(
         await this.handleNow(streamId, queued.decider, queued.command, queued.context, queued.envelope, {
           ...(queued.conflictRetries !== undefined ? { conflictRetries: queued.conflictRetries } : {}),
+          ...(queued.conditions ? { conditions: queued.conditions } : {}),
         }),
       );
     } catch (error) {
@@ -360,8 +380,10 @@ export class EventSourcedRepository {
       );
       let result: AppendResult;
       try {
+        const conditions = pending[0]!.conditions;
         result = await this.eventStore.append(streamId, newEvents, {
           expectedVersion: loaded.version === null ? 'no_stream' : loaded.version,
+          ...(conditions?.length ? { conditions } : {}),
         });
       } catch (error) {
         this.cache.delete(streamId);
@@ -444,6 +466,18 @@ export class EventSourcedRepository {
         return { queued, events: [], state, version, refused: { reason: refusal } };
       }
     });
+  }
+
+  /**
+   * The state this process last knew of a stream, without reading it (undefined: not cached). Deciding with it
+   * is safe only with the version as an append condition (ADR 128), which proves it still current.
+   */
+  known<TEvent extends DomainEvent, TState>(
+    streamId: string,
+    decider: Folding<TEvent, TState>,
+  ): LoadedStream<TState> | undefined {
+    const cached = this.cached<TState>(streamId, decider);
+    return cached ? { state: cached.state, version: cached.version } : undefined;
   }
 
   /**

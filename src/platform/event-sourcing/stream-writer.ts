@@ -1,4 +1,9 @@
-import type { EventMetadata, EventStore, RecordedEvent } from '../event-store/event-store.port.js';
+import type {
+  AppendCondition,
+  EventMetadata,
+  EventStore,
+  RecordedEvent,
+} from '../event-store/event-store.port.js';
 import { WrongExpectedVersion } from '../event-store/event-store.port.js';
 import { eventIdFor } from '../event-store/event-id.js';
 import type { GlobalPosition } from '../event-store/global-position.js';
@@ -30,6 +35,11 @@ export interface StreamDecision<TCommand, TEvent extends DomainEvent, TState, TC
    * commit, ADR 91). Ignored with an expected version or an alongside write.
    */
   readonly groupCommit?: boolean;
+  /**
+   * The other streams `context` was decided from, at the versions read (ADR 128): the append happens only while
+   * they are there, else AppendConditionFailed, and the caller decides again on a fresh read.
+   */
+  readonly conditions?: readonly AppendCondition[];
 }
 
 /** A once-only record: the first event of a stream (or the next one at the version read), never two. */
@@ -92,6 +102,7 @@ export class StreamWriter {
         ...(decision.conflictRetries !== undefined ? { conflictRetries: decision.conflictRetries } : {}),
         ...(decision.alongside ? { alongside: decision.alongside } : {}),
         ...(decision.groupCommit ? { groupCommit: true } : {}),
+        ...(decision.conditions?.length ? { conditions: decision.conditions } : {}),
       },
     );
     if (decision.readYourWrites?.length) await this.waitFor(decision.readYourWrites, result.position);
@@ -108,6 +119,17 @@ export class StreamWriter {
     options: { readonly ownRead?: boolean } = {},
   ): Promise<{ readonly state: TState; readonly version: number | null }> {
     return this.repository.load(stream, decider, options);
+  }
+
+  /**
+   * The state and version this process last knew of a stream, without reading it (undefined when not known):
+   * decide with it only with that version as an append condition (StreamDecision.conditions).
+   */
+  known<TEvent extends DomainEvent, TState>(
+    stream: string,
+    decider: Pick<Decider<unknown, TEvent, TState, unknown>, 'initialState' | 'evolve' | 'stateVersion'>,
+  ): { readonly state: TState; readonly version: number | null } | undefined {
+    return this.repository.known(stream, decider);
   }
 
   /** Waits until these projections applied `position` (read-your-writes after several decisions). */

@@ -72,6 +72,19 @@ export type ExpectedVersion = 'no_stream' | 'exists' | 'any' | number;
 
 export interface AppendOptions {
   readonly expectedVersion: ExpectedVersion;
+  /**
+   * Other streams the decision read, at the versions it read them (null: the stream did not exist): the append
+   * happens only if each is still there, else AppendConditionFailed (ADR 0128). A decision that used another
+   * stream's state (a ledger deciding with its account's plan) is then proven current without reading that stream
+   * again. SQL stores check them under a shared lock on those streams in the append's transaction, so a write to
+   * them waits for it; EventStoreDB reads their versions just before the append.
+   */
+  readonly conditions?: readonly AppendCondition[];
+}
+
+export interface AppendCondition {
+  readonly streamId: string;
+  readonly version: number | null;
 }
 
 export interface AppendResult {
@@ -174,6 +187,19 @@ export class WrongExpectedVersion extends Error {
     readonly actual: number | null,
   ) {
     super(`stream ${streamId} is at version ${actual ?? 'none'}, expected ${String(expected)}`);
+  }
+}
+
+/** An append refused because a stream it was conditioned on (AppendOptions.conditions) moved: decide again. */
+export class AppendConditionFailed extends Error {
+  override readonly name = 'AppendConditionFailed';
+  constructor(
+    readonly streamId: string,
+    readonly condition: AppendCondition,
+  ) {
+    super(
+      `append to ${streamId}: ${condition.streamId} is no longer at version ${condition.version ?? 'none'}`,
+    );
   }
 }
 

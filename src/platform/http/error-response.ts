@@ -2,7 +2,11 @@ import { HttpException } from '@nestjs/common';
 import { truncate } from '../errors/describe-thrown.js';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../errors/error-codes.js';
 import { ServiceError } from '../errors/service-error.js';
-import { StreamDeleted, WrongExpectedVersion } from '../event-store/event-store.port.js';
+import {
+  AppendConditionFailed,
+  StreamDeleted,
+  WrongExpectedVersion,
+} from '../event-store/event-store.port.js';
 import { isStorageUnavailable } from '../storage/storage-unavailable.js';
 import { MAX_PATH_PARAMETER_LENGTH } from './request-limits.js';
 
@@ -109,6 +113,18 @@ export function toErrorResponse(error: unknown, requestId?: string): ErrorRespon
         code: 'version_conflict',
         message: 'the resource changed since you read it; fetch it again and reconcile',
         details: { current_version: error.actual },
+      }),
+      headers: {},
+      unexpected: false,
+    };
+  }
+  if (error instanceof AppendConditionFailed) {
+    // Another write kept moving what this one decided with, past its retries: a conflict, never a 500.
+    return {
+      status: ERROR_STATUS.version_conflict,
+      body: withRequest({
+        code: 'version_conflict',
+        message: 'what this request depended on kept changing; try again',
       }),
       headers: {},
       unexpected: false,

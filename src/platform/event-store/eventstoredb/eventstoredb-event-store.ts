@@ -95,6 +95,7 @@ import {
   type RecordedEvent,
   type StreamErasure,
   StreamDeleted,
+  AppendConditionFailed,
   type SubscribeAllOptions,
   WrongExpectedVersion,
 } from '../event-store.port.js';
@@ -254,6 +255,12 @@ export class EventStoreDbEventStore implements EventStore {
     if (this.erased.has(streamId)) throw new StreamDeleted(streamId);
     const expected = options.expectedVersion;
     const stored = storedStreamOf(streamId);
+    // EventStoreDB appends to one stream at a time: conditions on others are read just before (ADR 0128), the
+    // guarantee the read they replace gave, not the SQL stores' lock.
+    for (const condition of options.conditions ?? []) {
+      if ((await this.streamVersion(condition.streamId)) !== condition.version)
+        throw new AppendConditionFailed(streamId, condition);
+    }
     const recordedAt = this.clock().toISOString();
     const seals = events.map((event) => sealEvent(streamId, event, recordedAt));
     const exact = expected === 'no_stream' || typeof expected === 'number';

@@ -82,6 +82,8 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea)`,
   // The stream hashes the appending process chained came in a parameter of their own (ADR 0087).
   `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea, bytea, bytea)`,
+  // Conditions on other streams came as a parameter of their own (ADR 0128); calls without them pass seven.
+  `DROP FUNCTION IF EXISTS es_append(text, smallint, bigint, jsonb, text, bytea, bytea)`,
   // One round trip per append. Outcomes are returned, never raised, so callers branch on data, not on errors.
   // Measured on PGlite: separate statements beat one statement with data-modifying CTEs, and OUT parameters
   // beat RETURNS TABLE. p_seals holds each event's salt (16 bytes), payload digest and content hash (32 bytes
@@ -90,7 +92,9 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   // chained them from p_previous_hash, each event's stream hash follows its seal (ADR 0087: one parameter, on
   // PGlite every parameter and decode() cost about as much as the checks below); they are taken when
   // p_previous_hash is the stored one, and chained here otherwise. last_stream_hash is NULL when they were
-  // taken: the caller has it.
+  // taken: the caller has it. p_conditions (ADR 0128): [{"s": stream, "v": version or null}] of other streams,
+  // locked FOR SHARE (a write to them waits for this transaction) and compared; one that moved makes the outcome
+  // condition_failed, unless these events are stored already (a retry stays idempotent).
   `CREATE OR REPLACE FUNCTION es_append(
      p_stream_id text,
      p_expected_mode smallint,
@@ -99,6 +103,7 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      p_recorded_at text,
      p_seals bytea,
      p_previous_hash bytea,
+     p_conditions jsonb DEFAULT NULL,
      OUT outcome text,
      OUT last_version bigint,
      OUT last_tx_id text,
@@ -119,15 +124,28 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
      v_hashes bytea[];
      v_given boolean := false;
      v_stride integer := ${SEAL_BYTES};
+     v_unmet text;
    BEGIN
      IF length(p_seals) = v_count * ${CHAINED_SEAL_BYTES} AND p_previous_hash IS NOT NULL THEN
        v_stride := ${CHAINED_SEAL_BYTES};
      ELSIF length(p_seals) IS DISTINCT FROM v_count * ${SEAL_BYTES} THEN
        RAISE EXCEPTION 'es_append: % bytes of seals for % events', length(p_seals), v_count;
      END IF;
+     IF p_conditions IS NOT NULL THEN
+       PERFORM 1 FROM es_streams s
+        WHERE s.stream_id IN (SELECT c ->> 's' FROM jsonb_array_elements(p_conditions) c)
+        ORDER BY s.stream_id FOR SHARE;
+       SELECT c ->> 's' INTO v_unmet
+         FROM jsonb_array_elements(p_conditions) c
+         LEFT JOIN es_streams s ON s.stream_id = c ->> 's'
+        WHERE coalesce(s.version, -1) <> coalesce((c ->> 'v')::bigint, -1)
+        LIMIT 1;
+     END IF;
      -- Fast path: lock the stream row by moving its version when the expectation holds (or by creating it,
      -- for no_stream), then insert the events unless one of their ids is already stored.
-     IF p_expected_mode = 1 THEN
+     IF v_unmet IS NOT NULL THEN
+       NULL; -- an unmet condition: only the slow path's retry check can still accept these events
+     ELSIF p_expected_mode = 1 THEN
        INSERT INTO es_streams (stream_id, version) VALUES (p_stream_id, v_count - 1)
        ON CONFLICT (stream_id) DO NOTHING
        RETURNING -1, decode(repeat('00', 32), 'hex') INTO v_previous, v_hash;
@@ -218,6 +236,10 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
        SELECT e.stream_version, e.tx_id::text, e.seq::text INTO last_version, last_tx_id, last_seq
          FROM es_events e WHERE e.event_id = ANY (v_ids)
         ORDER BY e.stream_version DESC LIMIT 1;
+       RETURN;
+     END IF;
+     IF v_unmet IS NOT NULL THEN
+       outcome := 'condition_failed:' || v_unmet;
        RETURN;
      END IF;
      IF v_in_stream > 0

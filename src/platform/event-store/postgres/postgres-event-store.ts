@@ -15,6 +15,7 @@ import { isStorageDamage } from '../../database/storage-damage.js';
 import {
   StreamDeleted,
   WrongExpectedVersion,
+  AppendConditionFailed,
   type AppendOptions,
   type AppendResult,
   type EventMetadata,
@@ -102,8 +103,12 @@ interface EventRow {
   seq: string;
 }
 
+const CONDITION_FAILED = 'condition_failed:';
+
 interface AppendRow {
-  outcome: 'ok' | 'idempotent' | 'conflict' | 'deleted' | 'event_id_in_other_stream';
+  /** `condition_failed:<stream>` names the condition stream that moved (ADR 0128). */
+  outcome:
+    'ok' | 'idempotent' | 'conflict' | 'deleted' | 'event_id_in_other_stream' | `condition_failed:${string}`;
   last_version: string | null;
   last_tx_id: string | null;
   last_seq: string | null;
@@ -246,12 +251,17 @@ export class PostgresEventStore implements EventStore {
     // Salts, payload digests and content hashes are computed here (ADR 0081), as hex (ADR 0102); es_append
     // chains the stream hashes under the stream lock when they were not chained here, in the same round trip.
     const sealed = this.unchainedAppendFunction ? null : sealAppend(streamId, events, recordedAt, previous);
+    const conditions = options.conditions ?? [];
+    if (conditions.length > 0 && !sealed) throw new Error('the unchained append takes no conditions');
+    // Without conditions the seven-parameter call: on PGlite every parameter costs, and appends are the hot path.
     const { rows } = await executor.query<AppendRow>(
       sealed
         ? // Hashes travel as hex text both ways: PGlite serializes and parses bytea a byte at a time in JavaScript.
           `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq,
                   encode(last_stream_hash, 'hex') AS last_stream_hash
-             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex'))`
+             FROM es_append($1, $2::smallint, $3::bigint, $4::jsonb, $5, decode($6, 'hex'), decode($7, 'hex')${
+               conditions.length > 0 ? ', $8::jsonb' : ''
+             })`
         : `SELECT outcome, last_version::text AS last_version, last_tx_id, last_seq, NULL AS last_stream_hash
              FROM ${this.unchainedAppendFunction}($1, $2::smallint, $3::bigint, $4::jsonb, $5)`,
       sealed
@@ -263,11 +273,25 @@ export class PostgresEventStore implements EventStore {
             recordedAt,
             sealed.seals,
             sealed.lastStreamHash === undefined ? null : previous!.hash,
+            ...(conditions.length > 0
+              ? [
+                  JSON.stringify(
+                    conditions.map((condition) => ({ s: condition.streamId, v: condition.version })),
+                  ),
+                ]
+              : []),
           ]
         : [streamId, mode, version, JSON.stringify(events.map(storedEvent)), recordedAt],
     );
     const row = rows[0];
     if (!row) throw new Error(`es_append returned no row for stream ${streamId}`);
+    if (row.outcome.startsWith(CONDITION_FAILED)) {
+      const unmet = row.outcome.slice(CONDITION_FAILED.length);
+      throw new AppendConditionFailed(
+        streamId,
+        conditions.find((condition) => condition.streamId === unmet) ?? { streamId: unmet, version: null },
+      );
+    }
     switch (row.outcome) {
       case 'ok':
       case 'idempotent':
@@ -290,6 +314,8 @@ export class PostgresEventStore implements EventStore {
       case 'event_id_in_other_stream':
         // Event ids are global: a command appending to several streams must derive distinct ids per stream.
         throw new Error(`append to ${streamId}: some event ids are already stored in another stream`);
+      default:
+        throw new Error(`es_append answered ${row.outcome} for stream ${streamId}`);
     }
   }
 
