@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { accountDecider, accountStreamId } from '../../accounts/domain/account.js';
 import { billingCycle, planById } from '../../accounts/domain/plans.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
+import { AppendConditionFailed, type AppendCondition } from '../../platform/event-store/event-store.port.js';
 import type { Clock } from '../../platform/clock/clock.js';
 import { causedBy, type CommandEnvelope } from '../../platform/event-sourcing/command-metadata.js';
 import type { StreamWriter } from '../../platform/event-sourcing/stream-writer.js';
@@ -34,6 +35,11 @@ export interface PayerTerms {
   readonly allowance: number;
   /** The account's billing anchor; null for an organization, whose cycle is the calendar month. */
   readonly cycleAnchor: string | null;
+  /**
+   * The account stream's version these terms were read at (an organization's terms read nothing): the ledger's
+   * append is conditioned on it (ADR 128), so a decision never stands on terms that changed before it landed.
+   */
+  readonly basis?: AppendCondition;
 }
 
 /** The ledger's context at `now` from the payer's terms (pure). */
@@ -41,6 +47,23 @@ export function ledgerContextAt(terms: PayerTerms, now: Date): LedgerContext {
   const anchor =
     terms.cycleAnchor ?? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
   return { now, cycle: billingCycle(anchor, now), allowance: terms.allowance };
+}
+
+/** How often a ledger command is decided again when the payer's account moved under its terms (ADR 128). */
+const MAX_TERMS_RETRIES = 5;
+
+function termsOf(
+  payer: string,
+  stream: string,
+  account: { readonly state: ReturnType<typeof accountDecider.evolve>; readonly version: number | null },
+): PayerTerms {
+  if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
+  return {
+    payer,
+    allowance: planById(account.state.plan).monthlyCredits,
+    cycleAnchor: account.state.cycleAnchor,
+    basis: { streamId: stream, version: account.version },
+  };
 }
 
 /** Reservations abandoned by a crashed request are released by the sweeper after this long. */
@@ -89,22 +112,26 @@ export class CreditLedger {
    */
   async payerTerms(payer: string, options: { readonly inReadGroup?: boolean } = {}): Promise<PayerTerms> {
     if (payer.startsWith('account:')) {
-      const account = await this.writer.load(
-        accountStreamId(payer.slice('account:'.length)),
-        accountDecider,
-        {
-          ownRead: options.inReadGroup === true,
-        },
-      );
-      if (!account.state.registered) throw new ServiceError('not_found', `no account ${payer}`);
-      return {
+      const stream = accountStreamId(payer.slice('account:'.length));
+      return termsOf(
         payer,
-        allowance: planById(account.state.plan).monthlyCredits,
-        cycleAnchor: account.state.cycleAnchor,
-      };
+        stream,
+        await this.writer.load(stream, accountDecider, { ownRead: options.inReadGroup === true }),
+      );
     }
     // Organizations have no monthly allocation: their credits are purchased, transferred or trial credits.
     return { payer, allowance: 0, cycleAnchor: null };
+  }
+
+  /**
+   * The payer's terms as this process last knew them, without a read (ADR 128), or read when it knows none. Safe
+   * because the ledger's append is conditioned on the version they came from (PayerTerms.basis).
+   */
+  private knownOrReadTerms(payer: string): Promise<PayerTerms> | PayerTerms {
+    if (!payer.startsWith('account:')) return this.payerTerms(payer);
+    const stream = accountStreamId(payer.slice('account:'.length));
+    const known = this.writer.known(stream, accountDecider);
+    return known ? termsOf(payer, stream, known) : this.payerTerms(payer);
   }
 
   async state(payer: string): Promise<LedgerState> {
@@ -228,24 +255,43 @@ export class CreditLedger {
     return this.run(payer, { type: 'TransferIn', ...transfer }, envelope);
   }
 
+  /**
+   * Decides a ledger command with the payer's terms: the caller's (read moments before in its read group), else
+   * the ones this process knows, else read. The append is conditioned on the account version they came from
+   * (ADR 128): when the account moved meanwhile (a plan change), the terms are read again and the command decided
+   * again, so the settlement no longer reads the account before every append to be sure of it.
+   */
   private async run(
     payer: string,
     command: LedgerCommand,
     envelope: CommandEnvelope,
     terms?: PayerTerms,
   ): Promise<string | null> {
-    const context =
-      terms?.payer === payer ? ledgerContextAt(terms, this.clock.now()) : await this.ledgerContext(payer);
-    const result = await this.writer.decide({
-      stream: ledgerStreamId(payer),
-      decider: ledgerDecider,
-      command,
-      context,
-      envelope: { ...envelope, metadata: { ...envelope.metadata, payer } },
-      // The client sent no version: a conflict with another instance's append is ours to retry.
-      conflictRetries: 25,
-      groupCommit: this.groupCommit,
-    });
-    return result.position;
+    for (let attempt = 0; ; attempt++) {
+      const current =
+        attempt > 0
+          ? await this.payerTerms(payer)
+          : terms?.payer === payer
+            ? terms
+            : await this.knownOrReadTerms(payer);
+      try {
+        const result = await this.writer.decide({
+          stream: ledgerStreamId(payer),
+          decider: ledgerDecider,
+          command,
+          context: ledgerContextAt(current, this.clock.now()),
+          envelope: { ...envelope, metadata: { ...envelope.metadata, payer } },
+          // The client sent no version: a conflict with another instance's append is ours to retry.
+          conflictRetries: 25,
+          groupCommit: this.groupCommit,
+          ...(current.basis ? { conditions: [current.basis] } : {}),
+        });
+        return result.position;
+      } catch (error) {
+        // The account changed under the terms: read them again (a plan change is rare; more is a conflict).
+        if (error instanceof AppendConditionFailed && attempt < MAX_TERMS_RETRIES) continue;
+        throw error;
+      }
+    }
   }
 }

@@ -63,7 +63,13 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
     const { payer } = await account(service, 'free'); // 50 monthly credits, nothing purchased
     const { payer: other } = await account(service, 'free');
     const terms = await ledger.payerTerms(payer);
-    expect(terms).toEqual({ payer, allowance: 50, cycleAnchor: expect.any(String) });
+    expect(terms).toEqual({
+      payer,
+      allowance: 50,
+      cycleAnchor: expect.any(String),
+      // The account version they came from: the ledger's append is conditioned on it (ADR 128).
+      basis: { streamId: `account-${payer.slice('account:'.length)}`, version: 0 },
+    });
     const at = new Date();
     expect(ledgerContextAt(terms, at)).toEqual(await ledger.ledgerContext(payer, at));
     expect(await ledger.payerTerms('organization:o-1')).toEqual({
@@ -79,6 +85,26 @@ describe.each(SQL_KINDS)('credit ledger on %s', (kind) => {
     // Given terms are what it decides with (here a larger allowance, as if the plan had just changed).
     const held = await ledger.reserve({ ...ask, terms: { ...terms, allowance: 100 } }, operator());
     expect(held.amount).toBe(60);
+  });
+
+  it('terms the account moved past are never decided with: the append condition fails and the command is decided again on the current terms (ADR 128)', async () => {
+    service = await sharedService();
+    const ledger = service.app.get(CreditLedger);
+    const { id, payer } = await account(service, 'professional');
+    const stale = await ledger.payerTerms(payer);
+    expect(stale.allowance).toBeGreaterThan(60);
+    await service.app.get(CommandBus).execute(new ChangePlan(id, 'free', operator()));
+    // Given the professional terms, 60 credits would be granted; the account is on free (50) by now.
+    const ask = { payer, amount: 60, category: 'host' as const, channel: 'api' as const };
+    await expect(ledger.reserve({ ...ask, terms: stale }, operator())).rejects.toMatchObject({
+      code: 'insufficient_credits',
+    });
+    const held = await ledger.reserve({ ...ask, amount: 50, terms: stale }, operator());
+    expect(held.amount).toBe(50);
+    const events = await service.context.storage.eventStore.readStream(ledgerStreamId(payer));
+    // Its cycle started on the free plan's allowance: the stale terms never reached the ledger.
+    expect(events.find((event) => event.type === 'CycleStarted')?.data).toMatchObject({ allowance: 50 });
+    expect(events.filter((event) => event.type === 'CreditsReserved')).toHaveLength(1);
   });
 
   it('200 concurrent 1-credit reservations against 100 available: exactly 100 succeed, 100 get 402; usage agrees; a rebuild agrees', async () => {
