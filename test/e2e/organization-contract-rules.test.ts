@@ -76,9 +76,14 @@ async function exposureWorld(timezone = 'UTC') {
   });
   const scopeId = scope.id as string;
   const exposure = (rest = '') => org(organizationId, `/clients/${scopeId}/exposure${rest}`);
+  // The refresh's status and its subjects are projected apart (the scope document, the inventory): under load
+  // the status can say completed a moment before the subjects are there, so wait for both.
   await waitUntil(async () => {
     const inventory = await ok(owner, 'GET', exposure());
-    return inventory.latest_refresh?.status === 'completed';
+    return (
+      inventory.latest_refresh?.status === 'completed' &&
+      ((inventory.subjects as Json[] | undefined) ?? []).some((subject) => subject.kind === 'service')
+    );
   }, 30_000);
   return { owner, organizationId, scopeId, scope, exposure };
 }
