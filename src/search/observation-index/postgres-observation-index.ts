@@ -107,6 +107,16 @@ export class PostgresObservationIndex implements ObservationIndex {
           await tx.query(index.ddl);
           await tx.query(`COMMENT ON INDEX ${index.name} IS ${literal(index.ddl)}`);
         }
+        const { rows: known } = await tx.query<{ name: string }>(
+          `SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = to_regclass($1)`,
+          [layout.table],
+        );
+        const present = new Set(known.map((row) => row.name));
+        const added = layout.statistics.filter((statistics) => !present.has(statistics.name));
+        for (const statistics of added) await tx.query(statistics.ddl);
+        // New statistics are empty until the table is analyzed: a table with rows gets them now (ANALYZE
+        // samples a bounded number of rows), an empty one when autovacuum first analyzes it.
+        if (added.length > 0) await tx.query(`ANALYZE ${layout.table}`);
       }
     });
   }

@@ -23,11 +23,22 @@ export interface MaintainedColumn {
   readonly notNull: boolean;
 }
 
+/**
+ * Statistics on an indexed expression. ANALYZE keeps statistics for the expression of a full index but not of a
+ * partial one, so each partial expression index has these beside it to keep the planner's estimates.
+ */
+export interface ExpressionStatistics {
+  readonly name: string;
+  /** CREATE STATISTICS statement (without IF NOT EXISTS). */
+  readonly ddl: string;
+}
+
 export interface ObservationTableLayout {
   readonly dataset: Dataset;
   readonly table: string;
   readonly columns: readonly MaintainedColumn[];
   readonly indexes: readonly IndexDefinition[];
+  readonly statistics: readonly ExpressionStatistics[];
 }
 
 export const TABLE_PREFIX = 'obs_';
@@ -95,9 +106,22 @@ export function buildLayout(dataset: Dataset): ObservationTableLayout {
   const fields = fieldsOf(dataset).map(checkedField);
   const columns: MaintainedColumn[] = [];
   const indexes: IndexDefinition[] = [];
-  const index = (suffix: string, body: string, uses: IndexUse[]): void => {
+  const statistics = new Map<string, ExpressionStatistics>();
+  // An index over one field's value holds only the rows that have it (ADR 129): most records fill a few of a
+  // dataset's fields, so a write skips the other indexes. Every match on the field is a strict operator over the
+  // indexed expression, which the planner proves implies the predicate.
+  const index = (suffix: string, body: string, uses: IndexUse[], present?: string): void => {
     const name = identifier(`${table}_${suffix}`);
-    indexes.push({ name, ddl: `CREATE INDEX ${name} ON ${table} ${body}`, uses });
+    const where = present ? ` WHERE ${present} IS NOT NULL` : '';
+    indexes.push({ name, ddl: `CREATE INDEX ${name} ON ${table} ${body}${where}`, uses });
+    // A plain column has statistics of its own; an expression needs them declared, once per expression.
+    if (present && !columns.some((column) => column.name === present) && !statistics.has(present)) {
+      const statisticsName = identifier(`${table}_stat_${suffix.slice(suffix.indexOf('_') + 1)}`);
+      statistics.set(present, {
+        name: statisticsName,
+        ddl: `CREATE STATISTICS ${statisticsName} ON (${present}) FROM ${table}`,
+      });
+    }
   };
 
   // Filled as the fields are read: last_seen ranges use the ordering index too.
@@ -112,29 +136,45 @@ export function buildLayout(dataset: Dataset): ObservationTableLayout {
       case 'keyword':
         exact.push({ field: field.name, kind: 'exact' });
         if (!field.multiple) {
-          index(`prefix_${slug(field)}`, `(${expr.keyPrefix(field, '')})`, [
-            { field: field.name, kind: 'prefix' },
-          ]);
+          index(
+            `prefix_${slug(field)}`,
+            `(${expr.keyPrefix(field, '')})`,
+            [{ field: field.name, kind: 'prefix' }],
+            expr.keyText(field, ''),
+          );
         }
-        index(`trgm_${slug(field)}`, `USING gin (${expr.keyText(field, '')} gin_trgm_ops)`, [
-          ...(field.multiple ? [{ field: field.name, kind: 'prefix' as const }] : []),
-          { field: field.name, kind: 'suffix' },
-          { field: field.name, kind: 'contains' },
-        ]);
+        index(
+          `trgm_${slug(field)}`,
+          `USING gin (${expr.keyText(field, '')} gin_trgm_ops)`,
+          [
+            ...(field.multiple ? [{ field: field.name, kind: 'prefix' as const }] : []),
+            { field: field.name, kind: 'suffix' },
+            { field: field.name, kind: 'contains' },
+          ],
+          expr.keyText(field, ''),
+        );
         break;
       case 'text':
-        index(`trgm_${slug(field)}`, `USING gin (${expr.docText(field, '')} gin_trgm_ops)`, [
-          { field: field.name, kind: 'exact' },
-          { field: field.name, kind: 'prefix' },
-          { field: field.name, kind: 'suffix' },
-          { field: field.name, kind: 'contains' },
-        ]);
+        index(
+          `trgm_${slug(field)}`,
+          `USING gin (${expr.docText(field, '')} gin_trgm_ops)`,
+          [
+            { field: field.name, kind: 'exact' },
+            { field: field.name, kind: 'prefix' },
+            { field: field.name, kind: 'suffix' },
+            { field: field.name, kind: 'contains' },
+          ],
+          expr.docText(field, ''),
+        );
         break;
       case 'integer':
         exact.push({ field: field.name, kind: 'exact' });
-        index(`num_${slug(field)}`, `(${expr.keyInteger(field, '')})`, [
-          { field: field.name, kind: 'range' },
-        ]);
+        index(
+          `num_${slug(field)}`,
+          `(${expr.keyInteger(field, '')})`,
+          [{ field: field.name, kind: 'range' }],
+          expr.keyInteger(field, ''),
+        );
         break;
       case 'boolean':
         exact.push({ field: field.name, kind: 'exact' });
@@ -148,16 +188,21 @@ export function buildLayout(dataset: Dataset): ObservationTableLayout {
           { field: field.name, kind: 'range' },
         ];
         if (field.name === 'last_seen') recent.push(...uses);
-        else index(`at_${name}`, `(${name})`, uses);
+        else index(`at_${name}`, `(${name})`, uses, required ? undefined : name);
         break;
       }
       case 'ip': {
         const name = columnOf(field);
         columns.push({ name, field: field.name, type: 'inet', notNull: false });
-        index(`ip_${name}`, `(${name})`, [
-          { field: field.name, kind: 'exact' },
-          { field: field.name, kind: 'cidr' },
-        ]);
+        index(
+          `ip_${name}`,
+          `(${name})`,
+          [
+            { field: field.name, kind: 'exact' },
+            { field: field.name, kind: 'cidr' },
+          ],
+          name,
+        );
         break;
       }
     }
@@ -169,7 +214,7 @@ export function buildLayout(dataset: Dataset): ObservationTableLayout {
   ) {
     throw new Error(`dataset ${dataset} lacks first_seen or last_seen`);
   }
-  return { dataset, table, columns, indexes };
+  return { dataset, table, columns, indexes, statistics: [...statistics.values()] };
 }
 
 /** Statements creating the table of a dataset and its columns (idempotent). */
