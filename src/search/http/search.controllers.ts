@@ -3,7 +3,12 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, ContinuesReads, type AccessRule, type Principal } from '../../platform/auth/access.js';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.js';
-import { ApiErrors, ApiEventStream, ApiPathParams } from '../../platform/http/openapi/responses.js';
+import {
+  ApiErrors,
+  ApiEventStream,
+  ApiPathParams,
+  retryAfterHeader,
+} from '../../platform/http/openapi/responses.js';
 import { Route } from '../../platform/http/route.js';
 import {
   DATASET_ANSWER,
@@ -53,12 +58,9 @@ function searchController(surface: SearchSurface): Type<unknown> {
     @ApiEventStream(200, {
       ...UNIFIED_ANSWER,
       // One JSON answer with a dataset `busy` says when to ask it again (the others answered in full).
-      headers: {
-        'Retry-After': {
-          description: 'with `stream: false`, when a dataset was busy: seconds before asking it again',
-          schema: { type: 'integer', minimum: 1 },
-        },
-      },
+      headers: retryAfterHeader(
+        'with `stream: false`, when a dataset was busy: seconds before asking it again',
+      ),
     })
     @ApiErrors(402, 403, 409)
     search(

@@ -45,12 +45,12 @@ const MEANING: Readonly<Record<number, string>> = {
   503: 'Temporarily unavailable: retry later (honor Retry-After when present)',
 };
 
-const RETRY_AFTER: HeadersObject = {
-  'Retry-After': {
-    description: 'seconds to wait before retrying',
-    schema: { type: 'integer', minimum: 1 },
-  },
-};
+/** The `Retry-After` response header (whole seconds), described for the answer that carries it. */
+export function retryAfterHeader(description = 'seconds to wait before retrying'): HeadersObject {
+  return { 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } };
+}
+
+const RETRY_AFTER: HeadersObject = retryAfterHeader();
 
 /** The registry's codes answered with this status. */
 export function codesOf(status: number): ErrorCode[] {
