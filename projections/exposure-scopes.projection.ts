@@ -29,6 +29,11 @@ export interface LastCompletedRefresh {
   readonly partial: boolean;
   readonly observedRange: { readonly first: string | null; readonly last: string | null };
   readonly catalogueVersion: number | null;
+  /**
+   * Where the completion is in the log. The refresh's subjects are projected apart (exposure-inventory), from
+   * events before it: a read that finds this completion waits for the inventory to reach it (ADR 130).
+   */
+  readonly position: RecordedEvent['position'];
 }
 
 export interface ExposureScopeDocument {
@@ -113,7 +118,8 @@ function runOf(event: Pick<RecordedEvent, 'streamId'>): { scopeId: string; runId
 
 export const exposureScopesProjection: ProjectionDefinition<SpaceEvent | RunEvent | ScopeErased> = {
   name: 'exposure-scopes',
-  version: 1,
+  // 2: the last completed refresh carries its position in the log.
+  version: 2,
   collections: {
     [EXPOSURE_SCOPES]: {
       indexes: [
@@ -357,6 +363,7 @@ function applyRun(
       partial: data.partial,
       observedRange: data.observedRange,
       catalogueVersion: data.catalogueVersion,
+      position: event.position,
     };
     fields.lastCompletedRefresh = completed;
   }

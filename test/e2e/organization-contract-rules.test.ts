@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CommandBus } from '@nestjs/cqrs';
+import { EXPOSURE_SCOPES, type ExposureScopeDocument } from '../../projections/exposure-scopes.projection.js';
 import { EnableExposition } from '../../src/exposure/commands/scope-lifecycle.commands.js';
 import {
   INITIAL_REFRESH_KEY,
@@ -510,5 +511,41 @@ describe('Versioning 2: If-Match carries the strong quoted version', () => {
     });
     // Absent, it is no precondition.
     expect((await h.request(owner, 'PUT', exposure('/monitoring'), { enabled: true })).statusCode).toBe(200);
+  });
+});
+
+describe('Inventory: a completed refresh is never shown without its subjects', () => {
+  it('an inventory read that finds the refresh completed before the inventory projected its subjects waits for them (ADR 130)', async () => {
+    const { owner, organizationId } = await h.trialOrganization();
+    await service.app.get(CommandBus).execute(new EnableExposition(organizationId, 'capacity', operator()));
+    const projections = service.context.projections;
+    // The scope document (status) and the inventory (subjects) are two projections; hold the inventory back.
+    await projections.stopProjection('exposure-inventory');
+    try {
+      const scope = await ok(owner, 'POST', org(organizationId, '/exposure/scopes'), {
+        name: `Catch-up scope ${unique()}`,
+        domain: SCOPE_DOMAIN,
+        timezone: 'UTC',
+        monitoring: false,
+      });
+      const scopeId = scope.id as string;
+      // The scope document says completed (the routes that show it alone do not read the inventory).
+      const scopes = projections.collection<ExposureScopeDocument>('exposure-scopes', EXPOSURE_SCOPES);
+      await waitUntil(async () => (await scopes.get(scopeId))?.latestRefresh?.status === 'completed', 30_000);
+
+      const reading = ok(owner, 'GET', org(organizationId, `/clients/${scopeId}/exposure`));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await projections.startProjection('exposure-inventory');
+      const inventory = await reading;
+
+      expect(inventory.latest_refresh).toMatchObject({ status: 'completed' });
+      const services = ((inventory.subjects as Json[] | undefined) ?? []).filter(
+        (subject) => subject.kind === 'service',
+      );
+      expect(services.length).toBeGreaterThan(0);
+      expect(inventory.totals.services).toBe(services.length);
+    } finally {
+      await projections.startProjection('exposure-inventory');
+    }
   });
 });

@@ -51,6 +51,9 @@ export const MAX_CONTROLS = 100;
 export const MAX_DELETED_ENTRIES = 100;
 /** Shallower pages are read by plain OFFSET on the index (cheap); deeper ones seek remembered boundaries. */
 export const KEYSET_FROM_OFFSET = 1_000;
+const INVENTORY_PROJECTION = 'exposure-inventory';
+/** How long an inventory read waits for the subjects of a refresh the scope already shows completed. */
+const INVENTORY_CATCH_UP_MS = 2_000;
 
 /** One boundary memory per service (its projection runner), shared by every request of that service. */
 const boundariesByService = new WeakMap<ProjectionRunner, PageBoundaries>();
@@ -258,16 +261,27 @@ export class ExposureQueries {
     };
     // Unless the filter is on results (it depends on the latest refresh), the page is read alongside the scope,
     // summary and watch documents: one round trip's wait for all of them.
-    const early =
-      query.group_by !== 'host' && evaluationFilter?.field !== 'result'
-        ? subjectPage(filterOf(null), memoryFor(subjects, filterOf(null)))
-        : null;
-    const [stored, summary, watch, earlyPage] = await Promise.all([
-      this.scopeDocument(scope.scopeId),
-      summaries.get(scope.scopeId),
-      this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(scope.scopeId),
-      early,
-    ]);
+    const readTogether = () =>
+      Promise.all([
+        this.scopeDocument(scope.scopeId),
+        summaries.get(scope.scopeId),
+        this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(scope.scopeId),
+        query.group_by !== 'host' && evaluationFilter?.field !== 'result'
+          ? subjectPage(filterOf(null), memoryFor(subjects, filterOf(null)))
+          : null,
+      ]);
+    let [stored, summary, watch, earlyPage] = await readTogether();
+    // A refresh's subjects are projected apart from its completion, from the events before it (ADR 130): when
+    // the scope shows a completion this process's inventory has not applied yet, wait for it and read again.
+    const completion = stored.lastCompletedRefresh?.position;
+    if (
+      !this.source &&
+      completion !== undefined &&
+      this.ports.projections.applied([INVENTORY_PROJECTION], completion) === false
+    ) {
+      await this.ports.projections.waitFor([INVENTORY_PROJECTION], completion, INVENTORY_CATCH_UP_MS);
+      [stored, summary, watch, earlyPage] = await readTogether();
+    }
     const document = { ...stored, state: scope.space.state };
     const latest = document.latestRefresh;
     const archived = document.state !== 'active';

@@ -122,6 +122,8 @@ export class ProjectionRunner {
   private readonly runs = new Map<string, LiveRun>();
   private waiters: Waiter[] = [];
   private stopped = false;
+  /** Started and not stopped: this process follows the log for its projections. */
+  private following = false;
   private readonly batchSize: number;
   private readonly generationCheckMs: number;
   private readonly retryDelayMs: readonly [number, number];
@@ -163,6 +165,7 @@ export class ProjectionRunner {
   /** Makes sure every projection has a live generation, then starts following the log. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.following = true;
     this.watchGenerations();
     for (const definition of this.definitions.values()) {
       const generations = await ensureLiveGeneration(this.engine, definition);
@@ -185,6 +188,7 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.following = false;
     clearInterval(this.generationWatch);
     this.generationWatch = undefined;
     this.stopWatchingSignals?.();
@@ -243,6 +247,16 @@ export class ProjectionRunner {
       };
       this.waiters.push(entry);
     });
+  }
+
+  /**
+   * Whether every named projection has applied the log up to `position` (a stopped or rebuilding one has not);
+   * undefined when this process follows no projections (the CLI beside a service): it cannot tell without
+   * reading their checkpoints.
+   */
+  applied(names: readonly string[], position: GlobalPosition): boolean | undefined {
+    if (!this.following) return undefined;
+    return this.reached(names, position);
   }
 
   /** Another process (the service, seen from the CLI) runs these projections: watch their checkpoints. */
