@@ -455,6 +455,48 @@ describe('PostgresObservationIndex query plans: postgres', () => {
     ),
   );
 
+  it('keeps statistics on every partial expression index, made again when their definition changed (ADR 129)', async () => {
+    const statisticsOf = async (table: string) =>
+      (
+        await database.db.query<{ name: string; ddl: string | null; analyzed: boolean }>(
+          `SELECT s.stxname AS name, obj_description(s.oid, 'pg_statistic_ext') AS ddl,
+                  EXISTS (SELECT 1 FROM pg_stats_ext_exprs e WHERE e.statistics_name = s.stxname) AS analyzed
+             FROM pg_statistic_ext s WHERE s.stxrelid = to_regclass($1) ORDER BY s.stxname`,
+          [table],
+        )
+      ).rows;
+    for (const dataset of DATASETS) {
+      const layout = layoutOf(dataset);
+      const partialExpressions = layout.indexes.filter(
+        (definition) => / WHERE \(/.test(definition.ddl) && !/ WHERE \w+ IS NOT NULL$/.test(definition.ddl),
+      );
+      expect(partialExpressions.length).toBeGreaterThan(0);
+      // One statistics object per indexed expression (a keyword's prefix and trigram indexes share one).
+      for (const definition of partialExpressions) {
+        const predicate = definition.ddl.slice(definition.ddl.indexOf(' WHERE ') + 7, -' IS NOT NULL'.length);
+        expect(
+          layout.statistics.some((statistics) =>
+            statistics.ddl.endsWith(`ON (${predicate}) FROM ${layout.table}`),
+          ),
+        ).toBe(true);
+      }
+      expect(await statisticsOf(layout.table)).toEqual(
+        [...layout.statistics]
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .map((statistics) => ({ name: statistics.name, ddl: statistics.ddl, analyzed: true })),
+      );
+    }
+    // A statistics object whose recorded definition differs is replaced at the next init.
+    const [first] = layoutOf('hosts').statistics;
+    await database.db.exec(`COMMENT ON STATISTICS ${first!.name} IS 'an older definition'`);
+    await index.init();
+    expect((await statisticsOf('obs_hosts')).find((row) => row.name === first!.name)).toEqual({
+      name: first!.name,
+      ddl: first!.ddl,
+      analyzed: true,
+    });
+  });
+
   it('declares at least one use for every index', () => {
     for (const dataset of DATASETS) {
       for (const definition of layoutOf(dataset).indexes) expect(definition.uses.length).toBeGreaterThan(0);

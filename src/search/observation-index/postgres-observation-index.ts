@@ -107,13 +107,21 @@ export class PostgresObservationIndex implements ObservationIndex {
           await tx.query(index.ddl);
           await tx.query(`COMMENT ON INDEX ${index.name} IS ${literal(index.ddl)}`);
         }
-        const { rows: known } = await tx.query<{ name: string }>(
-          `SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = to_regclass($1)`,
+        // Statistics on the indexed expressions (ADR 129), each with its DDL as comment, as the indexes.
+        const { rows: known } = await tx.query<{ name: string; ddl: string | null }>(
+          `SELECT s.stxname AS name, obj_description(s.oid, 'pg_statistic_ext') AS ddl
+             FROM pg_statistic_ext s WHERE s.stxrelid = to_regclass($1)`,
           [layout.table],
         );
-        const present = new Set(known.map((row) => row.name));
-        const added = layout.statistics.filter((statistics) => !present.has(statistics.name));
-        for (const statistics of added) await tx.query(statistics.ddl);
+        const stored = new Map(known.map((row) => [row.name, row.ddl]));
+        const added = layout.statistics.filter(
+          (statistics) => stored.get(statistics.name) !== statistics.ddl,
+        );
+        for (const statistics of added) {
+          if (stored.has(statistics.name)) await tx.query(`DROP STATISTICS ${statistics.name}`);
+          await tx.query(statistics.ddl);
+          await tx.query(`COMMENT ON STATISTICS ${statistics.name} IS ${literal(statistics.ddl)}`);
+        }
         // New statistics are empty until the table is analyzed: a table with rows gets them now (ANALYZE
         // samples a bounded number of rows), an empty one when autovacuum first analyzes it.
         if (added.length > 0) await tx.query(`ANALYZE ${layout.table}`);
