@@ -25,6 +25,8 @@ import { ForegroundActivity } from './scheduling/foreground-activity.js';
 
 /** Longest a projection batch waits for requests in flight before it is applied anyway. */
 const PROJECTION_DEFER_MAX_MS = 50;
+/** How long no request must be in flight before projections apply (ADR 0131): a client's next request comes first. */
+const PROJECTION_LINGER_MS = 10;
 
 export type LogFunction = (
   level: 'info' | 'warn' | 'error',
@@ -102,7 +104,7 @@ export class ServiceContext {
 
   static async open(config: AppConfig, options: ServiceContextOptions): Promise<ServiceContext> {
     const clock = options.clock ?? systemClock;
-    const foreground = new ForegroundActivity();
+    const foreground = new ForegroundActivity({ lingerMs: PROJECTION_LINGER_MS });
     const storage = await openStorage(config, {
       clock,
       features: options.features,

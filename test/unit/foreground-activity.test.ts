@@ -65,4 +65,53 @@ describe('ForegroundActivity: requests in flight go before projection batches', 
     expect(activity.inFlight).toBe(0);
     expect(await settled(activity.quiet(10_000))).toBe(true);
   });
+
+  describe('with a linger (ADR 0131): quiet means no request for that long', () => {
+    it('waits the linger after the last request ended, then lets the projections go', async () => {
+      const activity = new ForegroundActivity({ lingerMs: 40 });
+      activity.enter()();
+      const started = performance.now();
+      await activity.quiet(10_000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(30);
+    });
+
+    it('a request that comes within the linger holds the projections back until it ends and lingers', async () => {
+      const activity = new ForegroundActivity({ lingerMs: 30 });
+      activity.enter()();
+      const quiet = activity.quiet(10_000);
+      const next = activity.enter();
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await settled(quiet)).toBe(false);
+      next();
+      expect(await settled(quiet)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await settled(quiet)).toBe(true);
+    });
+
+    it('is quiet at once when the last request ended longer ago than the linger', async () => {
+      const activity = new ForegroundActivity({ lingerMs: 20 });
+      activity.enter()();
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      expect(await settled(activity.quiet(10_000))).toBe(true);
+    });
+
+    it('a parked wait (someone reads their own writes) cuts the linger short', async () => {
+      const activity = new ForegroundActivity({ lingerMs: 10_000 });
+      const leave = activity.enter();
+      let quietWhileParked = false;
+      await activity.parked(async () => {
+        quietWhileParked = await settled(activity.quiet(60_000));
+      });
+      leave();
+      expect(quietWhileParked).toBe(true);
+    });
+
+    it('never waits longer than its bound', async () => {
+      const activity = new ForegroundActivity({ lingerMs: 10_000 });
+      activity.enter()();
+      const started = performance.now();
+      await activity.quiet(30);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+  });
 });
