@@ -19,10 +19,15 @@ import type {
 import type { CatalogueService } from './catalogue-service.js';
 
 export class AssociatedObservationIndex implements ObservationIndex {
+  /** The inner index's, when it has one (ADR 0131): the search engine tests for the capability. */
+  readonly searchThenAggregate: ObservationIndex['searchThenAggregate'];
+
   constructor(
     readonly inner: ObservationIndex,
     private readonly catalogue: CatalogueService,
-  ) {}
+  ) {
+    this.searchThenAggregate = inner.searchThenAggregate?.bind(inner);
+  }
 
   get kind(): string {
     return this.inner.kind;

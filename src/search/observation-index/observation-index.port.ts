@@ -149,6 +149,18 @@ export interface ObservationIndex {
     signal?: AbortSignal,
   ): Promise<Facets>;
   /**
+   * Optional (ADR 0131): `search`, then `aggregate` over the same query, as one read (one commit on a
+   * PostgreSQL server). The page is answered as soon as it is read, the facets after it (not read when the page
+   * is empty: every field then answers no values). A failure of the facets never fails the page.
+   */
+  searchThenAggregate?(
+    dataset: Dataset,
+    query: ObservationQuery,
+    page: { offset: number; limit: number; countLimit?: number },
+    facets: { readonly fields: readonly string[]; readonly limit: number },
+    signal?: AbortSignal,
+  ): Promise<{ page: SearchPage; facets: Promise<Facets> }>;
+  /**
    * Every matching record, in a stable order (id ascending), a batch at a time, without loading the result in
    * memory (exports). Each batch is one short query (keyset on id): no transaction stays open between
    * batches, a record whose id exists throughout is delivered exactly once, records written meanwhile may or

@@ -212,12 +212,48 @@ export class PostgresObservationIndex implements ObservationIndex {
     page: { offset: number; limit: number; countLimit?: number },
     signal?: AbortSignal,
   ): Promise<SearchPage> {
-    const request = pageRequest(page);
     // Compiled before anything runs: an invalid query fails without touching the database.
+    const readPage = this.pageReader(dataset, query, page);
+    return this.read(signal, { together: true }, readPage);
+  }
+
+  /**
+   * ADR 0131: the page, then the facets over the same query, in the one read-only transaction of the page (one
+   * commit instead of two on a server). The page is answered as soon as it is read; the facets follow it, and
+   * are not read when the page is empty.
+   */
+  async searchThenAggregate(
+    dataset: Dataset,
+    query: ObservationQuery,
+    page: { offset: number; limit: number; countLimit?: number },
+    facets: { readonly fields: readonly string[]; readonly limit: number },
+    signal?: AbortSignal,
+  ): Promise<{ page: SearchPage; facets: Promise<Facets> }> {
+    const readPage = this.pageReader(dataset, query, page);
+    const readFacets = this.facetsReader(dataset, query, facets.fields, facets.limit);
+    let answerPage!: (read: SearchPage) => void;
+    const pageRead = new Promise<SearchPage>((resolve) => (answerPage = resolve));
+    const both = this.read(signal, { together: true }, async (sql) => {
+      const read = await readPage(sql);
+      answerPage(read);
+      return read.records.length === 0 ? readFacets.none : readFacets.run(sql);
+    });
+    // Nobody may be left waiting for the facets (a failed page, a caller that stops early): never unhandled.
+    both.catch(() => undefined);
+    return { page: await Promise.race([pageRead, both.then(() => pageRead)]), facets: both };
+  }
+
+  /** Reads one page (count first, then the rows) with whatever runs the statements. */
+  private pageReader(
+    dataset: Dataset,
+    query: ObservationQuery,
+    page: { offset: number; limit: number; countLimit?: number },
+  ): (sql: SqlExecutor) => Promise<SearchPage> {
+    const request = pageRequest(page);
     const countSql = countStatement(dataset, query, request.countLimit + 1, this.selectors);
     const pageSql = (strategy: PageStrategy) =>
       searchStatement(dataset, query, request, this.selectors, strategy);
-    return this.read(signal, { together: true }, async (sql) => {
+    return async (sql) => {
       // The count comes first: it chooses how the page is read (see PageStrategy).
       const [row] = await run<{ count: string }>(sql, countSql);
       const counted = Number(row?.count ?? 0);
@@ -231,7 +267,7 @@ export class PostgresObservationIndex implements ObservationIndex {
         if (total !== undefined) return { records, total, totalIsLowerBound: false };
       }
       return { records, ...totalFromCount(request, records.length, counted) };
-    });
+    };
   }
 
   async aggregate(
@@ -241,18 +277,30 @@ export class PostgresObservationIndex implements ObservationIndex {
     limit: number,
     signal?: AbortSignal,
   ): Promise<Facets> {
+    const facets = this.facetsReader(dataset, query, fields, limit);
+    return facets.statement ? this.read(signal, { together: false }, facets.run) : facets.none;
+  }
+
+  /** The facets statement (checked and compiled now), its reading, and the answer when no field is asked. */
+  private facetsReader(dataset: Dataset, query: ObservationQuery, fields: readonly string[], limit: number) {
     assertDataset(dataset);
     positiveInteger(limit, 'limit');
     const names = [...new Set(fields)];
     for (const name of names) aggregatableField(dataset, name);
-    if (names.length === 0) return {};
-    const statement = facetsStatement(dataset, query, names, limit, this.selectors);
-    return this.read(signal, { together: false }, async (sql) => {
-      const facets: Facets = Object.fromEntries(names.map((name) => [name, []]));
-      for (const row of await run<{ f: number; value: FacetValue; count: string }>(sql, statement))
-        facets[names[row.f]!]!.push({ value: row.value, count: Number(row.count) });
-      return facets;
-    });
+    const none: Facets = Object.fromEntries(names.map((name) => [name, []]));
+    const statement =
+      names.length > 0 ? facetsStatement(dataset, query, names, limit, this.selectors) : undefined;
+    return {
+      statement,
+      none,
+      run: async (sql: SqlExecutor): Promise<Facets> => {
+        if (!statement) return none;
+        const facets: Facets = Object.fromEntries(names.map((name) => [name, []]));
+        for (const row of await run<{ f: number; value: FacetValue; count: string }>(sql, statement))
+          facets[names[row.f]!]!.push({ value: row.value, count: Number(row.count) });
+        return facets;
+      },
+    };
   }
 
   async *stream(
