@@ -271,17 +271,7 @@ export class ExposureQueries {
           : null,
       ]);
     let [stored, summary, watch, earlyPage] = await readTogether();
-    // A refresh's subjects are projected apart from its completion, from the events before it (ADR 130): when
-    // the scope shows a completion this process's inventory has not applied yet, wait for it and read again.
-    const completion = stored.lastCompletedRefresh?.position;
-    if (
-      !this.source &&
-      completion !== undefined &&
-      this.ports.projections.applied([INVENTORY_PROJECTION], completion) === false
-    ) {
-      await this.ports.projections.waitFor([INVENTORY_PROJECTION], completion, INVENTORY_CATCH_UP_MS);
-      [stored, summary, watch, earlyPage] = await readTogether();
-    }
+    if (await this.inventoryCaughtUpWith(stored)) [stored, summary, watch, earlyPage] = await readTogether();
     const document = { ...stored, state: scope.space.state };
     const latest = document.latestRefresh;
     const archived = document.state !== 'active';
@@ -440,12 +430,35 @@ export class ExposureQueries {
   }
 
   async subject(scopeId: string, subjectId: string) {
-    const subject = await this.collection<ExposureSubjectDocument>(
-      'exposure-inventory',
-      EXPOSURE_SUBJECTS,
-    ).get(`${scopeId}:${subjectId}`);
+    const readTogether = () =>
+      Promise.all([
+        this.collection<ExposureSubjectDocument>('exposure-inventory', EXPOSURE_SUBJECTS).get(
+          `${scopeId}:${subjectId}`,
+        ),
+        this.scopeDocument(scopeId),
+      ]);
+    let [subject, scope] = await readTogether();
+    // Whether it was seen by the latest refresh must agree with the completion the scope shows (ADR 130).
+    if (await this.inventoryCaughtUpWith(scope)) [subject, scope] = await readTogether();
     if (!subject) throw new ServiceError('not_found', 'no such subject in this scope');
-    return subjectView(subject, await this.scopeDocument(scopeId), this.now());
+    return subjectView(subject, scope, this.now());
+  }
+
+  /**
+   * A refresh's subjects are projected apart from its completion, from the events before it (ADR 130): when the
+   * scope shows a completion this process's inventory has not applied yet, waits for it (bounded) and answers
+   * true, so that the caller reads again. A replayed (as_of) source is consistent by construction.
+   */
+  private async inventoryCaughtUpWith(scope: ExposureScopeDocument): Promise<boolean> {
+    const completion = scope.lastCompletedRefresh?.position;
+    if (
+      this.source ||
+      completion === undefined ||
+      this.ports.projections.applied([INVENTORY_PROJECTION], completion) !== false
+    )
+      return false;
+    await this.ports.projections.waitFor([INVENTORY_PROJECTION], completion, INVENTORY_CATCH_UP_MS);
+    return true;
   }
 
   // ---- History and controls ----
