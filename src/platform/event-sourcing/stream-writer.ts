@@ -187,6 +187,25 @@ export class StreamWriter {
     return { position: result.position };
   }
 
+  /** Several records of one stream in one append (a group commit of evidence, e.g. the search log's). */
+  async recordAll(records: readonly EvidenceRecord[]): Promise<{ readonly position: GlobalPosition }> {
+    const stream = records[0]?.stream;
+    if (stream === undefined || records.some((record) => record.stream !== stream))
+      throw new Error('recordAll takes one or more records of one stream');
+    const result = await this.eventStore.append(
+      stream,
+      records.map((record) => ({
+        id: eventIdFor(record.eventKey, 0),
+        type: record.type,
+        schemaVersion: 1,
+        data: record.data,
+        metadata: record.metadata,
+      })),
+      { expectedVersion: 'any' },
+    );
+    return { position: result.position };
+  }
+
   /** Forgets a stream's cached state (erasure, tests that rewrite history). */
   forget(stream?: string): void {
     this.repository.forget(stream);
