@@ -11,6 +11,7 @@ import { commandEnvelope, causedBy } from '../../src/platform/event-sourcing/com
 import { eventIdFor } from '../../src/platform/event-store/event-id.js';
 import { DATASETS } from '../../src/search/domain/datasets.js';
 import { writeGenerated } from '../../src/search/data/demo-corpus.js';
+import { SearchLog } from '../../src/search/search-log.js';
 import { TestDnsServer } from '../support/dns-server.js';
 import { OrganizationHarness, operator, type Actor } from '../support/organizations.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -526,6 +527,8 @@ describe('rules 1, 2 and 8: research in the organization context', () => {
       space_id: generalSpaceId,
     });
 
+    // Earlier searches' records are appended by the search log within its linger (ADR 132): in before counting.
+    await service.app.get(SearchLog).settled();
     const positionBefore = await service.context.storage.eventStore.readAll({
       after: null,
       limit: 1_000_000,
@@ -635,6 +638,8 @@ describe('rules 3 and 4: cases and evidence', () => {
     ).flat();
     // The client reorders its list: the records saved are the ones named, not positions.
     const picked = [records[2]!, records[0]!];
+    // The rerun's record is appended by the search log within its linger (ADR 132): in before counting.
+    await service.app.get(SearchLog).settled();
     const eventsBefore = (await service.context.storage.eventStore.readAll({ after: null, limit: 1_000_000 }))
       .length;
     const saved = await h.ok(owner, 'POST', org(organizationId, '/evidence'), {

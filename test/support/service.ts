@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/platform/config/app-config.js';
 import { createHttpApp } from '../../src/platform/http/create-http-app.js';
 import type { ProjectionDefinition } from '../../src/platform/projections/projection-definition.js';
 import { ServiceContext } from '../../src/platform/service-context.js';
+import { SearchLog } from '../../src/search/search-log.js';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from './databases.js';
 import { enforceResponseContract, type ResponseContract } from './openapi-contract.js';
 import { seedEmbeddedDatabase } from './pglite-template.js';
@@ -95,7 +96,18 @@ export async function startTestService(
  * when they do not get there within PROJECTION_WAIT_MS, instead of letting the test read a stale document.
  */
 export async function waitForProjections(service: TestService, names: readonly string[]): Promise<void> {
+  // Search records the search log still holds for its group (ADR 132) are part of what the service did.
+  await searchLogOf(service)?.settled();
   const committed = await service.context.storage.eventStore.lastCommittedPosition();
   if (!(await service.context.readYourWrites(names, committed)))
     throw new Error(`projections ${names.join(', ')} did not reach ${committed} in time`);
+}
+
+/** The service's search log, when its application has one (some tests start a subset of the modules). */
+function searchLogOf(service: TestService): SearchLog | undefined {
+  try {
+    return service.app.get(SearchLog, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
