@@ -143,6 +143,7 @@ export class ServiceContext {
       // A credential and the event naming it commit together on the SQL event store (ADR 65).
       appendAlongside: sqlAppendAlongside(storage.eventStore, storage.sql),
     });
+    await repository.prepare();
     return new ServiceContext(
       config,
       clock,

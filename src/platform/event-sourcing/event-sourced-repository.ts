@@ -602,6 +602,16 @@ export class EventSourcedRepository {
     return { state: snapshot.state as TState, version: snapshot.version as number, stateVersion };
   }
 
+  /**
+   * Makes the snapshot collection ready before any request loads a stream. Made lazily, the first loads of a
+   * restarted service ran its DDL (a transaction on a connection of its own) from inside their read groups: 32
+   * concurrent searches held every pooled connection in their groups and each waited for one more (a deadlock
+   * found by the load benchmark on a kept corpus).
+   */
+  prepare(): Promise<void> {
+    return this.options.snapshotEvery ? this.ensureSnapshots() : Promise.resolve();
+  }
+
   private ensureSnapshots(): Promise<void> {
     this.snapshotsReady ??= this.readStore.ensureCollection(SNAPSHOT_COLLECTION);
     return this.snapshotsReady;
