@@ -170,21 +170,8 @@ export class StreamWriter {
    * Appends a record that is evidence, not a decision (an imported file, an erasure's audit entry): no decider,
    * any stream version, and a deterministic id, so the same record appended again adds nothing.
    */
-  async record(record: EvidenceRecord): Promise<{ readonly position: GlobalPosition }> {
-    const result = await this.eventStore.append(
-      record.stream,
-      [
-        {
-          id: eventIdFor(record.eventKey, 0),
-          type: record.type,
-          schemaVersion: 1,
-          data: record.data,
-          metadata: record.metadata,
-        },
-      ],
-      { expectedVersion: 'any' },
-    );
-    return { position: result.position };
+  record(record: EvidenceRecord): Promise<{ readonly position: GlobalPosition }> {
+    return this.recordAll([record]);
   }
 
   /** Several records of one stream in one append (a group commit of evidence, e.g. the search log's). */
