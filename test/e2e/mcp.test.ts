@@ -142,9 +142,11 @@ describe('MCP endpoint (postgres)', () => {
     const body = (await none.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ code: 'unauthenticated', request_id: none.headers.get('x-request-id') });
 
+    // The key with its last character changed (a key that already ended in A was once "changed" into itself).
+    const altered = `${main.key.slice(0, -1)}${main.key.endsWith('A') ? 'B' : 'A'}`;
     const bad = await fetch(`${origin}/mcp`, {
       method: 'POST',
-      headers: { ...headers, authorization: `Bearer ${main.key.slice(0, -1)}A` },
+      headers: { ...headers, authorization: `Bearer ${altered}` },
       body: initialize,
     });
     expect(bad.status).toBe(401);
