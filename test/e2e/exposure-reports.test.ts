@@ -248,6 +248,36 @@ describe('frozen reports', () => {
     expect((await h.request(analyst, 'GET', url)).statusCode).toBe(200);
   });
 
+  it('a freeze the read models do not catch up with in time is refused (503 not_ready, Retry-After) and keeps nothing', async () => {
+    const projections = service.context.projections;
+    const listed = ((await ok(owner, 'GET', exposure(scopeId, '/reports'))).reports as Json[]).length;
+    const files = readdirSync(join(service.dataDir, 'reports')).length;
+    await projections.stopProjection('exposure-reports');
+    try {
+      // A decision the stopped projection does not apply: the log's head moves past its checkpoint.
+      const inventory = await ok(owner, 'GET', exposure(scopeId));
+      const subject = (inventory.subjects as Json[]).find((s) => (s.decision?.state ?? 'new') === 'new')!;
+      await ok(owner, 'PATCH', exposure(scopeId, `/subjects/${subject.id as string}`), {
+        version: subject.version,
+        decision: 'investigating',
+      });
+      // Waits PROJECTION_WAIT_MS (5 s) for the stopped projection, then refuses instead of freezing a stale view.
+      const refused = await h.request(owner, 'POST', exposure(scopeId, '/reports'));
+      // Nothing frozen: no document file (before, the stale view was frozen and saved, then answered not_ready).
+      expect(readdirSync(join(service.dataDir, 'reports')).length).toBe(files);
+      expect(refused.statusCode).toBe(503);
+      expect(json(refused.body).code).toBe('not_ready');
+      expect(refused.headers['retry-after']).toBe('2');
+    } finally {
+      await projections.startProjection('exposure-reports');
+    }
+    const frozen = await h.request(owner, 'POST', exposure(scopeId, '/reports'));
+    expect(frozen.statusCode).toBe(201);
+    expect(((await ok(owner, 'GET', exposure(scopeId, '/reports'))).reports as Json[]).length).toBe(
+      listed + 1,
+    );
+  });
+
   it(`at most ${MAX_REPORTS_PER_SCOPE} per scope: the next one is 409 report_limit_reached and stores nothing`, async () => {
     const scope = await createScope('Many reports');
     for (let i = 0; i < MAX_REPORTS_PER_SCOPE; i++) {

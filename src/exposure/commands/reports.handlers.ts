@@ -37,12 +37,16 @@ export class FreezeReportHandler implements ICommandHandler<FreezeReport> {
   ) {}
 
   async execute({ principal, organizationId, scopeId, envelope }: FreezeReport) {
-    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
+    // Access first, before anything is read; the scope itself is read once the view below has caught up.
+    await this.gate.scope(principal, organizationId, scopeId, { write: true });
     let sequence = (await this.reports.reports().count({ scopeId })) + 1;
     if (sequence > MAX_REPORTS_PER_SCOPE) throw reportLimitReached();
     // The view as of everything committed so far: the read models first catch up with the last committed event.
+    // A report is kept for good: when they do not get there in time, nothing is frozen (the caller asks again).
     const head = await this.eventStore.lastCommittedPosition();
-    await this.writer.readYourWrites(REPORT_PROJECTIONS, head);
+    if (!(await this.writer.readYourWrites(REPORT_PROJECTIONS, head))) throw viewNotCaughtUp();
+    // The scope's name and timezone as of that view too (a change may have landed while the models caught up).
+    const scope = await this.gate.scope(principal, organizationId, scopeId, { write: true });
     const referenceTime = this.clock.now().toISOString();
     const author = await this.projections
       .collection<AccountDocument>('accounts', ACCOUNTS)
@@ -111,3 +115,15 @@ export class FreezeReportHandler implements ICommandHandler<FreezeReport> {
 }
 
 export const reportHandlers = [FreezeReportHandler];
+
+/** Seconds a caller waits before asking again for a freeze the read models were not ready for. */
+const NOT_CAUGHT_UP_RETRY_AFTER_SECONDS = 2;
+
+function viewNotCaughtUp(): ServiceError {
+  return new ServiceError(
+    'not_ready',
+    'the read models have not yet caught up with everything committed before this report; nothing was frozen, ask again shortly',
+    undefined,
+    NOT_CAUGHT_UP_RETRY_AFTER_SECONDS,
+  );
+}

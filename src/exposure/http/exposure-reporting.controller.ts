@@ -64,7 +64,7 @@ export class ExposureReportingController {
     summary:
       'Freeze the current view (at most 100 per scope, 16 MiB); runs no search, scan, guest link or email',
     answer: { status: 201, schema: REPORT_SUMMARY, description: 'Frozen' },
-    errors: [409],
+    errors: [409, 503],
   })
   async freeze(@CurrentCaller() { principal, envelope, orgId, clientId }: ScopeCaller) {
     const report = await this.commands.execute(new FreezeReport(principal, orgId, clientId, envelope));
