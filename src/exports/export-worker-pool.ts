@@ -324,8 +324,11 @@ export class ExportWorkerPool extends PollingWorkerPool {
   }
 }
 
-/** Rows per index read: large enough that a query's fixed cost vanishes, small enough to stay a short read. */
-export const EXPORT_BATCH_SIZE = 5000;
+/**
+ * Rows per index read: a query's fixed cost is paid 1,000 times per million rows (about 0.3 s), and three batches
+ * in flight hold a few MiB; 5,000 ran no faster and grew the process by 50-70 MiB more (docs/benchmarks.md, ADR 93).
+ */
+export const EXPORT_BATCH_SIZE = 1000;
 /** zlib level of export files (ADR 93: the level measured against its file size and the export's rate). */
 export const EXPORT_GZIP_LEVEL = 6;
 /** Formatted rows that may wait for the compressor (about two batches of hosts as CSV). */

@@ -80,7 +80,7 @@ export interface AppConfig {
   readonly exportLeaseMs: number;
   /** How long a completed export's file stays downloadable (EXPORT_RETENTION_HOURS, default 72). */
   readonly exportRetentionHours: number;
-  /** Records an export reads from the index per batch (EXPORT_BATCH_SIZE, default 5000: ADR 93). */
+  /** Records an export reads from the index per batch (EXPORT_BATCH_SIZE, default 1000: ADR 93). */
   readonly exportBatchSize: number;
   /**
    * DNS servers for domain verification (DNS_SERVERS, comma-separated `address` or `address:port`, IPv6 as
@@ -244,7 +244,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const exportBatchSize = parseInteger(
     'EXPORT_BATCH_SIZE',
     text('EXPORT_BATCH_SIZE'),
-    5000,
+    1000, // the pool's EXPORT_BATCH_SIZE (the platform imports no bounded context)
     1,
     100_000,
     problems,
