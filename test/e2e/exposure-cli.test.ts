@@ -146,7 +146,14 @@ it('a report frozen while an unrelated transaction holds back the log still hold
     await blocker.query('SELECT pg_current_xact_id()');
     await h.ok(owner, 'PATCH', scopeUrl, { name: 'CLI scope renamed' }, { 'if-match': version });
     const released = delay(500).then(() => blocker.query('ROLLBACK'));
-    const report = await h.ok(owner, 'POST', `${scopeUrl}/exposure/reports`);
+    // A freeze the read models are not ready for is refused (503 not_ready, ADR 133): ask again, as a client would.
+    let response = await h.request(owner, 'POST', `${scopeUrl}/exposure/reports`);
+    for (let retries = 0; response.statusCode === 503 && retries < 5; retries++) {
+      await delay(Number(response.headers['retry-after'] ?? 1) * 1000);
+      response = await h.request(owner, 'POST', `${scopeUrl}/exposure/reports`);
+    }
+    expect(response.statusCode).toBe(201);
+    const report = JSON.parse(response.body) as Record<string, unknown>;
     await released;
     const frozen = await h.ok(owner, 'GET', `${scopeUrl}/exposure/reports/${report.id as string}`);
     // The freeze waited for the rename, committed before it, instead of freezing the visible head.
