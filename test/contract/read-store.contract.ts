@@ -371,6 +371,92 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreUn
       });
     });
 
+    describe('readAtOnce', () => {
+      it('answers what get and find answer, read by read, in the order asked', async () => {
+        const documents = Array.from({ length: 60 }, (_, i) => ({
+          id: `doc-${String(i).padStart(2, '0')}`,
+          bucket: i % 4,
+          score: (i * 17) % 23,
+          label: i % 5 === 0 ? null : `l${i % 9}`,
+        }));
+        const pages = await collectionWith('at_once_pages', documents);
+        const singles = await collectionWith('at_once_singles', [
+          { id: 'one', n: 1 },
+          { id: 'two', n: 2 },
+        ]);
+        const never = fresh('at_once_never_created');
+        const [pageDocs, singleDocs, neverDocs] = [pages, singles, never].map((name) =>
+          store().collection(name),
+        );
+        const bySort: Sort = [
+          ['bucket', -1],
+          ['label', 1],
+          ['score', 1],
+        ];
+        const answers = await store().readAtOnce([
+          { collection: singleDocs!, id: 'two' },
+          {
+            collection: pageDocs!,
+            filter: { bucket: { $gte: 1 } },
+            options: { sort: bySort, offset: 5, limit: 20 },
+          },
+          { collection: singleDocs!, id: 'missing' },
+          { collection: neverDocs!, id: 'x' },
+          { collection: pageDocs!, filter: {}, options: { sort: [['score', 1]] } },
+          { collection: neverDocs!, filter: { a: 1 }, options: { sort: [['a', 1]] } },
+          { collection: pageDocs!, filter: {}, options: { limit: 0 } },
+          { collection: singleDocs!, id: 'one' },
+        ]);
+        expect(answers).toEqual([
+          await singleDocs!.get('two'),
+          await pageDocs!.find({ bucket: { $gte: 1 } }, { sort: bySort, offset: 5, limit: 20 }),
+          null,
+          null,
+          await pageDocs!.find({}, { sort: [['score', 1]] }),
+          [],
+          [],
+          { id: 'one', n: 1 },
+        ]);
+        expect((answers[1] as ReadDocument[]).length).toBe(20);
+        expect((answers[4] as ReadDocument[]).length).toBe(60);
+        expect(await store().readAtOnce([])).toEqual([]);
+        expect(await store().readAtOnce([{ collection: neverDocs!, id: 'x' }])).toEqual([null]);
+      });
+
+      it('reads every collection as of one moment: never half of a batch written to two of them', async () => {
+        const counters = await collectionWith('at_once_counters', [{ id: 'c', n: 0 }]);
+        const marks = await collectionWith('at_once_marks', [{ id: 'm', n: 0 }]);
+        let writing = true;
+        const writer = (async () => {
+          for (let n = 1; writing; n++) {
+            await store().applyBatch(
+              [
+                { kind: 'upsert', collection: counters, document: { id: 'c', n } },
+                { kind: 'upsert', collection: marks, document: { id: 'm', n } },
+              ],
+              { key: `${counters}@writer`, position: String(n) },
+            );
+          }
+        })();
+        const seen = new Set<number>();
+        try {
+          for (let i = 0; i < 60; i++) {
+            const [counter, mark] = await store().readAtOnce([
+              { collection: store().collection(counters), id: 'c' },
+              { collection: store().collection(marks), filter: {}, options: {} },
+            ]);
+            expect(mark).toEqual([{ id: 'm', n: counter!.n }]);
+            seen.add(counter!.n as number);
+          }
+        } finally {
+          writing = false;
+          await writer;
+        }
+        // The writer moved while the reads ran: the moments read were not all the same one.
+        expect(seen.size).toBeGreaterThan(1);
+      });
+    });
+
     describe('indexes', () => {
       it('declaring the same indexes twice is idempotent', async () => {
         const name = fresh('indexed');

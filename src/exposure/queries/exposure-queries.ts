@@ -18,7 +18,13 @@ import {
   type ExposureScopeDocument,
 } from '../../../projections/exposure-scopes.projection.js';
 import { ServiceError } from '../../platform/errors/service-error.js';
-import type { Collection, Filter, ReadDocument } from '../../platform/read-store/read-store.port.js';
+import type {
+  AtOnceRead,
+  AtOnceResults,
+  Collection,
+  Filter,
+  ReadDocument,
+} from '../../platform/read-store/read-store.port.js';
 import type { Clock } from '../../platform/clock/clock.js';
 import type { EventStore } from '../../platform/event-store/event-store.port.js';
 import type { ProjectionRunner } from '../../platform/projections/projection-runner.js';
@@ -40,7 +46,15 @@ import {
   type ProcessingView,
 } from '../domain/coverage.js';
 import { DECISION_STATES, SUBJECT_KINDS } from '../domain/subject.js';
-import { PageBoundaries, readPage, type PageMemory } from './inventory-pages.js';
+import {
+  PageBoundaries,
+  planPage,
+  readPage,
+  settlePage,
+  type KeysetPageRequest,
+  type PageMemory,
+  type PagePlan,
+} from './inventory-pages.js';
 
 /** Contract, Limits. */
 export const INVENTORY_PAGE = 100;
@@ -144,6 +158,18 @@ export class ExposureQueries {
       : this.ports.projections.collection<T>(projection, name);
   }
 
+  /** Reads of the read models as of one moment (an `as_of` source is one moment already). */
+  private readAtOnce<const R extends readonly AtOnceRead<ReadDocument>[]>(
+    reads: R,
+  ): Promise<AtOnceResults<R>> {
+    if (!this.source) return this.ports.projections.readStore.readAtOnce(reads);
+    return Promise.all(
+      reads.map((read) =>
+        'id' in read ? read.collection.get(read.id) : read.collection.find(read.filter, read.options),
+      ),
+    ) as Promise<AtOnceResults<R>>;
+  }
+
   private now(): Date {
     return this.source ? this.source.now() : this.ports.clock.now();
   }
@@ -227,49 +253,63 @@ export class ExposureQueries {
       scopeId: { $is: scope.scopeId },
       ...(evaluationFilter ? this.filterFor(evaluationFilter, failure) : {}),
     });
-    const subjectPage = (pageFilter: Filter, memory: PageMemory | null) =>
-      Promise.all([
-        readPage(
-          subjects,
-          {
-            filter: pageFilter,
-            // The scope first: the order of the index `by_scope_order`, which the page is read from.
-            sort: [
-              ['scopeId', 1],
-              ['order', 1],
-            ],
-            // `order` ends with the subject id: unique within the scope.
-            keyField: 'order',
-            offset,
-            limit: INVENTORY_PAGE,
-          },
-          memory,
-        ),
-        evaluationFilter ? subjects.count(pageFilter) : null,
-      ]);
-    // Deep pages seek from remembered boundaries of the summary's current revision (inventory-pages.ts).
+    const subjectRequest = (pageFilter: Filter): KeysetPageRequest => ({
+      filter: pageFilter,
+      // The scope first: the order of the index `by_scope_order`, which the page is read from.
+      sort: [
+        ['scopeId', 1],
+        ['order', 1],
+      ],
+      // `order` ends with the subject id: unique within the scope.
+      keyField: 'order',
+      offset,
+      limit: INVENTORY_PAGE,
+    });
+    // Deep pages seek from remembered boundaries of the summary's revision (inventory-pages.ts).
     const memoryFor = (collection: { name: string }, pageFilter: Filter): PageMemory | null => {
       if (this.source || offset < KEYSET_FROM_OFFSET) return null;
       return {
         boundaries: inventoryPageBoundaries(this.ports.projections),
         answer: JSON.stringify([collection.name, summaries.name, pageFilter]),
-        revision: async () => {
-          const revision = (await summaries.get(scope.scopeId))?.revision;
-          return typeof revision === 'number' ? revision : undefined;
-        },
       };
     };
-    // Unless the filter is on results (it depends on the latest refresh), the page is read alongside the scope,
-    // summary and watch documents: one round trip's wait for all of them.
-    const readTogether = () =>
-      Promise.all([
-        this.scopeDocument(scope.scopeId),
-        summaries.get(scope.scopeId),
-        this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH).get(scope.scopeId),
-        query.group_by !== 'host' && evaluationFilter?.field !== 'result'
-          ? subjectPage(filterOf(null), memoryFor(subjects, filterOf(null)))
-          : null,
+    const revisionOf = (summary: ExposureSummaryDocument | null) =>
+      typeof summary?.revision === 'number' ? summary.revision : undefined;
+    /** A page read with the summary of its moment: the revision its boundaries belong to. */
+    const pageWithRevision =
+      <T extends ReadDocument>(collection: Collection<T>) =>
+      async (plan: PagePlan) => {
+        const [summary, page] = await this.readAtOnce([
+          { collection: summaries, id: scope.scopeId },
+          { collection, filter: plan.filter, options: plan.options },
+        ]);
+        return { page, revision: revisionOf(summary) };
+      };
+    // Unless the filter is on results (it depends on the latest refresh), the page is read with the scope,
+    // summary and watch documents, as of one moment: one round trip (ADR 0134).
+    const earlyRequest = subjectRequest(filterOf(null));
+    const earlyMemory = memoryFor(subjects, earlyRequest.filter);
+    const readTogether = async () => {
+      const early = query.group_by !== 'host' && evaluationFilter?.field !== 'result';
+      const plan = early ? planPage(earlyRequest, earlyMemory) : null;
+      const [[stored, summary, watch, page], matching] = await Promise.all([
+        this.readAtOnce([
+          { collection: this.scopes(), id: scope.scopeId },
+          { collection: summaries, id: scope.scopeId },
+          {
+            collection: this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH),
+            id: scope.scopeId,
+          },
+          plan
+            ? { collection: subjects, filter: plan.filter, options: plan.options }
+            : { collection: subjects, filter: {}, options: { limit: 0 } },
+        ]),
+        early && evaluationFilter ? subjects.count(earlyRequest.filter) : null,
       ]);
+      if (!stored) throw new ServiceError('not_found', 'no such exposure scope');
+      const kept = plan && settlePage(earlyRequest, earlyMemory, plan, page, revisionOf(summary));
+      return [stored, summary, watch, kept ? ([kept, matching] as const) : null] as const;
+    };
     let [stored, summary, watch, earlyPage] = await readTogether();
     if (await this.inventoryCaughtUpWith(stored)) [stored, summary, watch, earlyPage] = await readTogether();
     const document = { ...stored, state: scope.space.state };
@@ -290,7 +330,6 @@ export class ExposureQueries {
       >('exposure-inventory', EXPOSURE_HOSTS);
       const hostFilter: Filter = { scopeId: { $is: scope.scopeId } };
       const hosts = await readPage(
-        hostCollection,
         {
           filter: hostFilter,
           sort: [
@@ -302,6 +341,7 @@ export class ExposureQueries {
           limit: INVENTORY_PAGE,
         },
         memoryFor(hostCollection, hostFilter),
+        pageWithRevision(hostCollection),
       );
       total = summary?.hosts ?? 0;
       const services = hosts.length
@@ -321,7 +361,16 @@ export class ExposureQueries {
         services: (byHost.get(host.host) ?? []).map(view),
       }));
     } else {
-      const [found, matching] = earlyPage ?? (await subjectPage(filter, memoryFor(subjects, filter)));
+      let found: ExposureSubjectDocument[];
+      let matching: number | null;
+      if (earlyPage) [found, matching] = earlyPage;
+      else {
+        const request = subjectRequest(filter);
+        [found, matching] = await Promise.all([
+          readPage(request, memoryFor(subjects, filter), pageWithRevision(subjects)),
+          evaluationFilter ? subjects.count(filter) : null,
+        ]);
+      }
       total = matching ?? count('kind:service') + count('kind:domain_expiry');
       page = found.map(view);
     }

@@ -1,18 +1,18 @@
-import type { Collection, Filter, ReadDocument, Sort } from '../../platform/read-store/read-store.port.js';
+import type { Filter, FindOptions, ReadDocument, Sort } from '../../platform/read-store/read-store.port.js';
 
 /**
  * Deep inventory pages by keyset (issue 16, ADR 84). The contract pages by `offset`; walking 50,000 index
  * entries (and their documents) to skip them costs more than the page. So the inventory remembers, per answer
  * (physical collections, i.e. generation, and filter with the scope) and per revision of the scope's summary
- * (which grows with every batch that writes the scope's subjects or hosts), the sort key at the start and the
- * end of each page it served. A later request at or beyond such an offset seeks the index from that key and
- * skips only the rest. The answer is the one OFFSET gives over the same data:
+ * (which grows with every batch that writes the scope's subjects or hosts, in that batch's transaction), the
+ * sort key at the start and the end of each page it served. A later request at or beyond such an offset seeks
+ * the index from that key and skips only the rest. The answer is the one OFFSET gives over the same data:
  *
- * - a boundary is remembered only from a page read between two reads of the same revision (so the page saw
- *   that revision's data);
- * - a page sought from a boundary of revision R is kept only when the revision read after it is still R: R held
- *   when the boundary was remembered, before this request, and still holds after the read, and revisions only
- *   grow, so the read saw R's data. Otherwise the page is read again by plain OFFSET.
+ * - every page is read together with the summary's revision, as of one moment (ReadStore.readAtOnce, ADR 0134),
+ *   so the revision read is the revision of the data the page saw;
+ * - a page's boundaries are remembered under that revision;
+ * - a page sought from a boundary of revision R is kept only when it was read at revision R (the same data the
+ *   boundary came from); otherwise it is read again by plain OFFSET.
  */
 
 /**
@@ -88,58 +88,86 @@ export interface KeysetPageRequest {
   readonly limit: number;
 }
 
-/** Where boundaries are remembered, for which answer, and how to read the revision of the data. */
+/** Where boundaries are remembered, and for which answer (the revision is kept beside them). */
 export interface PageMemory {
   readonly boundaries: PageBoundaries;
-  /** The answer the boundaries belong to: collections and filter (the revision is kept beside them). */
+  /** The answer the boundaries belong to: collections and filter. */
   readonly answer: string;
-  /** The current revision of the data the answer reads (undefined: not known, nothing is remembered). */
-  revision(): Promise<number | undefined>;
+}
+
+/** The read one page needs: plain OFFSET, or a seek from a remembered boundary of a revision. */
+export interface PagePlan {
+  readonly filter: Filter;
+  readonly options: FindOptions;
+  readonly sought: { readonly revision: number; readonly boundary: PageBoundary } | null;
+}
+
+/** The plain OFFSET read of the page. */
+export function plainPage(request: KeysetPageRequest): PagePlan {
+  const { filter, sort, offset, limit } = request;
+  return { filter, options: { sort, offset, limit }, sought: null };
+}
+
+/** The read for the page at `offset`: sought from the nearest remembered boundary when there is one. */
+export function planPage(request: KeysetPageRequest, memory: PageMemory | null): PagePlan {
+  const known = memory?.boundaries.nearest(memory.answer, request.offset);
+  if (!known) return plainPage(request);
+  const { filter, sort, keyField, offset, limit } = request;
+  const { boundary } = known;
+  return {
+    filter: {
+      ...filter,
+      [keyField]: boundary.bound === 'after' ? { $gt: boundary.key } : { $gte: boundary.key },
+    },
+    options: { sort, offset: offset - boundary.offset, limit },
+    sought: known,
+  };
 }
 
 /**
- * The page at `offset`: sought from the nearest remembered boundary when there is one (two reads: the page, then
- * the revision), else by plain OFFSET bracketed by two revision reads so its boundaries can be remembered.
+ * A page read by `plan` as of `revision` (undefined: not known): its boundaries remembered, and the page given
+ * back; null when it was sought from a boundary of another revision (the data moved: read `plainPage` instead).
  */
-export async function readPage<T extends ReadDocument>(
-  collection: Collection<T>,
+export function settlePage<T extends ReadDocument>(
   request: KeysetPageRequest,
   memory: PageMemory | null,
-): Promise<T[]> {
-  const { filter, sort, keyField, offset, limit } = request;
-  const plain = () => collection.find(filter, { sort, offset, limit });
-  if (!memory) return plain();
-  const remember = (revision: number, page: readonly T[]) => {
-    const first = page[0]?.[keyField];
-    const last = page[page.length - 1]?.[keyField];
-    if (typeof first !== 'string' || typeof last !== 'string') return;
-    memory.boundaries.remember(memory.answer, revision, { offset, key: first, bound: 'at' });
-    memory.boundaries.remember(memory.answer, revision, {
-      offset: offset + page.length,
-      key: last,
-      bound: 'after',
-    });
-  };
-  const readAndRemember = async (before: number | undefined) => {
-    const page = await plain();
-    if (before !== undefined && page.length > 0 && (await memory.revision()) === before) {
-      remember(before, page);
-    }
-    return page;
-  };
-  const known = memory.boundaries.nearest(memory.answer, offset);
-  if (!known) return readAndRemember(await memory.revision());
-  memory.boundaries.seeks++;
-  const { boundary } = known;
-  const page = await collection.find(
-    { ...filter, [keyField]: boundary.bound === 'after' ? { $gt: boundary.key } : { $gte: boundary.key } },
-    { sort, offset: offset - boundary.offset, limit },
-  );
-  const after = await memory.revision();
-  if (after === known.revision) {
-    remember(after, page);
-    return page;
+  plan: PagePlan,
+  page: T[],
+  revision: number | undefined,
+): T[] | null {
+  if (!memory) return page;
+  if (plan.sought) {
+    if (revision !== plan.sought.revision) return null;
+    memory.boundaries.seeks++;
   }
-  // The data moved since the boundary was remembered: plain OFFSET, which is what the contract promises.
-  return readAndRemember(after);
+  const first = page[0]?.[request.keyField];
+  const last = page[page.length - 1]?.[request.keyField];
+  if (revision === undefined || typeof first !== 'string' || typeof last !== 'string') return page;
+  memory.boundaries.remember(memory.answer, revision, { offset: request.offset, key: first, bound: 'at' });
+  memory.boundaries.remember(memory.answer, revision, {
+    offset: request.offset + page.length,
+    key: last,
+    bound: 'after',
+  });
+  return page;
+}
+
+/** Reads a page (filter and options) and the revision of the data it was read from, as of one moment. */
+export type PageWithRevision<T extends ReadDocument> = (
+  plan: PagePlan,
+) => Promise<{ page: T[]; revision: number | undefined }>;
+
+/** The page at `offset`: planned, read with its revision, and read again by plain OFFSET if the data moved. */
+export async function readPage<T extends ReadDocument>(
+  request: KeysetPageRequest,
+  memory: PageMemory | null,
+  read: PageWithRevision<T>,
+): Promise<T[]> {
+  const plan = planPage(request, memory);
+  const first = await read(plan);
+  const page = settlePage(request, memory, plan, first.page, first.revision);
+  if (page) return page;
+  const plain = plainPage(request);
+  const again = await read(plain);
+  return settlePage(request, memory, plain, again.page, again.revision)!;
 }

@@ -133,10 +133,31 @@ export interface EnsureCollectionOptions {
   readonly withoutContainmentIndex?: boolean;
 }
 
+/** One read of ReadStore.readAtOnce: a document by id, or a find. */
+export type AtOnceRead<T extends ReadDocument = ReadDocument> =
+  | { readonly collection: Collection<T>; readonly id: string }
+  | { readonly collection: Collection<T>; readonly filter: Filter; readonly options?: FindOptions };
+
+/** What readAtOnce answers for each read, in order: the document (or null) for an id, the documents for a find. */
+export type AtOnceResults<R extends readonly AtOnceRead<ReadDocument>[]> = {
+  -readonly [K in keyof R]: R[K] extends { readonly collection: Collection<infer T>; readonly id: string }
+    ? T | null
+    : R[K] extends { readonly collection: Collection<infer T> }
+      ? T[]
+      : never;
+};
+
 export interface ReadStore {
   readonly kind: string;
   init(): Promise<void>;
   collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T>;
+  /**
+   * Several reads of collections of this store answered as of one moment (ADR 0134): what `get` and `find` would
+   * answer, all from one snapshot, so a document read beside a page tells the state that page was read in. A
+   * collection never created reads as empty, as everywhere. PostgreSQL: one statement (one round trip);
+   * MongoDB: a snapshot session.
+   */
+  readAtOnce<const R extends readonly AtOnceRead<ReadDocument>[]>(reads: R): Promise<AtOnceResults<R>>;
   /**
    * Creates the collection and its indexes if missing; idempotent. With `withoutIndexes` only the bare collection
    * (its id key) is created: a bulk load (a rebuild's new generation) fills it faster, and a later call without

@@ -39,6 +39,8 @@ import {
 import { reconcileIndexes, type DeclaredIndex } from '../../mongodb/index-reconciliation.js';
 import {
   CheckpointMoved,
+  type AtOnceRead,
+  type AtOnceResults,
   type Checkpoint,
   type Collection,
   type DocumentChange,
@@ -148,6 +150,28 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
     return new MongoDocumentCollection<T>(name, this.documents(name));
+  }
+
+  /** A snapshot session (MongoDB 5.0+, replica sets): the reads, one after another, at one cluster time. */
+  async readAtOnce<const R extends readonly AtOnceRead<ReadDocument>[]>(reads: R): Promise<AtOnceResults<R>> {
+    const session = this.client.startSession({ snapshot: true });
+    try {
+      const answers: unknown[] = [];
+      for (const read of reads) {
+        const collection = new MongoDocumentCollection(
+          read.collection.name,
+          this.documents(read.collection.name),
+        );
+        answers.push(
+          'id' in read
+            ? await collection.get(read.id, session)
+            : await collection.find(read.filter, read.options, session),
+        );
+      }
+      return answers as AtOnceResults<R>;
+    } finally {
+      await session.endSession();
+    }
   }
 
   async ensureCollection(
@@ -345,8 +369,8 @@ class MongoDocumentCollection<T extends ReadDocument> implements Collection<T> {
     private readonly collection: MongoCollection<StoredDocument>,
   ) {}
 
-  async get(id: string): Promise<T | null> {
-    const stored = await this.collection.findOne({ _id: id });
+  async get(id: string, session?: ClientSession): Promise<T | null> {
+    const stored = await this.collection.findOne({ _id: id }, { session });
     return stored ? fromStored<T>(stored) : null;
   }
 
@@ -378,9 +402,9 @@ class MongoDocumentCollection<T extends ReadDocument> implements Collection<T> {
     return result.deletedCount > 0;
   }
 
-  async find(filter: Filter = {}, options: FindOptions = {}): Promise<T[]> {
+  async find(filter: Filter = {}, options: FindOptions = {}, session?: ClientSession): Promise<T[]> {
     if (options.limit !== undefined && options.limit <= 0) return [];
-    let cursor = this.collection.find(toMongoFilter(filter)).sort(toMongoSort(options.sort));
+    let cursor = this.collection.find(toMongoFilter(filter), { session }).sort(toMongoSort(options.sort));
     if (options.offset) cursor = cursor.skip(options.offset);
     if (options.limit !== undefined) cursor = cursor.limit(options.limit);
     const stored = await cursor.toArray();

@@ -28,8 +28,8 @@ export function buildFindStatement(
   collection: string,
   filter: Filter = {},
   options: FindOptions = {},
+  params: SqlParameters = new SqlParameters(),
 ): SqlStatement {
-  const params = new SqlParameters();
   const where = compileFilter(filter, params);
   let text = `SELECT doc FROM ${quote(tableName(collection))} WHERE ${where} ORDER BY ${compileSort(options.sort)}`;
   if (options.limit !== undefined) {

@@ -20,6 +20,8 @@
 import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
   type ApplyBatchesOptions,
+  type AtOnceRead,
+  type AtOnceResults,
   type BatchWrite,
   type Checkpoint,
   CheckpointMoved,
@@ -75,6 +77,64 @@ export class PostgresReadStore implements ReadStore {
 
   collection<T extends ReadDocument = ReadDocument>(name: string): Collection<T> {
     return new PostgresCollection<T>(this.db, name);
+  }
+
+  /**
+   * One statement, so one snapshot and one round trip (ADR 0134): each read is a branch of a UNION ALL tagged
+   * with its place, a find's rows numbered in their order. A collection that does not exist is left out and reads
+   * as empty (looked up only when the statement names one).
+   */
+  async readAtOnce<const R extends readonly AtOnceRead<ReadDocument>[]>(reads: R): Promise<AtOnceResults<R>> {
+    const answers: unknown[] = reads.map((read) => ('id' in read ? null : []));
+    let missing = new Set<string>();
+    for (let attempt = 0; ; attempt++) {
+      const params = new SqlParameters();
+      const branches: string[] = [];
+      reads.forEach((read, place) => {
+        if (missing.has(read.collection.name)) return;
+        if ('id' in read) {
+          const table = quote(tableName(read.collection.name));
+          branches.push(
+            `SELECT ${place} AS place, 0::bigint AS rank, doc FROM ${table} WHERE id = ${params.add(read.id, 'text')}`,
+          );
+        } else if (read.options?.limit === undefined || read.options.limit > 0) {
+          const { text } = buildFindStatement(read.collection.name, read.filter, read.options, params);
+          branches.push(
+            `SELECT ${place} AS place, row_number() OVER () AS rank, doc FROM (${text}) AS found`,
+          );
+        }
+      });
+      if (branches.length === 0) return answers as AtOnceResults<R>;
+      let rows: Array<{ place: number; doc: ReadDocument }>;
+      try {
+        rows = (
+          await this.db.query<{ place: number; doc: ReadDocument }>(
+            `SELECT place, doc FROM (${branches.map((branch) => `(${branch})`).join(' UNION ALL ')}) AS reads
+              ORDER BY place, rank`,
+            params.values,
+          )
+        ).rows;
+      } catch (error) {
+        if (pgErrorCode(error) !== PG_ERROR.undefinedTable || attempt > 1) throw error;
+        missing = await this.missingCollections(reads.map((read) => read.collection.name));
+        continue;
+      }
+      for (const { place, doc } of rows) {
+        const answer = answers[place];
+        if (Array.isArray(answer)) answer.push(doc);
+        else answers[place] = doc;
+      }
+      return answers as AtOnceResults<R>;
+    }
+  }
+
+  private async missingCollections(names: readonly string[]): Promise<Set<string>> {
+    const unique = [...new Set(names)];
+    const { rows } = await this.db.query<{ name: string }>(
+      `SELECT name FROM unnest($1::text[], $2::text[]) AS c(name, qualified) WHERE to_regclass(qualified) IS NULL`,
+      [unique, unique.map((name) => quote(tableName(name)))],
+    );
+    return new Set(rows.map((row) => row.name));
   }
 
   async ensureCollection(
