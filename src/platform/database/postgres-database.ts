@@ -27,6 +27,14 @@ export class PostgresDatabase implements SqlDatabase {
     this.pool = new pg.Pool({ max: 10, ...config });
     // An idle client losing its connection must not crash the process; the next checkout reconnects.
     this.pool.on('error', () => undefined);
+    if (kind === 'postgres') {
+      this.queryPrepared = async <R>(name: string, text: string, params?: readonly unknown[]) => {
+        const group = this.readGroups.getStore();
+        if (group?.open) return group.query<R>(text, params);
+        const result = await this.pool.query({ name, text, values: params as unknown[] | undefined });
+        return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+      };
+    }
   }
 
   static fromUrl(url: string, max = 10): PostgresDatabase {
@@ -51,6 +59,9 @@ export class PostgresDatabase implements SqlDatabase {
     if (group?.open) return group.query<R>(text, params);
     return this.autocommit<R>(text, params);
   }
+
+  /** On a server only; in a read group the statement runs there, unnamed (the group's connection is held). */
+  queryPrepared?<R>(name: string, text: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
 
   /**
    * Only on a PostgreSQL server: the PGlite socket serves one session, which a held transaction would block.

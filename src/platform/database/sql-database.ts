@@ -37,6 +37,16 @@ export interface SqlDatabase extends SqlExecutor {
    */
   readTogether?<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * `query` as a named statement, prepared once per connection and then executed without the server parsing and
+   * planning it again (ADR 0134). `name` must only ever name this `text`. Only a PostgreSQL server has it (a
+   * PGlite socket's connections share one session, where a second preparation under a name fails).
+   */
+  queryPrepared?<R = Record<string, unknown>>(
+    name: string,
+    text: string,
+    params?: readonly unknown[],
+  ): Promise<SqlResult<R>>;
+  /**
    * A read group several callers may join (each `run`), ended by whoever holds it: readTogether for work that
    * starts in more than one place. Null where reads cannot be grouped.
    */

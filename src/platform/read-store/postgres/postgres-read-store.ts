@@ -17,6 +17,7 @@
  *   their net effect per id (in batch order) and written with at most three set-based statements;
  *   deleteWhere flushes its collection first, so the order of changes is preserved.
  */
+import { hash } from 'node:crypto';
 import { PG_ERROR, pgErrorCode, type SqlDatabase, type SqlExecutor } from '../../database/sql-database.js';
 import {
   type ApplyBatchesOptions,
@@ -107,12 +108,18 @@ export class PostgresReadStore implements ReadStore {
       if (branches.length === 0) return answers as AtOnceResults<R>;
       let rows: Array<{ place: number; doc: ReadDocument }>;
       try {
+        const text = `SELECT place, doc FROM (${branches.map((branch) => `(${branch})`).join(' UNION ALL ')}) AS reads
+              ORDER BY place, rank`;
+        // Named where the server allows: the same few statements (one per page shape) are then not parsed and
+        // planned for every page (0.35 ms of a 2.4 ms page).
         rows = (
-          await this.db.query<{ place: number; doc: ReadDocument }>(
-            `SELECT place, doc FROM (${branches.map((branch) => `(${branch})`).join(' UNION ALL ')}) AS reads
-              ORDER BY place, rank`,
-            params.values,
-          )
+          this.db.queryPrepared
+            ? await this.db.queryPrepared<{ place: number; doc: ReadDocument }>(
+                `rs_at_once_${hash('sha256', text, 'hex').slice(0, 24)}`,
+                text,
+                params.values,
+              )
+            : await this.db.query<{ place: number; doc: ReadDocument }>(text, params.values)
         ).rows;
       } catch (error) {
         if (pgErrorCode(error) !== PG_ERROR.undefinedTable || attempt > 1) throw error;
@@ -131,8 +138,9 @@ export class PostgresReadStore implements ReadStore {
   private async missingCollections(names: readonly string[]): Promise<Set<string>> {
     const unique = [...new Set(names)];
     const { rows } = await this.db.query<{ name: string }>(
-      `SELECT name FROM unnest($1::text[], $2::text[]) AS c(name, qualified) WHERE to_regclass(qualified) IS NULL`,
-      [unique, unique.map((name) => quote(tableName(name)))],
+      `SELECT name FROM jsonb_to_recordset($1::jsonb) AS c(name text, qualified text)
+        WHERE to_regclass(qualified) IS NULL`,
+      [json(unique.map((name) => ({ name, qualified: quote(tableName(name)) })))],
     );
     return new Set(rows.map((row) => row.name));
   }
