@@ -188,13 +188,20 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       ['scopeId', 1],
       ['order', 1],
     ] as const;
-    // The order key that ends the page before 50,000: where a hand-written keyset query seeks from.
-    const before = (await queries.inventory(access, { offset: String(50_000 - 100) })).subjects as Array<{
-      id: string;
-    }>;
-    const lastBefore = await context.projections
-      .collection<{ id: string; order: string }>('exposure-inventory', 'exposure_subjects')
-      .get(`${scopeId}:${before[before.length - 1]!.id}`);
+    // The order key that ends the page before an offset: where a hand-written keyset query seeks from.
+    const keyBefore = async (offset: number) => {
+      const before = (await queries.inventory(access, { offset: String(offset - 100) })).subjects as Array<{
+        id: string;
+      }>;
+      const last = await context.projections
+        .collection<{ id: string; order: string }>('exposure-inventory', 'exposure_subjects')
+        .get(`${scopeId}:${before[before.length - 1]!.id}`);
+      return last!.order;
+    };
+    const floorKeys = new Map([
+      [50_000, await keyBefore(50_000)],
+      [49_900, await keyBefore(49_900)],
+    ]);
     const time = async (run: () => Promise<number>, expected: number): Promise<number> => {
       const t = performance.now();
       const rows = await run();
@@ -221,19 +228,38 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       );
       return async () => (await sql.query(statement.text, [...statement.params])).rows.length;
     };
-    const figures: Array<{ name: string; service: () => Promise<number>; offset: number; warm: boolean }> = [
+    const figures: Array<{
+      name: string;
+      service: () => Promise<number>;
+      offset: number;
+      warm: boolean;
+      /** Before each of the service's samples, untimed. */
+      prepare?: () => Promise<void>;
+    }> = [
       { name: 'offset 0', service: servicePage(0), offset: 0, warm: true },
       {
         name: 'offset 50,000, first visit (no remembered boundary: OFFSET on the index)',
         service: servicePage(50_000),
         offset: 50_000,
         warm: false,
+        prepare: async () => boundaries.clear(),
       },
       {
         name: 'offset 50,000 (a boundary remembered by an earlier visit or the previous page)',
         service: servicePage(50_000),
         offset: 50_000,
         warm: true,
+      },
+      {
+        // A reader who jumps to a deep page and goes back: sought backwards from the page visited (ADR 134).
+        name: 'offset 49,900 right after a first visit to 50,000 (nothing remembered before it)',
+        service: servicePage(49_900),
+        offset: 49_900,
+        warm: false,
+        prepare: async () => {
+          boundaries.clear();
+          await servicePage(50_000)();
+        },
       },
     ];
     for (const figure of figures) {
@@ -249,12 +275,12 @@ export async function benchExposure(subjects: number): Promise<Measurement[]> {
       // statement (a remembered offset 50,000: 6.7-12.8 ms interleaved, 2.3-4.3 ms apart; docs/benchmarks.md).
       const legs: Array<[number[], () => Promise<number>]> = [
         [service, figure.service],
-        [seek, seekPage(figure.offset === 0 ? null : lastBefore!.order)],
+        [seek, seekPage(figure.offset === 0 ? null : floorKeys.get(figure.offset)!)],
       ];
       for (let i = 0; i < samples; i++) {
         for (let leg = 0; leg < legs.length; leg++) {
           const [times, run] = legs[(i + leg) % legs.length]!;
-          if (!figure.warm && times === service) boundaries.clear();
+          if (times === service) await figure.prepare?.();
           times.push(await time(run, expected));
         }
       }

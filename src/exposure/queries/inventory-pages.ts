@@ -37,18 +37,28 @@ export class PageBoundaries {
   /** Pages read from a remembered boundary (tests and diagnostics). */
   seeks = 0;
 
-  /** The remembered boundary nearest before `offset` (offset 0 needs none), with the revision it belongs to. */
-  nearest(answer: string, offset: number): { revision: number; boundary: PageBoundary } | null {
+  /**
+   * The remembered boundaries nearest to the page at `offset` of `limit` rows: the last one at or before it
+   * (offset 0 needs none) and the first one at or after its end, with the revision they belong to.
+   */
+  around(
+    answer: string,
+    offset: number,
+    limit: number,
+  ): { revision: number; before: PageBoundary | null; after: PageBoundary | null } | null {
     const snapshot = this.snapshots.get(answer);
     if (!snapshot) return null;
     // Reinserted: the map's order is its recency.
     this.snapshots.delete(answer);
     this.snapshots.set(answer, snapshot);
-    let best: PageBoundary | null = null;
+    let before: PageBoundary | null = null;
+    let after: PageBoundary | null = null;
     for (const boundary of snapshot.boundaries.values()) {
-      if (boundary.offset <= offset && boundary.offset > (best?.offset ?? 0)) best = boundary;
+      if (boundary.offset <= offset && boundary.offset > (before?.offset ?? 0)) before = boundary;
+      if (boundary.offset >= offset + limit && boundary.offset < (after?.offset ?? Infinity))
+        after = boundary;
     }
-    return best ? { revision: snapshot.revision, boundary: best } : null;
+    return before || after ? { revision: snapshot.revision, before, after } : null;
   }
 
   remember(answer: string, revision: number, boundary: PageBoundary): void {
@@ -100,6 +110,8 @@ export interface PagePlan {
   readonly filter: Filter;
   readonly options: FindOptions;
   readonly sought: { readonly revision: number; readonly boundary: PageBoundary } | null;
+  /** Sought from a boundary after the page, in the reverse order: the rows come last first. */
+  readonly backwards?: boolean;
 }
 
 /** The plain OFFSET read of the page. */
@@ -108,19 +120,36 @@ export function plainPage(request: KeysetPageRequest): PagePlan {
   return { filter, options: { sort, offset, limit }, sought: null };
 }
 
-/** The read for the page at `offset`: sought from the nearest remembered boundary when there is one. */
+/**
+ * The read for the page at `offset`: whichever skips fewest rows of plain OFFSET, a seek forwards from the
+ * nearest remembered boundary before the page, or backwards from the nearest one after it (the previous pages
+ * of a page visited first, e.g. the last one).
+ */
 export function planPage(request: KeysetPageRequest, memory: PageMemory | null): PagePlan {
-  const known = memory?.boundaries.nearest(memory.answer, request.offset);
+  const known = memory?.boundaries.around(memory.answer, request.offset, request.limit);
   if (!known) return plainPage(request);
   const { filter, sort, keyField, offset, limit } = request;
-  const { boundary } = known;
+  const { before, after, revision } = known;
+  const forwardSkip = offset - (before?.offset ?? 0);
+  const backwardSkip = after ? after.offset - offset - limit : Infinity;
+  if (after && backwardSkip < forwardSkip) {
+    // The exact reverse of the forward order, its id tie-break included, so the same index is read backwards.
+    const reversed: Sort = [
+      ...sort.map(([field, direction]) => [field, direction === 1 ? -1 : 1] as const),
+      ...(sort.some(([field]) => field === 'id') ? [] : [['id', -1] as const]),
+    ];
+    return {
+      filter: { ...filter, [keyField]: after.bound === 'at' ? { $lt: after.key } : { $lte: after.key } },
+      options: { sort: reversed, offset: backwardSkip, limit },
+      sought: { revision, boundary: after },
+      backwards: true,
+    };
+  }
+  if (!before) return plainPage(request);
   return {
-    filter: {
-      ...filter,
-      [keyField]: boundary.bound === 'after' ? { $gt: boundary.key } : { $gte: boundary.key },
-    },
-    options: { sort, offset: offset - boundary.offset, limit },
-    sought: known,
+    filter: { ...filter, [keyField]: before.bound === 'after' ? { $gt: before.key } : { $gte: before.key } },
+    options: { sort, offset: forwardSkip, limit },
+    sought: { revision, boundary: before },
   };
 }
 
@@ -132,14 +161,13 @@ export function settlePage<T extends ReadDocument>(
   request: KeysetPageRequest,
   memory: PageMemory | null,
   plan: PagePlan,
-  page: T[],
+  read: T[],
   revision: number | undefined,
 ): T[] | null {
+  if (plan.sought && revision !== plan.sought.revision) return null;
+  const page = plan.backwards ? read.reverse() : read;
   if (!memory) return page;
-  if (plan.sought) {
-    if (revision !== plan.sought.revision) return null;
-    memory.boundaries.seeks++;
-  }
+  if (plan.sought) memory.boundaries.seeks++;
   const first = page[0]?.[request.keyField];
   const last = page[page.length - 1]?.[request.keyField];
   if (revision === undefined || typeof first !== 'string' || typeof last !== 'string') return page;

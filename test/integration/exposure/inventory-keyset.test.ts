@@ -213,6 +213,25 @@ describe.each(SQL_KINDS)('inventory keyset paging on %s', (kind: TestDatabaseKin
     expect(boundaries.seeks).toBeGreaterThan(seeksBefore);
   });
 
+  it('the pages before one visited first are sought backwards from it, and equal plain OFFSET', async () => {
+    const boundaries = inventoryPageBoundaries(service.context.projections);
+    const total = (await queries.inventory(access, {})).totals.subjects;
+    for (const filter of [undefined, 'kind:service']) {
+      boundaries.clear();
+      // The deepest pages first (as a reader who jumps to the last page and goes back), then a page between.
+      const offsets = [total - INVENTORY_PAGE, total - 2 * INVENTORY_PAGE, total - 3 * INVENTORY_PAGE + 40];
+      expect(offsets.every((offset) => offset >= KEYSET_FROM_OFFSET)).toBe(true);
+      const seeksBefore = boundaries.seeks;
+      for (const offset of offsets) {
+        const page = await servicePage(offset, filter);
+        expect(page).toHaveLength(INVENTORY_PAGE);
+        expect(page).toEqual(await offsetPage(offset, filter));
+      }
+      // Only the first was read by plain OFFSET: nothing was remembered before it or at its offset.
+      expect(boundaries.seeks - seeksBefore).toBe(offsets.length - 1);
+    }
+  });
+
   it('pages at random offsets and filters equal plain OFFSET (property)', async () => {
     const total = (await queries.inventory(access, {})).totals.subjects;
     await fc.assert(
