@@ -300,6 +300,7 @@ export class ExposureQueries {
             collection: this.collection<ExposureWatchDocument>('exposure-monitoring', EXPOSURE_WATCH),
             id: scope.scopeId,
           },
+          // Without an early page, a find of none: no store reads it, and the answer keeps its shape.
           plan
             ? { collection: subjects, filter: plan.filter, options: plan.options }
             : { collection: subjects, filter: {}, options: { limit: 0 } },
