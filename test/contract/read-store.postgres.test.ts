@@ -423,3 +423,42 @@ describe.each(SQL_KINDS)('PostgresReadStore.applyBatches (group commit of projec
     expect((await store.getCheckpoint('group-u@1'))?.position).toBe('p1');
   });
 });
+
+describe.each(SQL_KINDS)('PostgresReadStore readAtOnce statements on %s', (kind) => {
+  let database: TestDatabase;
+  let store: PostgresReadStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = new PostgresReadStore(database.db);
+    await store.init();
+    await store.ensureCollection('many_shapes');
+    await store.applyBatch(
+      Array.from({ length: 40 }, (_, i): DocumentChange => ({
+        kind: 'upsert',
+        collection: 'many_shapes',
+        document: { id: `d${String(i).padStart(2, '0')}`, n: i },
+      })),
+      { key: 'many_shapes@seed', position: null },
+    );
+  });
+
+  afterAll(async () => {
+    await database?.dispose();
+  });
+
+  it('past the statements it names (a $in spells each value), still answers what find answers', async () => {
+    const docs = store.collection('many_shapes');
+    // 300 distinct statement texts: more than the server's connections are let keep prepared.
+    for (let size = 1; size <= 300; size++) {
+      const values = Array.from({ length: size }, (_, i) => (i * 7) % 45);
+      const [found, one] = await store.readAtOnce([
+        { collection: docs, filter: { n: { $in: values } }, options: { sort: [['n', -1]] } },
+        { collection: docs, id: 'd03' },
+      ]);
+      const expected = [...new Set(values.filter((n) => n < 40))].sort((a, b) => b - a);
+      expect(found.map((document) => document.n)).toEqual(expected);
+      expect(one).toEqual({ id: 'd03', n: 3 });
+    }
+  });
+});
