@@ -5,8 +5,9 @@ import type { Filter, FindOptions, ReadDocument, Sort } from '../../platform/rea
  * entries (and their documents) to skip them costs more than the page. So the inventory remembers, per answer
  * (physical collections, i.e. generation, and filter with the scope) and per revision of the scope's summary
  * (which grows with every batch that writes the scope's subjects or hosts, in that batch's transaction), the
- * sort key at the start and the end of each page it served. A later request at or beyond such an offset seeks
- * the index from that key and skips only the rest. The answer is the one OFFSET gives over the same data:
+ * sort key at the start and the end of each page it served. A later request seeks the index from the nearest
+ * such key, forwards from one before its page or backwards from one after it (ADR 135), and skips only the rows
+ * between. The answer is the one OFFSET gives over the same data:
  *
  * - every page is read together with the summary's revision, as of one moment (ReadStore.readAtOnce, ADR 0134),
  *   so the revision read is the revision of the data the page saw;
@@ -16,7 +17,7 @@ import type { Filter, FindOptions, ReadDocument, Sort } from '../../platform/rea
  */
 
 /**
- * A position in one ordered answer: the rows from `offset` on are those whose key is after `key` (`from`:
+ * A position in one ordered answer: the rows from `offset` on are those whose key is after `key` (`after`:
  * the key of the row just before, known from a page that ended there) or at or after it (`at`: the key of the
  * row at `offset`, known from a page that started there).
  */
